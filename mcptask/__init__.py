@@ -1,0 +1,3 @@
+"""mcptask: manage the long-running tasks of Model Context Protocol servers."""
+
+__version__ = "0.1.0"
