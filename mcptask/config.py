@@ -1,0 +1,92 @@
+"""Where to connect and with which credentials: options first, then the environment."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mcptask.errors import UsageError
+from mcptask.transport.redact import is_sensitive_header
+
+ENV_URL = "MCPTASK_URL"
+ENV_SERVER = "MCPTASK_SERVER"
+ENV_TOKEN = "MCPTASK_TOKEN"
+DEFAULT_TIMEOUT_SECONDS = 30.0
+
+
+@dataclass(frozen=True)
+class ConnectionSettings:
+    """Everything needed to open a transport to one server."""
+
+    url: str | None = None
+    server_command: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    session_id: str | None = None
+    timeout: float = DEFAULT_TIMEOUT_SECONDS
+
+    def __repr__(self) -> str:
+        # Headers may hold credentials: never let them reach a traceback or a log.
+        shown = {name: "<redacted>" if is_sensitive_header(name) else value
+                 for name, value in self.headers.items()}
+        return (f"ConnectionSettings(url={self.url!r}, server_command={self.server_command!r}, "
+                f"headers={shown!r}, session_id={self.session_id!r}, timeout={self.timeout!r})")
+
+
+def resolve_settings(
+    *,
+    url: str | None,
+    server_command: str | None,
+    header_options: list[str] | None = None,
+    token_file: Path | None = None,
+    session_id: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    environ: dict[str, str] | None = None,
+) -> ConnectionSettings:
+    """Combine options and environment into connection settings, or raise a UsageError."""
+    env = dict(os.environ) if environ is None else environ
+    if url and server_command:
+        raise UsageError("give either --url or --server, not both")
+    if not url and not server_command:
+        url, server_command = env.get(ENV_URL) or None, env.get(ENV_SERVER) or None
+        if url and server_command:
+            raise UsageError(f"both {ENV_URL} and {ENV_SERVER} are set; unset one")
+    if not url and not server_command:
+        raise UsageError(
+            f"no server given: use --url URL or --server 'COMMAND ARGS' (or {ENV_URL} / "
+            f"{ENV_SERVER}); try --server 'mcptask reference-server --stdio'"
+        )
+    if timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    headers = parse_headers(header_options or [])
+    token = _read_token(token_file) if token_file is not None else env.get(ENV_TOKEN)
+    if token and not any(name.lower() == "authorization" for name in headers):
+        headers["Authorization"] = f"Bearer {token}"
+    if server_command and (headers or session_id):
+        raise UsageError("--header, tokens and --session-id apply to --url servers only")
+    return ConnectionSettings(
+        url=url, server_command=server_command, headers=headers,
+        session_id=session_id, timeout=timeout,
+    )
+
+
+def parse_headers(options: list[str]) -> dict[str, str]:
+    """Parse repeated `--header 'Name: value'` options."""
+    headers: dict[str, str] = {}
+    for option in options:
+        name, separator, value = option.partition(":")
+        name = name.strip()
+        if not separator or not name or any(char.isspace() for char in name):
+            raise UsageError("--header takes 'Name: value' (a header name, a colon, a value)")
+        headers[name] = value.strip()
+    return headers
+
+
+def _read_token(path: Path) -> str:
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise UsageError(f"cannot read --token-file {str(path)!r}: {exc.strerror}") from None
+    if not token:
+        raise UsageError(f"--token-file {str(path)!r} is empty")
+    return token

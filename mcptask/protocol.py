@@ -1,0 +1,218 @@
+"""MCP wire vocabulary: versions, error codes, JSON-RPC envelopes and the Task model.
+
+Reading is tolerant (flat or `task`-wrapped results, missing `ttl`, unknown fields kept);
+writing is exact (only what the specification defines).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from mcptask import __version__
+from mcptask.errors import ProtocolViolation
+
+LEGACY_VERSION = "2025-11-25"
+MODERN_VERSION = "2026-07-28"
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+LEGACY_ERA = "legacy"
+MODERN_ERA = "modern"
+
+CLIENT_INFO: dict[str, str] = {"name": "mcptask", "version": __version__}
+
+# JSON-RPC error codes that change what mcptask does. Messages are never parsed for meaning.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+WORKING = "working"
+INPUT_REQUIRED = "input_required"
+COMPLETED = "completed"
+FAILED = "failed"
+CANCELLED = "cancelled"
+ACTIVE_STATUSES: tuple[str, ...] = (WORKING, INPUT_REQUIRED)
+TERMINAL_STATUSES: tuple[str, ...] = (COMPLETED, FAILED, CANCELLED)
+ALL_STATUSES: tuple[str, ...] = ACTIVE_STATUSES + TERMINAL_STATUSES
+
+JsonObject = dict[str, Any]
+
+
+def is_terminal(status: str) -> bool:
+    """True for a status that never changes again."""
+    return status in TERMINAL_STATUSES
+
+
+def parse_statuses(text: str) -> tuple[str, ...]:
+    """Parse a comma-separated status filter such as `working,input_required`.
+
+    Raises ValueError naming the unknown status, so callers can turn it into a usage error.
+    """
+    wanted = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    unknown = [status for status in wanted if status not in ALL_STATUSES]
+    if unknown:
+        raise ValueError(
+            f"unknown status {unknown[0]!r}; choose from {', '.join(ALL_STATUSES)}"
+        )
+    if not wanted:
+        raise ValueError("empty status filter")
+    return wanted
+
+
+class Task(BaseModel):
+    """A task as the server describes it. Unknown fields are kept and written back out."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    taskId: str
+    status: str
+    statusMessage: str | None = None
+    createdAt: str | None = None
+    lastUpdatedAt: str | None = None
+    ttl: int | None = None
+    pollInterval: int | None = None
+
+    @classmethod
+    def from_result(cls, result: object, *, method: str) -> Task:
+        """Read a Task from a result that is flat (the spec) or wrapped in `task`."""
+        if isinstance(result, dict) and "taskId" not in result and isinstance(
+            result.get("task"), dict
+        ):
+            result = result["task"]
+        try:
+            return cls.model_validate(result)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "result"
+            raise ProtocolViolation(
+                f"the server's answer to {method} is not a task ({where}: {first['msg']})"
+            ) from None
+
+    def to_wire(self) -> JsonObject:
+        """The task as the server sent it: its own fields, camelCase, unknown fields kept."""
+        return self.model_dump(exclude_unset=True)
+
+    @property
+    def poll_interval_seconds(self) -> float | None:
+        """The server's requested poll interval in seconds, if it gave one."""
+        return self.pollInterval / 1000 if self.pollInterval is not None else None
+
+    @property
+    def created(self) -> datetime | None:
+        """`createdAt` as a timezone-aware datetime, or None when absent or unreadable."""
+        return parse_timestamp(self.createdAt)
+
+    @property
+    def updated(self) -> datetime | None:
+        """`lastUpdatedAt` as a timezone-aware datetime, or None when absent or unreadable."""
+        return parse_timestamp(self.lastUpdatedAt)
+
+
+def parse_timestamp(text: str | None) -> datetime | None:
+    """Parse an ISO 8601 timestamp leniently; None when it cannot be read."""
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return None
+    return moment
+
+
+@dataclass(frozen=True)
+class TaskPage:
+    """One page of `tasks/list`."""
+
+    tasks: list[Task]
+    next_cursor: str | None
+
+    @classmethod
+    def from_result(cls, result: object) -> TaskPage:
+        """Read a `tasks/list` result, rejecting shapes that are not a list of tasks."""
+        if not isinstance(result, dict) or not isinstance(result.get("tasks"), list):
+            raise ProtocolViolation("the server's answer to tasks/list has no list of tasks")
+        tasks = [Task.from_result(item, method="tasks/list") for item in result["tasks"]]
+        cursor = result.get("nextCursor")
+        if cursor is not None and not isinstance(cursor, str):
+            raise ProtocolViolation("the server's tasks/list nextCursor is not a string")
+        return cls(tasks=tasks, next_cursor=cursor or None)
+
+
+@dataclass(frozen=True)
+class TaskSupport:
+    """Which task operations a server offers, read from its negotiated capabilities."""
+
+    tasks: bool
+    list: bool
+    cancel: bool
+    tool_calls: bool
+
+    @classmethod
+    def from_legacy_capabilities(cls, capabilities: JsonObject) -> TaskSupport:
+        """Read `capabilities.tasks` of a 2025-11-25 initialize result."""
+        tasks = capabilities.get("tasks")
+        if not isinstance(tasks, dict):
+            return cls(tasks=False, list=False, cancel=False, tool_calls=False)
+        requests = tasks.get("requests")
+        tools = requests.get("tools") if isinstance(requests, dict) else None
+        return cls(
+            tasks=True,
+            list=isinstance(tasks.get("list"), dict),
+            cancel=isinstance(tasks.get("cancel"), dict),
+            tool_calls=isinstance(tools, dict) and isinstance(tools.get("call"), dict),
+        )
+
+    def offered(self) -> tuple[str, ...]:
+        """Names of the task operations offered, for messages."""
+        flags = (("get", self.tasks), ("list", self.list), ("cancel", self.cancel))
+        return tuple(name for name, offered in flags if offered)
+
+
+def request_message(request_id: int, method: str, params: JsonObject | None) -> JsonObject:
+    """Build a JSON-RPC request."""
+    message: JsonObject = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def notification_message(method: str, params: JsonObject | None = None) -> JsonObject:
+    """Build a JSON-RPC notification."""
+    message: JsonObject = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def is_response(message: JsonObject) -> bool:
+    """True for a JSON-RPC response (result or error), as opposed to a request or notification."""
+    return "method" not in message and ("result" in message or "error" in message)
+
+
+def is_notification(message: JsonObject) -> bool:
+    """True for a JSON-RPC notification (a method and no id)."""
+    return "method" in message and "id" not in message
+
+
+def check_message(value: object, *, context: str) -> JsonObject:
+    """Check that a decoded JSON value is a JSON-RPC 2.0 message, or raise ProtocolViolation."""
+    if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
+        raise ProtocolViolation(f"{context} is not a JSON-RPC 2.0 message")
+    if "method" in value:
+        if not isinstance(value["method"], str):
+            raise ProtocolViolation(f"{context} has a method that is not a string")
+        return value
+    if "result" not in value and "error" not in value:
+        raise ProtocolViolation(f"{context} is neither a request, a notification nor a response")
+    error = value.get("error")
+    if error is not None and (
+        not isinstance(error, dict) or not isinstance(error.get("code"), int)
+    ):
+        raise ProtocolViolation(f"{context} has a malformed error object")
+    return value

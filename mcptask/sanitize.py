@@ -1,0 +1,25 @@
+"""Make untrusted server text safe to print: no escape sequences, no control characters."""
+
+from __future__ import annotations
+
+import re
+
+# CSI and OSC sequences first (so their parameters do not survive as visible junk), then any
+# other C0/C1 control character, DEL included. Newlines and tabs become spaces: one value, one
+# line, so that line-oriented output (ids, logs) cannot be forged by a server.
+_ESCAPE_SEQUENCE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI ... final byte
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC ... BEL or ST
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+    r"|\x1b[@-Z\\-_]?"  # other two-byte escapes, or a lone ESC
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_LINE_BREAKS = re.compile(r"[\t\n\r\u2028\u2029]+")
+
+
+def clean(text: object) -> str:
+    """`text` as one printable line: escape sequences and control characters removed."""
+    value = str(text)
+    value = _ESCAPE_SEQUENCE.sub("", value)
+    value = _LINE_BREAKS.sub(" ", value)
+    return _CONTROL.sub("", value)

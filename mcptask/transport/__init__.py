@@ -1,0 +1,8 @@
+"""Transports carry JSON-RPC messages to a server and back (Streamable HTTP, stdio).
+
+They turn httpx and OS errors into mcptask errors; nothing above them sees httpx.
+"""
+
+from mcptask.transport.base import NotificationHandler, SessionExpired, Transport, WireLog
+
+__all__ = ["NotificationHandler", "SessionExpired", "Transport", "WireLog"]

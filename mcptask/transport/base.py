@@ -1,0 +1,61 @@
+"""The small interface every transport implements."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from mcptask.protocol import JsonObject
+
+WireLog = Callable[[str], None]
+"""Receives one human-readable line per message on the wire (already redacted)."""
+
+NotificationHandler = Callable[[JsonObject], None]
+"""Receives each notification the server sends, from whatever thread the transport uses."""
+
+
+class SessionExpired(Exception):
+    """The server answered 404 to a request that carried a session id: the session is gone.
+
+    Internal to the client, which re-initializes once or reports a joined session as gone.
+    """
+
+
+class Transport(Protocol):
+    """Send JSON-RPC messages to one server and get the answers back."""
+
+    kind: str
+    """`http` or `stdio`, for display."""
+
+    target: str
+    """The URL or the command line, for display (credentials never included)."""
+
+    session_id: str | None
+    """The Streamable HTTP session in use, if any."""
+
+    protocol_version: str | None
+    """The negotiated protocol version, sent with every HTTP request once known."""
+
+    def request(self, message: JsonObject, *, timeout: float | None = None) -> JsonObject:
+        """Send a request and return the server's response to it (result or error)."""
+        ...
+
+    def notify(self, message: JsonObject) -> None:
+        """Send a notification; nothing comes back."""
+        ...
+
+    def set_notification_handler(self, handler: NotificationHandler | None) -> None:
+        """Route the server's notifications to `handler` (None drops them)."""
+        ...
+
+    def reset_session(self) -> None:
+        """Forget the current session so that the next initialize starts a new one."""
+        ...
+
+    def end_session(self) -> None:
+        """End the current session on the server if this process created it."""
+        ...
+
+    def close(self) -> None:
+        """Release the connection or child process; ends a session this process created."""
+        ...

@@ -1,0 +1,298 @@
+"""Streamable HTTP transport (MCP 2025-11-25 and 2026-07-28) over one kept-alive httpx.Client."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+from httpx_sse import EventSource, SSEError
+
+from mcptask.errors import AuthError, ProtocolViolation, UnreachableError, UsageError
+from mcptask.protocol import JsonObject, check_message, is_notification, is_response
+from mcptask.transport.base import NotificationHandler, SessionExpired, WireLog
+from mcptask.transport.redact import display_url, redact_headers
+
+SESSION_HEADER = "Mcp-Session-Id"
+VERSION_HEADER = "MCP-Protocol-Version"
+POST_ACCEPT = "application/json, text/event-stream"
+# Gateways in front of a server that is down answer these: that is "cannot reach", not a
+# protocol violation by the MCP server itself.
+_GATEWAY_STATUSES = {502, 503, 504}
+
+
+class HttpTransport:
+    """One MCP server endpoint reached with POSTs over a single kept-alive connection."""
+
+    kind = "http"
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 30.0,
+        log: WireLog | None = None,
+        client: httpx.Client | None = None,
+    ) -> None:
+        self.url = url
+        self.target = display_url(url)
+        self.session_id: str | None = None
+        self.protocol_version: str | None = None
+        self.extra_headers: dict[str, str] = {}
+        """Per-request headers a protocol era adds (modern: Mcp-Method, Mcp-Name)."""
+        self._created_session = False
+        self._log = log
+        self._handler: NotificationHandler | None = None
+        try:
+            parsed = httpx.URL(url)
+        except (httpx.InvalidURL, ValueError) as exc:
+            raise UsageError(f"invalid server URL {self.target!r}: {exc}") from None
+        if parsed.scheme not in ("http", "https") or not parsed.host:
+            raise UsageError(f"invalid server URL {self.target!r}: expected http(s)://HOST/PATH")
+        self._client = client or httpx.Client(
+            headers=dict(headers or {}), timeout=httpx.Timeout(timeout)
+        )
+        if client is not None and headers:
+            client.headers.update(headers)
+
+    # -- the Transport interface ---------------------------------------------------------------
+
+    def request(self, message: JsonObject, *, timeout: float | None = None) -> JsonObject:
+        """POST a request; read its answer from a JSON body or an SSE stream."""
+        request_id = message.get("id")
+        try:
+            with self._post(message, timeout=timeout) as response:
+                return self._read_answer(response, message)
+        except _ErrorAnswer as answer:
+            return {"jsonrpc": "2.0", "id": request_id, "error": answer.error}
+
+    def notify(self, message: JsonObject) -> None:
+        """POST a notification; the server answers 202 Accepted (any 2xx is accepted)."""
+        try:
+            with self._post(message, timeout=None) as response:
+                response.read()
+        except _ErrorAnswer as answer:
+            raise ProtocolViolation(
+                f"the server rejected {message.get('method')}: {answer.error.get('message')}"
+            ) from None
+
+    def set_notification_handler(self, handler: NotificationHandler | None) -> None:
+        """Route notifications found in answer streams to `handler`."""
+        self._handler = handler
+
+    def reset_session(self) -> None:
+        """Forget the session so that the next initialize creates a new one."""
+        self.session_id = None
+        self._created_session = False
+
+    def join_session(self, session_id: str) -> None:
+        """Send later requests in an existing session this process did not create."""
+        self.session_id = session_id
+        self._created_session = False
+
+    def end_session(self) -> None:
+        """DELETE the session, only if this process created it (405 and errors are fine)."""
+        if not (self.session_id and self._created_session):
+            return
+        headers = self._headers()
+        self._trace(f"> DELETE {self.target} {redact_headers(headers)}")
+        try:
+            answer = self._client.delete(self.url, headers=headers, timeout=5.0)
+            self._trace(f"< {answer.status_code} (session end)")
+        except httpx.HTTPError as exc:
+            self._trace(f"< session end failed: {type(exc).__name__}")
+        self.reset_session()
+
+    def close(self) -> None:
+        """End a session this process created, then close the connection."""
+        try:
+            self.end_session()
+        finally:
+            self._client.close()
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": POST_ACCEPT, "Content-Type": "application/json"}
+        if self.session_id:
+            headers[SESSION_HEADER] = self.session_id
+        if self.protocol_version:
+            headers[VERSION_HEADER] = self.protocol_version
+        headers.update(self.extra_headers)
+        return headers
+
+    @contextmanager
+    def _post(self, message: JsonObject, *, timeout: float | None) -> Iterator[httpx.Response]:
+        """POST one message and yield the open response after the HTTP-level checks."""
+        headers = self._headers()
+        body = json.dumps(message, separators=(",", ":"))
+        self._trace(f"> POST {self.target} {redact_headers(headers)} {body}")
+        sent_session = self.session_id
+        request = self._client.build_request(
+            "POST",
+            self.url,
+            content=body.encode(),
+            headers=headers,
+            timeout=httpx.Timeout(timeout) if timeout is not None else None,
+        )
+        with _translate_errors(self.target):
+            response = self._client.send(request, stream=True)
+            try:
+                self._trace(f"< {response.status_code} {_media_type(response) or '-'}")
+                self._check_status(response, sent_session, message)
+                yield response
+            finally:
+                response.close()
+
+    def _check_status(
+        self, response: httpx.Response, sent_session: str | None, message: JsonObject
+    ) -> None:
+        status = response.status_code
+        if status in (401, 403):
+            response.read()
+            challenge = response.headers.get("WWW-Authenticate")
+            reason = "authentication required or token rejected" if status == 401 else (
+                "the credentials lack permission"
+            )
+            detail = f"; challenge: {challenge}" if challenge else ""
+            raise AuthError(f"{reason} (HTTP {status}){detail}")
+        if status == 404 and sent_session:
+            response.read()
+            raise SessionExpired(sent_session)
+        if message.get("method") == "initialize" and 200 <= status < 300:
+            new_session = response.headers.get(SESSION_HEADER)
+            if new_session:
+                self.session_id = new_session
+                self._created_session = True
+        if status < 400:
+            return
+        response.read()
+        error = _jsonrpc_error_body(response)
+        if error is not None:
+            # A JSON-RPC error carried by an HTTP error status (its id may not be ours):
+            # hand it up as the answer so the client can classify it by code.
+            raise _ErrorAnswer(error)
+        if status in _GATEWAY_STATUSES:
+            raise UnreachableError(f"{self.target} answered HTTP {status} {response.reason_phrase}")
+        if status == 404:
+            raise UnreachableError(f"no MCP endpoint at {self.target} (HTTP 404)")
+        raise ProtocolViolation(
+            f"{self.target} answered HTTP {status} {response.reason_phrase} with no JSON-RPC error"
+        )
+
+    def _read_answer(self, response: httpx.Response, message: JsonObject) -> JsonObject:
+        if response.status_code == 202:
+            raise ProtocolViolation(
+                f"the server answered 202 Accepted to {message.get('method')}, with no response"
+            )
+        content_type = _media_type(response)
+        if content_type == "text/event-stream":
+            return self._read_sse_answer(response, message.get("id"))
+        if content_type == "application/json":
+            response.read()
+            return self._read_json_answer(response, message.get("id"))
+        raise ProtocolViolation(
+            f"the server answered {message.get('method')} with content type "
+            f"{content_type or 'none'!r}, expected application/json or text/event-stream"
+        )
+
+    def _read_json_answer(self, response: httpx.Response, request_id: object) -> JsonObject:
+        self._trace(f"< {response.text}")
+        try:
+            decoded = response.json()
+        except ValueError:
+            raise ProtocolViolation("the server's answer is not valid JSON") from None
+        return _own_response(check_message(decoded, context="the server's answer"), request_id)
+
+    def _read_sse_answer(self, response: httpx.Response, request_id: object) -> JsonObject:
+        try:
+            for event in EventSource(response).iter_sse():
+                if not event.data:
+                    continue  # priming or reconnect marker
+                self._trace(f"< event {event.data}")
+                message = _decode_event(event.data)
+                if is_response(message):
+                    return _own_response(message, request_id)
+                if is_notification(message) and self._handler is not None:
+                    self._handler(message)
+        except SSEError as exc:
+            raise ProtocolViolation(f"the server's event stream is malformed: {exc}") from None
+        raise UnreachableError("the server closed its event stream before answering")
+
+    def _trace(self, line: str) -> None:
+        if self._log is not None:
+            self._log(line)
+
+
+class _ErrorAnswer(Exception):
+    """A JSON-RPC error that arrived with an HTTP error status."""
+
+    def __init__(self, error: JsonObject) -> None:
+        super().__init__(error.get("message"))
+        self.error = error
+
+
+def _media_type(response: httpx.Response) -> str:
+    content_type: str = response.headers.get("Content-Type", "")
+    return content_type.split(";")[0].strip().lower()
+
+
+def _decode_event(data: str) -> JsonObject:
+    try:
+        decoded: Any = json.loads(data)
+    except ValueError:
+        raise ProtocolViolation("an event in the server's stream is not valid JSON") from None
+    return check_message(decoded, context="an event in the server's stream")
+
+
+def _own_response(message: JsonObject, request_id: object) -> JsonObject:
+    """Check that a response answers our request (an error with a null id is accepted)."""
+    if not is_response(message):
+        raise ProtocolViolation("the server answered with a request instead of a response")
+    if message.get("id") != request_id and not ("error" in message and message.get("id") is None):
+        raise ProtocolViolation(
+            f"the server answered request {request_id!r} with the id {message.get('id')!r}"
+        )
+    return message
+
+
+def _jsonrpc_error_body(response: httpx.Response) -> JsonObject | None:
+    try:
+        decoded = response.json()
+    except ValueError:
+        return None
+    if isinstance(decoded, dict) and isinstance(decoded.get("error"), dict):
+        error: JsonObject = decoded["error"]
+        if isinstance(error.get("code"), int):
+            return error
+    return None
+
+
+@contextmanager
+def _translate_errors(target: str) -> Iterator[None]:
+    """Turn httpx's exceptions into mcptask errors that say what happened to whom."""
+    try:
+        yield
+    except httpx.TimeoutException as exc:
+        raise UnreachableError(f"{target} did not answer in time ({_timeout_kind(exc)})") from None
+    except httpx.ConnectError as exc:
+        raise UnreachableError(f"cannot connect to {target}: {_reason(exc)}") from None
+    except httpx.RemoteProtocolError:
+        raise UnreachableError(f"{target} closed the connection without an answer") from None
+    except httpx.TransportError as exc:
+        raise UnreachableError(f"cannot talk to {target}: {_reason(exc)}") from None
+
+
+def _timeout_kind(exc: httpx.TimeoutException) -> str:
+    if isinstance(exc, httpx.ConnectTimeout):
+        return "connect timeout"
+    return "read timeout" if isinstance(exc, httpx.ReadTimeout) else "timeout"
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
+    # httpx wraps OS errors as "[Errno 111] Connection refused": keep the human part.
+    return text.split("] ", 1)[-1]

@@ -1,0 +1,32 @@
+"""Keep credentials out of everything mcptask prints: wire logs, targets, messages."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from urllib.parse import urlsplit, urlunsplit
+
+_SENSITIVE_WORDS = ("auth", "token", "key", "secret", "cookie", "password", "session-token")
+
+
+def is_sensitive_header(name: str) -> bool:
+    """True for a header whose value may be a credential."""
+    lowered = name.lower()
+    return any(word in lowered for word in _SENSITIVE_WORDS)
+
+
+def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """Headers with every credential-like value replaced by `<redacted>`."""
+    return {
+        name: "<redacted>" if is_sensitive_header(name) else value
+        for name, value in headers.items()
+    }
+
+
+def display_url(url: str) -> str:
+    """The URL without user info, query or fragment, which may carry credentials."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))

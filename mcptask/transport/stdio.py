@@ -1,0 +1,225 @@
+"""stdio transport: the server is a child process speaking newline-delimited JSON-RPC."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shlex
+import subprocess
+import threading
+from collections import deque
+from typing import IO, Any
+
+from mcptask.errors import McptaskError, ProtocolViolation, UnreachableError, UsageError
+from mcptask.protocol import (
+    METHOD_NOT_FOUND,
+    JsonObject,
+    check_message,
+    is_notification,
+    is_response,
+)
+from mcptask.transport.base import NotificationHandler, WireLog
+
+STDERR_TAIL_LINES = 10
+_SHUTDOWN_GRACE_SECONDS = 2.0
+
+
+def split_command(command: str) -> list[str]:
+    """Split a server command line like a POSIX shell would, without running a shell."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise UsageError(f"cannot parse server command {command!r}: {exc}") from None
+    if not argv:
+        raise UsageError("the server command is empty")
+    return argv
+
+
+class StdioTransport:
+    """A spawned MCP server, its stdin/stdout carrying one JSON-RPC message per line."""
+
+    kind = "stdio"
+    session_id: str | None = None
+
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        timeout: float = 30.0,
+        log: WireLog | None = None,
+        stderr_log: WireLog | None = None,
+    ) -> None:
+        self.target = shlex.join(argv)
+        self.protocol_version: str | None = None
+        self._timeout = timeout
+        self._log = log
+        self._stderr_log = stderr_log
+        self._handler: NotificationHandler | None = None
+        self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
+        self._answers: dict[object, JsonObject] = {}
+        self._failure: McptaskError | None = None
+        self._changed = threading.Condition()
+        self._write_lock = threading.Lock()
+        try:
+            # A session of its own: a Ctrl-C at the terminal must reach mcptask only, so that a
+            # bulk cancel can finish its request in flight before the server is shut down.
+            self._process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise UnreachableError(
+                f"cannot start the server {argv[0]!r}: {exc.strerror or exc}"
+            ) from None
+        assert self._process.stdout is not None
+        assert self._process.stderr is not None
+        self._stderr_reader = threading.Thread(
+            target=self._read_stderr, args=(self._process.stderr,), daemon=True
+        )
+        self._stderr_reader.start()
+        self._stdout_reader = threading.Thread(
+            target=self._read_stdout, args=(self._process.stdout,), daemon=True
+        )
+        self._stdout_reader.start()
+
+    # -- the Transport interface ---------------------------------------------------------------
+
+    def request(self, message: JsonObject, *, timeout: float | None = None) -> JsonObject:
+        """Write a request line and wait for the response with the same id."""
+        request_id = message.get("id")
+        self._write(message)
+        limit = timeout if timeout is not None else self._timeout
+        with self._changed:
+            answered = self._changed.wait_for(
+                lambda: request_id in self._answers or self._failure is not None, timeout=limit
+            )
+            if request_id in self._answers:
+                return self._answers.pop(request_id)
+            if answered and self._failure is not None:
+                raise self._failure
+        raise UnreachableError(
+            f"the server did not answer {message.get('method')} within {limit:g}s"
+        )
+
+    def notify(self, message: JsonObject) -> None:
+        """Write a notification line."""
+        self._write(message)
+
+    def set_notification_handler(self, handler: NotificationHandler | None) -> None:
+        """Route notifications read from stdout to `handler` (called on the reader thread)."""
+        self._handler = handler
+
+    def reset_session(self) -> None:
+        """stdio has no sessions."""
+
+    def end_session(self) -> None:
+        """stdio has no sessions."""
+
+    def close(self) -> None:
+        """Close stdin, give the server a moment to exit, then terminate, then kill."""
+        process = self._process
+        if process.stdin is not None and not process.stdin.closed:
+            with contextlib.suppress(OSError):  # it is already gone
+                process.stdin.close()
+        for stop in (None, process.terminate, process.kill):
+            if stop is not None:
+                stop()
+            try:
+                process.wait(timeout=_SHUTDOWN_GRACE_SECONDS)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        self._stdout_reader.join(timeout=1.0)
+        self._stderr_reader.join(timeout=1.0)
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _write(self, message: JsonObject) -> None:
+        line = json.dumps(message, separators=(",", ":"))
+        self._trace(f"> {line}")
+        stdin = self._process.stdin
+        assert stdin is not None
+        with self._write_lock:
+            try:
+                stdin.write(line.encode() + b"\n")
+                stdin.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                with self._changed:
+                    failure = self._failure
+                raise failure or self._death() from None
+
+    def _read_stdout(self, stream: IO[bytes]) -> None:
+        """Reader thread: route each line to the waiting request or the notification handler."""
+        failure: McptaskError
+        try:
+            for raw in stream:
+                text = raw.decode("utf-8", errors="replace").strip()
+                if not text:
+                    continue
+                self._trace(f"< {text}")
+                self._route(_decode_line(text))
+        except McptaskError as exc:
+            failure = exc
+        else:
+            failure = self._death()
+        with self._changed:
+            self._failure = self._failure or failure
+            self._changed.notify_all()
+
+    def _route(self, message: JsonObject) -> None:
+        if is_response(message):
+            with self._changed:
+                self._answers[message.get("id")] = message
+                self._changed.notify_all()
+        elif is_notification(message):
+            if self._handler is not None:
+                self._handler(message)
+        else:
+            self._answer_server_request(message)
+
+    def _answer_server_request(self, message: JsonObject) -> None:
+        """Answer a request the server sent us: `ping` is answered, anything else refused."""
+        reply: JsonObject = {"jsonrpc": "2.0", "id": message.get("id")}
+        if message.get("method") == "ping":
+            reply["result"] = {}
+        else:
+            reply["error"] = {"code": METHOD_NOT_FOUND, "message": "not supported by mcptask"}
+        with contextlib.suppress(McptaskError):  # the reader will notice the server's exit
+            self._write(reply)
+
+    def _read_stderr(self, stream: IO[bytes]) -> None:
+        """Keep the server's log apart: shown with -v, its tail quoted when the server dies."""
+        for raw in stream:
+            line = raw.decode("utf-8", errors="replace").rstrip()
+            self._stderr_tail.append(line)
+            if self._stderr_log is not None:
+                self._stderr_log(f"server: {line}")
+
+    def _death(self) -> UnreachableError:
+        """The error for a server whose stdout closed: its exit code and its last words."""
+        try:
+            code: int | None = self._process.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            code = None
+        self._stderr_reader.join(timeout=0.5)
+        status = f"exited with code {code}" if code is not None else "closed its output"
+        tail = " | ".join(line for line in self._stderr_tail if line.strip())
+        detail = f"; its last output: {tail}" if tail else ""
+        return UnreachableError(f"the server process {status}{detail}")
+
+    def _trace(self, line: str) -> None:
+        if self._log is not None:
+            self._log(line)
+
+
+def _decode_line(text: str) -> JsonObject:
+    try:
+        decoded: Any = json.loads(text)
+    except ValueError:
+        raise ProtocolViolation(
+            "the server wrote a line that is not JSON on stdout (stdout is for JSON-RPC only)"
+        ) from None
+    return check_message(decoded, context="a line from the server")
