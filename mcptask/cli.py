@@ -1,0 +1,516 @@
+"""The `mcptask` command line: Typer commands, and the one place errors become exit codes."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+
+from mcptask import __version__
+from mcptask.errors import ExitCode, McptaskError, UsageError
+
+if TYPE_CHECKING:
+    from mcptask.client import McpClient
+    from mcptask.render import Screen
+
+app = typer.Typer(
+    name="mcptask",
+    help="Manage the long-running tasks of MCP servers: connect, list, get, cancel, watch.",
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+# -- options every server command shares ------------------------------------------------------
+
+UrlOption = Annotated[
+    str | None,
+    typer.Option("--url", help="Streamable HTTP endpoint of the server [env: MCPTASK_URL]."),
+]
+ServerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--server", help="Server command to run over stdio, without a shell [env: MCPTASK_SERVER]."
+    ),
+]
+HeaderOption = Annotated[
+    list[str] | None,
+    typer.Option("--header", "-H", help="Extra HTTP header 'Name: value' (repeatable)."),
+]
+TokenFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--token-file",
+        help="Read a bearer token from this file (else MCPTASK_TOKEN).",
+        dir_okay=False,
+    ),
+]
+SessionOption = Annotated[
+    str | None,
+    typer.Option("--session-id", help="Join this existing Streamable HTTP session."),
+]
+TimeoutOption = Annotated[
+    float, typer.Option("--timeout", help="Seconds to wait for each answer.", min=0.001)
+]
+OutputOption = Annotated[
+    str | None,
+    typer.Option(
+        "--output",
+        "-o",
+        help="table, json, jsonl or ids (default: table on a terminal, else json).",
+    ),
+]
+VerboseOption = Annotated[
+    bool, typer.Option("--verbose", "-v", help="Log the wire traffic to stderr (redacted).")
+]
+NoColorOption = Annotated[bool, typer.Option("--no-color", help="No colours (also NO_COLOR).")]
+StatusOption = Annotated[
+    str | None,
+    typer.Option("--status", help="Only these statuses, comma-separated (e.g. working,failed)."),
+]
+
+
+@dataclass(frozen=True)
+class Common:
+    """The shared options of one invocation."""
+
+    url: str | None
+    server: str | None
+    header: list[str] | None
+    token_file: Path | None
+    session_id: str | None
+    timeout: float
+    output: str | None
+    verbose: bool
+    no_color: bool
+
+
+class Invocation:
+    """One command's screen and connection, built from its shared options."""
+
+    def __init__(self, common: Common, *, default_output: str | None = None) -> None:
+        from mcptask.config import resolve_settings
+        from mcptask.render import Screen
+
+        self.common = common
+        try:
+            self.screen: Screen = Screen(
+                common.output or default_output, color=_color_wanted(common.no_color)
+            )
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        self.settings = resolve_settings(
+            url=common.url,
+            server_command=common.server,
+            header_options=common.header,
+            token_file=common.token_file,
+            session_id=common.session_id,
+            timeout=common.timeout,
+        )
+
+    @contextmanager
+    def client(self) -> Iterator[McpClient]:
+        """A connected client, closed again when the block ends."""
+        from mcptask.connection import connected_client
+
+        log = self.screen.note if self.common.verbose else None
+        with connected_client(self.settings, log=log, server_log=log) as client:
+            yield client
+
+
+def _color_wanted(no_color: bool) -> bool:
+    return not (no_color or os.environ.get("NO_COLOR"))
+
+
+# -- commands ----------------------------------------------------------------------------------
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        print(f"mcptask {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version_callback, is_eager=True,
+                     help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Manage the long-running tasks of MCP servers: connect, list, get, cancel, watch."""
+
+
+@app.command()
+def connect(
+    target: Annotated[
+        str | None, typer.Argument(help="A server URL or a server command (else --url/--server).")
+    ] = None,
+    url: UrlOption = None,
+    server: ServerOption = None,
+    header: HeaderOption = None,
+    token_file: TokenFileOption = None,
+    session_id: SessionOption = None,
+    timeout: TimeoutOption = 30.0,
+    output: OutputOption = None,
+    verbose: VerboseOption = False,
+    no_color: NoColorOption = False,
+) -> None:
+    """Handshake with a server and show what it offers for tasks."""
+    from mcptask import render, shapes
+
+    if target is not None:
+        if url or server:
+            raise UsageError("give the server either as TARGET or with --url/--server, not both")
+        if target.startswith(("http://", "https://")):
+            url = target
+        else:
+            server = target
+    invocation = Invocation(
+        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color)
+    )
+    screen = invocation.screen
+    with invocation.client() as client:
+        server_info = client.server
+        transport = client.transport
+        kind, target_shown, session = transport.kind, transport.target, transport.session_id
+    if screen.format == "table":
+        screen.out.print(
+            render.server_panel(server_info, transport=kind, target=target_shown,
+                                session_id=session)
+        )
+        if not server_info.task_support.tasks:
+            screen.warn("this server offers no tasks: list, get and cancel will not work here")
+    elif screen.format == "ids":
+        raise UsageError("connect has no ids output; use -o table, json or jsonl")
+    else:
+        document = shapes.connect_document(
+            server_info, transport=kind, target=target_shown, session_id=session
+        )
+        if screen.format == "json":
+            screen.json(document)
+        else:
+            screen.json_line(document)
+
+
+@app.command("list")
+def list_tasks(
+    status: StatusOption = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="At most this many tasks (newest first).")
+    ] = None,
+    url: UrlOption = None,
+    server: ServerOption = None,
+    header: HeaderOption = None,
+    token_file: TokenFileOption = None,
+    session_id: SessionOption = None,
+    timeout: TimeoutOption = 30.0,
+    output: OutputOption = None,
+    verbose: VerboseOption = False,
+    no_color: NoColorOption = False,
+) -> None:
+    """List the server's tasks (every page), newest first."""
+    from mcptask import render, shapes
+    from mcptask.operations.listing import collect_tasks
+
+    statuses = _statuses(status)
+    invocation = Invocation(
+        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color)
+    )
+    screen = invocation.screen
+    with invocation.client() as client:
+        client.require("list")
+        tasks = collect_tasks(client, statuses=statuses, limit=limit)
+        kind = client.transport.kind
+    if screen.format == "table":
+        if tasks:
+            screen.out.print(render.task_table(tasks))
+    elif screen.format == "json":
+        screen.json(shapes.list_document(tasks))
+    elif screen.format == "jsonl":
+        for task in tasks:
+            screen.json_line(task.to_wire())
+    else:
+        screen.ids(task.taskId for task in tasks)
+    if not tasks:
+        screen.warn(_empty_list_reasons(kind, filtered=statuses is not None,
+                                        joined=session_id is not None))
+
+
+def _empty_list_reasons(transport_kind: str, *, filtered: bool, joined: bool) -> str:
+    if filtered:
+        return "no tasks with that status"
+    if transport_kind == "stdio":
+        return ("no tasks: this server was started by mcptask just now over stdio, so its task "
+                "store is likely empty; connect to a long-running server with --url instead")
+    reasons = "the tasks expired (ttl), or the server lists none"
+    if not joined:
+        reasons = ("the server keeps tasks per session and this is a new one (join the session "
+                   "that made them with --session-id), " + reasons)
+    return f"no tasks; likely reasons: {reasons}"
+
+
+@app.command()
+def get(
+    task_id: Annotated[str, typer.Argument(metavar="ID", help="The task id.")],
+    url: UrlOption = None,
+    server: ServerOption = None,
+    header: HeaderOption = None,
+    token_file: TokenFileOption = None,
+    session_id: SessionOption = None,
+    timeout: TimeoutOption = 30.0,
+    output: OutputOption = None,
+    verbose: VerboseOption = False,
+    no_color: NoColorOption = False,
+) -> None:
+    """Show one task in full."""
+    from mcptask import render
+    from mcptask.errors import RpcError, TaskNotFound
+    from mcptask.protocol import INVALID_PARAMS
+
+    invocation = Invocation(
+        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color)
+    )
+    screen = invocation.screen
+    with invocation.client() as client:
+        try:
+            task = client.get_task(task_id)
+        except RpcError as exc:
+            if exc.code == INVALID_PARAMS:
+                raise TaskNotFound(
+                    f"task {task_id} not found (unknown, expired, or not visible to this "
+                    f"session): {exc.server_message}"
+                ) from None
+            raise
+    if screen.format == "table":
+        screen.out.print(render.task_detail(task))
+    elif screen.format == "json":
+        screen.json(task.to_wire())
+    elif screen.format == "jsonl":
+        screen.json_line(task.to_wire())
+    else:
+        screen.ids([task.taskId])
+
+
+@app.command()
+def cancel(
+    task_ids: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="[ID]...", help="Task ids to cancel; '-' reads ids from stdin."),
+    ] = None,
+    all_working: Annotated[
+        bool,
+        typer.Option("--all-working", help="Cancel every working and input_required task."),
+    ] = False,
+    status: StatusOption = None,
+    from_file: Annotated[
+        str | None,
+        typer.Option("--from-file", help="Read ids from FILE ('-' = stdin), one per line."),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before a bulk cancel.")] = (
+        False
+    ),
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what would be cancelled; send no cancel.")
+    ] = False,
+    no_wait: Annotated[
+        bool, typer.Option("--no-wait", help="Do not poll tasks/get to confirm the outcome.")
+    ] = False,
+    wait_timeout: Annotated[
+        float,
+        typer.Option("--wait-timeout", min=0.0, help="Seconds to wait for confirmation, per run."),
+    ] = 5.0,
+    url: UrlOption = None,
+    server: ServerOption = None,
+    header: HeaderOption = None,
+    token_file: TokenFileOption = None,
+    session_id: SessionOption = None,
+    timeout: TimeoutOption = 30.0,
+    output: OutputOption = None,
+    verbose: VerboseOption = False,
+    no_color: NoColorOption = False,
+) -> None:
+    """Cancel tasks by id, from a file or stdin, or every working one; confirm each outcome."""
+    from mcptask.cancel_command import CancelRequest, run_cancel
+
+    statuses = _statuses(status)
+    if statuses is not None and not all_working:
+        raise UsageError("--status narrows --all-working; give --all-working too")
+    named = _read_ids(task_ids or [], from_file)
+    if not named and not all_working:
+        raise UsageError(
+            "nothing to cancel: give task ids, --from-file FILE, '-' for stdin, or --all-working"
+        )
+    invocation = Invocation(
+        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color)
+    )
+    request = CancelRequest(
+        named_ids=named, all_working=all_working, statuses=statuses, yes=yes, dry_run=dry_run,
+        wait=not no_wait, wait_timeout=wait_timeout,
+    )
+    with invocation.client() as client:
+        code = run_cancel(client, invocation.screen, request)
+    raise typer.Exit(int(code))
+
+
+@app.command()
+def watch(
+    task_ids: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="[ID]...", help="Tasks to watch (default: the listed ones)."),
+    ] = None,
+    status: StatusOption = None,
+    interval: Annotated[
+        float | None,
+        typer.Option("--interval", min=0.0, help="Seconds between polls (default: the server's)."),
+    ] = None,
+    forever: Annotated[
+        bool, typer.Option("--forever", help="Keep watching after every task has settled.")
+    ] = False,
+    watch_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--wait-timeout", min=0.0, help="Stop after this many seconds (exit 7 if unsettled)."
+        ),
+    ] = None,
+    exit_status: Annotated[
+        bool,
+        typer.Option("--exit-status", help="Exit 7 unless every watched task ended completed."),
+    ] = False,
+    url: UrlOption = None,
+    server: ServerOption = None,
+    header: HeaderOption = None,
+    token_file: TokenFileOption = None,
+    session_id: SessionOption = None,
+    timeout: TimeoutOption = 30.0,
+    output: OutputOption = None,
+    verbose: VerboseOption = False,
+    no_color: NoColorOption = False,
+) -> None:
+    """Follow tasks live until they settle (completed, failed or cancelled)."""
+    from mcptask.operations.watch import WatchOptions
+    from mcptask.watch_command import run_watch
+
+    statuses = _statuses(status)
+    if statuses is not None and task_ids:
+        raise UsageError("--status narrows the listed tasks; it does not apply to given ids")
+    invocation = Invocation(
+        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color),
+        default_output="table",
+    )
+    options = WatchOptions(
+        task_ids=list(dict.fromkeys(task_ids or [])), statuses=statuses, interval=interval,
+        forever=forever, timeout=watch_timeout,
+    )
+    with invocation.client() as client:
+        code = run_watch(client, invocation.screen, options, exit_status=exit_status)
+    raise typer.Exit(int(code))
+
+
+@app.command(
+    "reference-server",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
+                      "help_option_names": []},
+    add_help_option=False,
+)
+def reference_server(ctx: typer.Context) -> None:
+    """Run the embedded reference MCP tasks server (--http HOST:PORT or --stdio; --help)."""
+    from mcptask.reference_server import main as serve
+
+    raise typer.Exit(serve(list(ctx.args)))
+
+
+# -- shared parsing ----------------------------------------------------------------------------
+
+
+def _statuses(text: str | None) -> tuple[str, ...] | None:
+    from mcptask.protocol import parse_statuses
+
+    if text is None:
+        return None
+    try:
+        return parse_statuses(text)
+    except ValueError as exc:
+        raise UsageError(f"--status: {exc}") from None
+
+
+def _read_ids(arguments: list[str], from_file: str | None) -> list[str]:
+    """Ids from arguments, a file and stdin ('-'), in order, each once."""
+    ids: list[str] = []
+    sources = [from_file] if from_file else []
+    for argument in arguments:
+        if argument == "-":
+            sources.append("-")
+        else:
+            ids.append(argument)
+    for source in dict.fromkeys(sources):
+        ids.extend(_ids_from(source))
+    for task_id in ids:
+        if not task_id.strip() or any(ord(char) < 32 for char in task_id):
+            raise UsageError(f"invalid task id {task_id!r}")
+    return list(dict.fromkeys(ids))
+
+
+def _ids_from(source: str) -> list[str]:
+    """One id per line; blank lines and `#` comments are ignored."""
+    if source == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+            raise UsageError(f"cannot read --from-file {source!r}: {reason}") from None
+    lines = (line.strip() for line in text.splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+# -- entry point -------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> NoReturn:
+    """Run the CLI; every failure ends as one line on stderr and a documented exit code."""
+    code = run(argv)
+    sys.exit(code)
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the CLI and return its exit code (used by `main` and by tests)."""
+    from mcptask.render import Screen
+
+    args = sys.argv[1:] if argv is None else argv
+    errors = Screen("table", color=_color_wanted("--no-color" in args))
+    try:
+        result = app(args=args, prog_name="mcptask", standalone_mode=False)
+    except McptaskError as exc:
+        errors.error(exc.message + (f" ({exc.hint})" if exc.hint else ""))
+        return int(exc.exit_code)
+    except typer.TyperException as exc:  # usage errors from the option parser
+        errors.error(exc.format_message() + _help_pointer(getattr(exc, "ctx", None)))
+        return int(ExitCode.USAGE)
+    except (KeyboardInterrupt, typer.Abort):
+        errors.error("interrupted")
+        return int(ExitCode.INTERRUPTED)
+    except Exception as exc:  # a bug: say so in one line, keep the traceback for debugging
+        if os.environ.get("MCPTASK_DEBUG"):
+            raise
+        errors.error(
+            f"internal error ({type(exc).__name__}: {exc}); this is a bug in mcptask: please "
+            "report it with the output of the same command run with -v and MCPTASK_DEBUG=1"
+        )
+        return int(ExitCode.UNEXPECTED)
+    # Typer returns the code of an explicit Exit (and 130 for a Ctrl-C it caught itself).
+    return result if isinstance(result, int) else int(ExitCode.OK)
+
+
+def _help_pointer(ctx: object) -> str:
+    path = getattr(ctx, "command_path", None)
+    return f" (see: {path} --help)" if isinstance(path, str) and path else ""

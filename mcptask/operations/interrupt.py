@@ -1,0 +1,49 @@
+"""Turn Ctrl-C and SIGTERM into a flag, so long runs stop between requests, not inside one."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Callable
+from types import FrameType, TracebackType
+
+
+class StopSignal:
+    """While active, the first SIGINT/SIGTERM sets `event`; a second one interrupts at once.
+
+    Outside the main thread (where signals cannot be caught) it only provides the event.
+    """
+
+    def __init__(self, *, on_stop: Callable[[], None] | None = None) -> None:
+        self.event = threading.Event()
+        self._on_stop = on_stop
+        self._previous: dict[int, object] = {}
+
+    def __enter__(self) -> StopSignal:
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                self._previous[signum] = signal.signal(signum, self._on_signal)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+        self._previous.clear()
+
+    @property
+    def stopped(self) -> bool:
+        """True once the user asked to stop."""
+        return self.event.is_set()
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if self.event.is_set():
+            # A second request to stop: do not wait for the request in flight any longer.
+            raise KeyboardInterrupt
+        self.event.set()
+        if self._on_stop is not None:
+            self._on_stop()

@@ -1,0 +1,224 @@
+"""Everything mcptask shows: Rich tables on a terminal, JSON documents, id lists, messages.
+
+stdout carries only the result; messages, prompts and progress go to stderr. Server text is
+always passed through `sanitize.clean` and shown as Rich `Text`, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import IO, Literal
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from mcptask.client import ServerInfo
+from mcptask.operations.cancel import CancelReport, CancelResult, Outcome
+from mcptask.protocol import Task
+from mcptask.sanitize import clean
+
+OutputFormat = Literal["table", "json", "jsonl", "ids"]
+OUTPUT_FORMATS: tuple[str, ...] = ("table", "json", "jsonl", "ids")
+
+STATUS_STYLES = {
+    "working": "yellow",
+    "input_required": "magenta",
+    "completed": "green",
+    "failed": "red",
+    "cancelled": "blue",
+}
+OUTCOME_STYLES = {
+    Outcome.CANCELLED: "green",
+    Outcome.ALREADY_FINISHED: "cyan",
+    Outcome.NOT_FOUND: "red",
+    Outcome.PENDING: "yellow",
+    Outcome.ERROR: "bold red",
+    Outcome.SKIPPED: "dim",
+}
+
+
+class Screen:
+    """The two output streams, their consoles and the chosen output format."""
+
+    def __init__(
+        self,
+        output_format: str | None,
+        *,
+        color: bool = True,
+        stdout: IO[str] | None = None,
+        stderr: IO[str] | None = None,
+    ) -> None:
+        self.stdout = stdout or sys.stdout
+        self.stderr = stderr or sys.stderr
+        no_color = None if color else True
+        self.out = Console(file=self.stdout, no_color=no_color, highlight=False, soft_wrap=False)
+        self.err = Console(file=self.stderr, no_color=no_color, highlight=False, soft_wrap=True)
+        self.format: OutputFormat = resolve_format(output_format, self.out.is_terminal)
+
+    # -- plain streams --------------------------------------------------------------------------
+
+    def json(self, document: object) -> None:
+        """One JSON document on stdout."""
+        self.stdout.write(json.dumps(document, indent=2) + "\n")
+        self.stdout.flush()
+
+    def json_line(self, document: object) -> None:
+        """One JSON object on one line of stdout, flushed at once (for streaming consumers)."""
+        self.stdout.write(json.dumps(document, separators=(",", ":")) + "\n")
+        self.stdout.flush()
+
+    def ids(self, task_ids: Iterable[str]) -> None:
+        """One id per line on stdout."""
+        for task_id in task_ids:
+            self.stdout.write(clean(task_id) + "\n")
+        self.stdout.flush()
+
+    # -- messages on stderr ---------------------------------------------------------------------
+
+    def error(self, message: str) -> None:
+        """The one-line error message of a failed command."""
+        self.err.print(Text.assemble(("mcptask: error: ", "bold red"), clean(message)))
+
+    def warn(self, message: str) -> None:
+        """A one-line warning or note on stderr."""
+        self.err.print(Text.assemble(("mcptask: ", "yellow"), clean(message)))
+
+    def note(self, message: str) -> None:
+        """Neutral information on stderr."""
+        self.err.print(Text(clean(message), style="dim"))
+
+
+def resolve_format(requested: str | None, is_terminal: bool) -> OutputFormat:
+    """The output format: as requested, else a table on a terminal and JSON elsewhere."""
+    if requested is None:
+        return "table" if is_terminal else "json"
+    if requested not in OUTPUT_FORMATS:
+        raise ValueError(f"unknown output format {requested!r}; choose {', '.join(OUTPUT_FORMATS)}")
+    return requested  # type: ignore[return-value]
+
+
+def status_text(status: str | None) -> Text:
+    """A status, coloured."""
+    if status is None:
+        return Text("-", style="dim")
+    return Text(clean(status), style=STATUS_STYLES.get(status, ""))
+
+
+def age(moment: datetime | None, now: datetime | None = None) -> str:
+    """How long ago, compactly: `12s`, `5m`, `3h`, `2d`."""
+    if moment is None:
+        return "-"
+    seconds = max(0, int(((now or datetime.now(UTC)) - moment).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def milliseconds(value: int | None, *, none: str = "-") -> str:
+    """A duration in milliseconds, for humans."""
+    if value is None:
+        return none
+    return f"{value / 1000:g}s" if value >= 1000 else f"{value}ms"
+
+
+def task_table(tasks: list[Task]) -> Table:
+    """The task list as a table: id, status, message, age, last change, ttl."""
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for column in ("TASK ID", "STATUS", "MESSAGE", "AGE", "UPDATED", "TTL"):
+        table.add_column(column, overflow="fold" if column == "TASK ID" else "ellipsis")
+    now = datetime.now(UTC)
+    for task in tasks:
+        table.add_row(
+            Text(clean(task.taskId)),
+            status_text(task.status),
+            Text(clean(task.statusMessage or "")),
+            age(task.created, now),
+            age(task.updated, now),
+            milliseconds(task.ttl, none="none"),
+        )
+    return table
+
+
+def task_detail(task: Task) -> Table:
+    """One task in full, as a two-column table (unknown fields included)."""
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")
+    now = datetime.now(UTC)
+    table.add_row("Task ID", Text(clean(task.taskId)))
+    table.add_row("Status", status_text(task.status))
+    if task.statusMessage:
+        table.add_row("Message", Text(clean(task.statusMessage)))
+    table.add_row("Created", Text(f"{clean(task.createdAt or '-')} ({age(task.created, now)} ago)"))
+    table.add_row(
+        "Updated", Text(f"{clean(task.lastUpdatedAt or '-')} ({age(task.updated, now)} ago)")
+    )
+    table.add_row("TTL", milliseconds(task.ttl, none="none (kept until purged)"))
+    table.add_row("Poll interval", milliseconds(task.pollInterval))
+    for name, value in (task.model_extra or {}).items():
+        table.add_row(Text(clean(name)), Text(clean(json.dumps(value))))
+    return table
+
+
+def server_panel(server: ServerInfo, *, transport: str, target: str,
+                 session_id: str | None) -> Table:
+    """What `connect` shows on a terminal."""
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")
+    name = server.title or server.name or "(unnamed)"
+    table.add_row("Server", Text(f"{clean(name)} {clean(server.version)}".strip()))
+    table.add_row("Protocol", Text(f"{clean(server.protocol_version)} ({server.era} era)"))
+    table.add_row("Transport", Text(f"{transport} {clean(target)}"))
+    table.add_row("Session", Text(clean(session_id) if session_id else "none"))
+    support = server.task_support
+    if not support.tasks:
+        table.add_row("Tasks", Text("not offered by this server", style="yellow"))
+    else:
+        table.add_row("Tasks", _offers(("get", True), ("list", support.list),
+                                       ("cancel", support.cancel),
+                                       ("task-augmented tools/call", support.tool_calls)))
+    if server.instructions:
+        table.add_row("Instructions", Text(clean(server.instructions)))
+    return table
+
+
+def _offers(*flags: tuple[str, bool]) -> Text:
+    text = Text()
+    for index, (name, offered) in enumerate(flags):
+        if index:
+            text.append("  ")
+        text.append(("✓ " if offered else "✗ ") + name, style="green" if offered else "red")
+    return text
+
+
+def cancel_table(results: list[CancelResult]) -> Table:
+    """Per-task outcomes of a cancel run."""
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for column in ("TASK ID", "OUTCOME", "STATUS", "MESSAGE"):
+        table.add_column(column, overflow="fold" if column == "TASK ID" else "ellipsis")
+    for result in results:
+        table.add_row(
+            Text(clean(result.task_id)),
+            Text(result.outcome.value, style=OUTCOME_STYLES[result.outcome]),
+            status_text(result.status),
+            Text(clean(result.message or "")),
+        )
+    return table
+
+
+def cancel_summary(report: CancelReport) -> Text:
+    """One line: how many tasks ended with each outcome (zeros left out)."""
+    counts = report.counts()
+    parts = [f"{count} {outcome}" for outcome, count in counts.items() if count]
+    total = len(report.results)
+    line = Text(f"{total} task{'s' if total != 1 else ''}: ", style="bold")
+    line.append(", ".join(parts) if parts else "nothing to do")
+    if report.interrupted:
+        line.append(" (interrupted)", style="yellow")
+    return line

@@ -1,0 +1,84 @@
+"""Run the real `mcptask` executable as a subprocess, the way users and CI scripts do."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+def mcptask_argv() -> list[str]:
+    """The installed `mcptask` console script beside this Python, else `python -m mcptask`."""
+    script = Path(sys.executable).parent / "mcptask"
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("mcptask")
+    return [found] if found else [sys.executable, "-m", "mcptask"]
+
+
+def reference_stdio_command(*args: str) -> str:
+    """A `--server` value that runs the reference server over stdio with `args`."""
+    return " ".join([*mcptask_argv(), "reference-server", "--stdio", *args])
+
+
+@dataclass(frozen=True)
+class Result:
+    """What one run of mcptask produced."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+    @property
+    def stderr_lines(self) -> list[str]:
+        return [line for line in self.stderr.splitlines() if line.strip()]
+
+    def assert_one_line_error(self, code: int, *fragments: str) -> None:
+        """The error contract: the exit code, nothing on stdout, one line on stderr."""
+        assert self.code == code, f"exit {self.code}, expected {code}; stderr: {self.stderr}"
+        assert self.stdout == "", f"stdout should be empty, got: {self.stdout!r}"
+        assert len(self.stderr_lines) == 1, f"expected one stderr line, got: {self.stderr!r}"
+        assert "Traceback" not in self.stderr
+        for fragment in fragments:
+            assert fragment in self.stderr, f"{fragment!r} not in {self.stderr!r}"
+
+
+def run_mcptask(
+    *args: str,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120.0,
+) -> Result:
+    """Run `mcptask ARGS`, with a clean environment apart from `env`, and capture everything."""
+    environment = {
+        key: value for key, value in os.environ.items() if not key.startswith("MCPTASK_")
+    }
+    environment.update({"NO_COLOR": "1", "COLUMNS": "200"})
+    environment.update(env or {})
+    completed = subprocess.run(
+        [*mcptask_argv(), *args],
+        input=stdin if stdin is not None else "",
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=timeout,
+        check=False,
+    )
+    return Result(completed.returncode, completed.stdout, completed.stderr)
+
+
+def unused_port() -> int:
+    """A local port nothing listens on (bound briefly, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port

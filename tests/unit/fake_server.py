@@ -1,0 +1,124 @@
+"""An in-process fake MCP transport for unit tests of the client and the operations."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from mcptask.protocol import JsonObject
+from mcptask.transport import NotificationHandler
+
+TERMINAL = ("completed", "failed", "cancelled")
+
+
+def task(task_id: str, status: str, **extra: object) -> JsonObject:
+    return {
+        "taskId": task_id,
+        "status": status,
+        "createdAt": "2026-01-01T00:00:00Z",
+        "lastUpdatedAt": "2026-01-01T00:00:00Z",
+        "ttl": None,
+        "pollInterval": 100,
+        **extra,
+    }
+
+
+@dataclass
+class FakeServer:
+    """A scripted 2025-11-25 server. `on_cancel[id]` overrides what a cancel does."""
+
+    tasks: dict[str, JsonObject] = field(default_factory=dict)
+    capabilities: JsonObject = field(
+        default_factory=lambda: {"tasks": {"list": {}, "cancel": {}}}
+    )
+    page_size: int = 2
+    on_cancel: dict[str, Callable[[JsonObject], JsonObject]] = field(default_factory=dict)
+    calls: list[str] = field(default_factory=list)
+    gets_until_cancelled: dict[str, int] = field(default_factory=dict)
+
+    kind = "fake"
+    target = "fake"
+    session_id: str | None = None
+    protocol_version: str | None = None
+
+    def add(self, task_id: str, status: str, **extra: object) -> None:
+        self.tasks[task_id] = task(task_id, status, **extra)
+
+    # -- Transport ------------------------------------------------------------------------------
+
+    def request(self, message: JsonObject, *, timeout: float | None = None) -> JsonObject:
+        method = message["method"]
+        params = message.get("params") or {}
+        self.calls.append(method)
+        try:
+            result = self._handle(method, params)
+        except _Error as error:
+            return {"jsonrpc": "2.0", "id": message["id"], "error": error.body}
+        return {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+    def notify(self, message: JsonObject) -> None:
+        self.calls.append(message["method"])
+
+    def set_notification_handler(self, handler: NotificationHandler | None) -> None:
+        pass
+
+    def reset_session(self) -> None:
+        pass
+
+    def end_session(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    # -- behaviour ------------------------------------------------------------------------------
+
+    def _handle(self, method: str, params: JsonObject) -> JsonObject:
+        if method == "initialize":
+            return {
+                "protocolVersion": "2025-11-25",
+                "capabilities": self.capabilities,
+                "serverInfo": {"name": "fake", "version": "1"},
+            }
+        if method == "tasks/list":
+            ordered = list(self.tasks.values())
+            start = int(params.get("cursor") or 0)
+            page = ordered[start : start + self.page_size]
+            result: JsonObject = {"tasks": page}
+            if start + self.page_size < len(ordered):
+                result["nextCursor"] = str(start + self.page_size)
+            return result
+        task_id = params.get("taskId")
+        if task_id not in self.tasks:
+            raise _Error(-32602, f"Task not found: {task_id}")
+        current = self.tasks[task_id]
+        if method == "tasks/get":
+            remaining = self.gets_until_cancelled.get(task_id)
+            if remaining is not None:
+                if remaining <= 1:
+                    current["status"] = "cancelled"
+                self.gets_until_cancelled[task_id] = remaining - 1
+            return dict(current)
+        if method == "tasks/cancel":
+            if task_id in self.on_cancel:
+                return self.on_cancel[task_id](current)
+            if current["status"] in TERMINAL:
+                raise _Error(-32602, f"Cannot cancel task in terminal state '{current['status']}'")
+            current["status"] = "cancelled"
+            return dict(current)
+        raise _Error(-32601, "Method not found")
+
+
+class _Error(Exception):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.body: JsonObject = {"code": code, "message": message}
+
+
+def raise_error(code: int, message: str) -> Callable[[JsonObject], JsonObject]:
+    """An `on_cancel` behaviour that answers a JSON-RPC error."""
+
+    def behave(current: JsonObject) -> JsonObject:
+        raise _Error(code, message)
+
+    return behave

@@ -1,0 +1,189 @@
+"""The Streamable HTTP transport against scripted answers (httpx.MockTransport)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+from mcptask.errors import AuthError, ProtocolViolation, UnreachableError, UsageError
+from mcptask.protocol import JsonObject, request_message
+from mcptask.transport import SessionExpired
+from mcptask.transport.http import HttpTransport
+
+URL = "http://server.test/mcp"
+Handler = Callable[[httpx.Request], httpx.Response]
+
+
+def transport_for(handler: Handler, **kwargs: object) -> HttpTransport:
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    return HttpTransport(URL, client=client, **kwargs)  # type: ignore[arg-type]
+
+
+def sse(*events: str) -> httpx.Response:
+    body = "".join(f"{event}\n\n" for event in events)
+    return httpx.Response(200, headers={"Content-Type": "text/event-stream"}, content=body)
+
+
+def answer(request: httpx.Request, result: JsonObject) -> JsonObject:
+    return {"jsonrpc": "2.0", "id": json.loads(request.content)["id"], "result": result}
+
+
+def test_json_answer_and_required_headers() -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json=answer(request, {"ok": True}))
+
+    transport = transport_for(handler)
+    transport.protocol_version = "2025-11-25"
+    transport.session_id = "s-1"
+    response = transport.request(request_message(7, "ping", None))
+    assert response["result"] == {"ok": True}
+    headers = seen[0].headers
+    assert "application/json" in headers["Accept"]
+    assert "text/event-stream" in headers["Accept"]
+    assert headers["Content-Type"] == "application/json"
+    assert headers["Mcp-Session-Id"] == "s-1"
+    assert headers["MCP-Protocol-Version"] == "2025-11-25"
+
+
+def test_sse_answer_skips_priming_and_routes_notifications() -> None:
+    notifications: list[JsonObject] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        request_id = json.loads(request.content)["id"]
+        note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info"}}
+        reply = {"jsonrpc": "2.0", "id": request_id, "result": {"tasks": []}}
+        return sse("id: 1\ndata:", f"event: message\ndata: {json.dumps(note)}",
+                   f"id: 3\ndata: {json.dumps(reply)}")
+
+    transport = transport_for(handler)
+    transport.set_notification_handler(notifications.append)
+    response = transport.request(request_message(3, "tasks/list", {}))
+    assert response["result"] == {"tasks": []}
+    assert [note["method"] for note in notifications] == ["notifications/message"]
+
+
+def test_initialize_keeps_the_session_id_and_delete_only_when_created() -> None:
+    methods: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        methods.append(request.method)
+        if request.method == "DELETE":
+            return httpx.Response(200)
+        return httpx.Response(200, json=answer(request, {}), headers={"Mcp-Session-Id": "abc"})
+
+    transport = transport_for(handler)
+    transport.request(request_message(1, "initialize", {}))
+    assert transport.session_id == "abc"
+    transport.close()
+    assert methods == ["POST", "DELETE"]
+
+    methods.clear()
+    joined = transport_for(handler)
+    joined.join_session("theirs")
+    joined.close()
+    assert methods == []
+
+
+def test_unauthorized_shows_the_challenge() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(401, headers={"WWW-Authenticate": 'Bearer realm="x"'})
+
+    with pytest.raises(AuthError, match='challenge: Bearer realm="x"'):
+        transport_for(handler).request(request_message(1, "initialize", {}))
+
+
+def test_404_with_a_session_means_session_expired() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(404)
+
+    transport = transport_for(handler)
+    transport.session_id = "old"
+    with pytest.raises(SessionExpired):
+        transport.request(request_message(1, "tasks/list", {}))
+
+
+def test_jsonrpc_error_on_http_error_status_becomes_the_answer() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = {"jsonrpc": "2.0", "id": "server-error", "error": {"code": -32600, "message": "no"}}
+        return httpx.Response(400, json=body)
+
+    response = transport_for(handler).request(request_message(5, "tasks/get", {}))
+    assert response["id"] == 5
+    assert response["error"]["code"] == -32600
+
+
+@pytest.mark.parametrize(
+    ("response", "message"),
+    [
+        (httpx.Response(200, headers={"Content-Type": "application/json"}, content=b"nope"),
+         "not valid JSON"),
+        (httpx.Response(200, json={"hello": "world"}), "not a JSON-RPC 2.0 message"),
+        (httpx.Response(200, headers={"Content-Type": "text/html"}, content=b"<html>"),
+         "content type 'text/html'"),
+        (httpx.Response(200, json={"jsonrpc": "2.0", "id": 999, "result": {}}), "with the id 999"),
+        (httpx.Response(202), "202 Accepted"),
+        (httpx.Response(500, content=b"boom"), "HTTP 500"),
+    ],
+)
+def test_protocol_violations(response: httpx.Response, message: str) -> None:
+    transport = transport_for(lambda request: response)
+    with pytest.raises(ProtocolViolation, match=message):
+        transport.request(request_message(1, "tasks/get", {}))
+
+
+def test_stream_that_ends_without_an_answer_is_unreachable() -> None:
+    transport = transport_for(lambda request: sse("id: 1\ndata:"))
+    with pytest.raises(UnreachableError, match="before answering"):
+        transport.request(request_message(1, "tasks/get", {}))
+
+
+def test_connection_refused_is_unreachable() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("[Errno 111] Connection refused")
+
+    with pytest.raises(UnreachableError, match=r"cannot connect to .*: Connection refused"):
+        transport_for(handler).request(request_message(1, "initialize", {}))
+
+
+def test_timeout_is_unreachable() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadTimeout("timed out")
+
+    with pytest.raises(UnreachableError, match="read timeout"):
+        transport_for(handler).request(request_message(1, "initialize", {}))
+
+
+def test_notification_accepts_202() -> None:
+    transport = transport_for(lambda request: httpx.Response(202))
+    transport.notify({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+def test_wire_log_redacts_credentials() -> None:
+    lines: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json=answer(request, {}))
+
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    transport = HttpTransport(
+        "http://user:pw@server.test/mcp?token=abc",
+        client=client,
+        headers={"Authorization": "Bearer s3cret", "X-Api-Key": "k3y"},
+        log=lines.append,
+    )
+    transport.request(request_message(1, "ping", None))
+    text = "\n".join(lines) + transport.target
+    assert lines
+    for secret in ("s3cret", "k3y", "pw", "token=abc"):
+        assert secret not in text
+
+
+def test_bad_url_is_a_usage_error() -> None:
+    with pytest.raises(UsageError):
+        HttpTransport("ftp://server.test/mcp")
