@@ -1,0 +1,262 @@
+"""Cancel tasks one request at a time, confirm each by polling, and give every task an outcome."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from mcptask.client import McpClient
+from mcptask.errors import ExitCode, McptaskError, RpcError
+from mcptask.operations.polling import PollLoop, poll_delay
+from mcptask.protocol import CANCELLED, INVALID_PARAMS, JsonObject, Task, is_terminal
+
+DEFAULT_WAIT_TIMEOUT_SECONDS = 5.0
+
+
+class Outcome(StrEnum):
+    """What happened to one task (the README documents these names; they do not change)."""
+
+    CANCELLED = "cancelled"
+    ALREADY_FINISHED = "already-finished"
+    NOT_FOUND = "not-found"
+    PENDING = "pending"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class Target:
+    """A task to cancel; `named` when the user gave its id (then not-found is a failure)."""
+
+    task_id: str
+    named: bool
+
+
+@dataclass(frozen=True)
+class CancelResult:
+    """The final word on one task."""
+
+    task_id: str
+    outcome: Outcome
+    status: str | None
+    message: str | None
+    named: bool
+
+    @property
+    def failed(self) -> bool:
+        """True when this task makes the run fail (exit 6)."""
+        if self.outcome is Outcome.NOT_FOUND:
+            return self.named
+        return self.outcome is Outcome.ERROR
+
+    def to_json(self) -> JsonObject:
+        """The stable JSON shape of one result."""
+        return {
+            "taskId": self.task_id,
+            "outcome": self.outcome.value,
+            "status": self.status,
+            "message": self.message,
+        }
+
+
+@dataclass
+class CancelReport:
+    """Every target's result, in the order the targets were given."""
+
+    results: list[CancelResult]
+    interrupted: bool = False
+    fatal: McptaskError | None = None
+
+    def counts(self) -> dict[str, int]:
+        """How many tasks ended with each outcome (every outcome listed, zeros included)."""
+        counts = {outcome.value: 0 for outcome in Outcome}
+        for result in self.results:
+            counts[result.outcome.value] += 1
+        return counts
+
+    def exit_code(self) -> ExitCode:
+        """Interrupted > fatal error > a failure > something pending > success."""
+        if self.interrupted:
+            return ExitCode.INTERRUPTED
+        if self.fatal is not None:
+            return self.fatal.exit_code
+        if any(result.failed for result in self.results):
+            return ExitCode.TASK_FAILED
+        if any(result.outcome is Outcome.PENDING for result in self.results):
+            return ExitCode.PENDING
+        return ExitCode.OK
+
+
+@dataclass
+class _Awaiting:
+    """A task whose cancel was accepted and whose final status we still want to see."""
+
+    target: Target
+    last_seen: Task | None
+    message: str | None = None
+
+
+@dataclass
+class CancelRun:
+    """One bulk cancel: sequential `tasks/cancel`, each confirmed by `tasks/get` at once;
+    tasks still settling are then polled until they settle or `wait_timeout` runs out.
+
+    `on_result` hears each result once, as soon as it is final; `on_progress` after each cancel
+    request. `stop` is polled between requests: the request in flight always completes.
+    """
+
+    client: McpClient
+    wait: bool = True
+    wait_timeout: float = DEFAULT_WAIT_TIMEOUT_SECONDS
+    stop: Callable[[], bool] = lambda: False
+    sleep: Callable[[float], object] = time.sleep
+    on_result: Callable[[CancelResult], None] = lambda result: None
+    on_progress: Callable[[], None] = lambda: None
+    _results: dict[str, CancelResult] = field(default_factory=dict)
+    _awaiting: dict[str, _Awaiting] = field(default_factory=dict)
+
+    def run(self, targets: Iterable[Target]) -> CancelReport:
+        """Cancel every target; whatever happens, every target is in the report exactly once."""
+        ordered = list(targets)
+        report = CancelReport(results=[])
+        try:
+            self._cancel_each(ordered)
+            if self.wait and not self.stop():
+                self._confirm()
+        except McptaskError as exc:
+            report.fatal = exc
+        except KeyboardInterrupt:
+            report.interrupted = True
+        report.interrupted = report.interrupted or self.stop()
+        for awaiting in list(self._awaiting.values()):
+            self._finish_from(awaiting, awaiting.last_seen)
+        for target in ordered:
+            if target.task_id not in self._results:
+                self._finish(target, Outcome.SKIPPED, None, _skip_reason(report))
+        report.results = [self._results[target.task_id] for target in ordered]
+        return report
+
+    # -- phase 1: one cancel request per task ---------------------------------------------------
+
+    def _cancel_each(self, targets: list[Target]) -> None:
+        for target in targets:
+            if self.stop():
+                return
+            try:
+                task = self.client.cancel_task(target.task_id)
+            except RpcError as exc:
+                self._classify_refusal(target, exc)
+            else:
+                self._after_accepted_cancel(target, task)
+            self.on_progress()
+
+    def _after_accepted_cancel(self, target: Target, task: Task) -> None:
+        if is_terminal(task.status) and task.status != CANCELLED:
+            # Some servers "succeed" on a finished task and leave it as it was.
+            self._finish(target, Outcome.ALREADY_FINISHED, task.status, task.statusMessage)
+            return
+        awaiting = _Awaiting(target, task)
+        if not self.wait:
+            self._finish_from(awaiting, task)
+            return
+        # Confirm at once, so that results stream out task by task; a task that is still
+        # settling (a cooperative cancel) is polled again after the last cancel is sent.
+        self._awaiting[target.task_id] = awaiting
+        self._observe(target.task_id, self._fetch(target.task_id))
+
+    def _classify_refusal(self, target: Target, refusal: RpcError) -> None:
+        """A refused cancel: ask `tasks/get` whether the task is finished or unknown.
+
+        The message of a -32602 is not standardised, so the code and a follow-up get decide.
+        """
+        if refusal.code != INVALID_PARAMS:
+            self._finish(target, Outcome.ERROR, None, refusal.server_message)
+            return
+        try:
+            task = self.client.get_task(target.task_id)
+        except RpcError as exc:
+            outcome = Outcome.NOT_FOUND if exc.code == INVALID_PARAMS else Outcome.ERROR
+            self._finish(target, outcome, None, refusal.server_message)
+            return
+        if is_terminal(task.status):
+            outcome = Outcome.CANCELLED if task.status == CANCELLED else Outcome.ALREADY_FINISHED
+            self._finish(target, outcome, task.status, refusal.server_message)
+        else:
+            self._finish(target, Outcome.ERROR, task.status, refusal.server_message)
+
+    # -- phase 2: poll until each task shows a terminal status ----------------------------------
+
+    def _fetch(self, task_id: str) -> Task | RpcError:
+        try:
+            return self.client.get_task(task_id)
+        except RpcError as exc:
+            return exc
+
+    def _confirm(self) -> None:
+        PollLoop(
+            fetch=self.client.get_task,
+            pending=lambda: list(self._awaiting),
+            observe=self._observe,
+            delay=lambda: poll_delay(awaiting.last_seen for awaiting in self._awaiting.values()),
+            wait=self.sleep,
+            stop=self.stop,
+        ).run(deadline=time.monotonic() + self.wait_timeout)
+
+    def _observe(self, task_id: str, answer: Task | RpcError) -> None:
+        awaiting = self._awaiting[task_id]
+        if isinstance(answer, RpcError):
+            if answer.code != INVALID_PARAMS:
+                self._finish(awaiting.target, Outcome.ERROR, None, answer.server_message)
+            else:
+                # Gone after an accepted cancel: purged right after cancelling, or expired.
+                self._finish_from(awaiting, awaiting.last_seen, gone=True)
+            return
+        awaiting.last_seen = answer
+        if is_terminal(answer.status):
+            self._finish_from(awaiting, answer)
+
+    # -- outcomes -------------------------------------------------------------------------------
+
+    def _finish_from(self, awaiting: _Awaiting, task: Task | None, *, gone: bool = False) -> None:
+        """The outcome a task's last observed status implies."""
+        target = awaiting.target
+        status = task.status if task is not None else None
+        message = task.statusMessage if task is not None else awaiting.message
+        if status == CANCELLED:
+            self._finish(target, Outcome.CANCELLED, status, message)
+        elif status is not None and is_terminal(status):
+            self._finish(target, Outcome.ALREADY_FINISHED, status, message)
+        elif gone:
+            self._finish(target, Outcome.NOT_FOUND, status, "the task vanished after its cancel")
+        else:
+            self._finish(target, Outcome.PENDING, status, message)
+
+    def _finish(
+        self, target: Target, outcome: Outcome, status: str | None, message: str | None
+    ) -> None:
+        self._awaiting.pop(target.task_id, None)
+        if target.task_id in self._results:
+            return
+        result = CancelResult(target.task_id, outcome, status, message, target.named)
+        self._results[target.task_id] = result
+        self.on_result(result)
+
+
+def _skip_reason(report: CancelReport) -> str:
+    if report.interrupted:
+        return "not attempted: interrupted"
+    if report.fatal is not None:
+        return "not attempted: the run stopped on an error"
+    return "not attempted"
+
+
+def unique_targets(named_ids: Iterable[str], selected_ids: Iterable[str]) -> list[Target]:
+    """Named ids first, then selected ones, each id once (a named id stays named)."""
+    targets: dict[str, Target] = {}
+    for task_id in named_ids:
+        targets.setdefault(task_id, Target(task_id, named=True))
+    for task_id in selected_ids:
+        targets.setdefault(task_id, Target(task_id, named=False))
+    return list(targets.values())

@@ -1,0 +1,166 @@
+"""The client (handshake, gate, paging) and the cancel run, against an in-process fake server."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcptask.client import McpClient
+from mcptask.errors import ExitCode, ProtocolViolation, UnsupportedError
+from mcptask.operations.cancel import CancelResult, CancelRun, Outcome, Target, unique_targets
+from mcptask.operations.listing import collect_tasks
+from mcptask.protocol import Task
+from tests.unit.fake_server import FakeServer, raise_error
+
+
+def connected(server: FakeServer) -> McpClient:
+    client = McpClient(server)
+    client.connect()
+    return client
+
+
+def no_sleep(seconds: float) -> None:
+    pass
+
+
+def run(server: FakeServer, *ids: str, named: bool = True, **options: object) -> list[CancelResult]:
+    cancel_run = CancelRun(connected(server), sleep=no_sleep, **options)  # type: ignore[arg-type]
+    return cancel_run.run([Target(task_id, named) for task_id in ids]).results
+
+
+def test_handshake_sends_initialized_and_reads_support() -> None:
+    server = FakeServer(capabilities={"tasks": {"list": {}}})
+    client = connected(server)
+    assert server.calls == ["initialize", "notifications/initialized"]
+    assert client.server.task_support.list
+    assert not client.server.task_support.cancel
+
+
+def test_gate_sends_nothing_and_names_what_is_offered() -> None:
+    server = FakeServer(capabilities={"tasks": {"list": {}}})
+    client = connected(server)
+    with pytest.raises(UnsupportedError, match=r"tasks/cancel .*offers: get, list"):
+        client.cancel_task("x")
+    assert "tasks/cancel" not in server.calls
+
+
+def test_no_tasks_capability_at_all() -> None:
+    client = connected(FakeServer(capabilities={}))
+    with pytest.raises(UnsupportedError, match="offers no tasks"):
+        client.get_task("x")
+
+
+def test_method_not_found_on_a_task_method_is_unsupported() -> None:
+    server = FakeServer()
+    server.add("a", "working")
+    server.on_cancel["a"] = raise_error(-32601, "Method not found")
+    with pytest.raises(UnsupportedError):
+        connected(server).cancel_task("a")
+
+
+def test_list_follows_every_page_and_sorts_newest_first() -> None:
+    server = FakeServer(page_size=2)
+    for index in range(5):
+        server.add(f"t{index}", "working", createdAt=f"2026-01-0{index + 1}T00:00:00Z")
+    tasks = collect_tasks(connected(server))
+    assert [task.taskId for task in tasks] == ["t4", "t3", "t2", "t1", "t0"]
+    assert server.calls.count("tasks/list") == 3
+
+
+def test_tolerant_task_reading() -> None:
+    wrapped = Task.from_result({"task": {"taskId": "w", "status": "working"}}, method="m")
+    assert wrapped.taskId == "w"
+    assert wrapped.ttl is None
+    flat = Task.from_result({"taskId": "f", "status": "completed", "vendor": {"x": 1}}, method="m")
+    assert flat.to_wire() == {"taskId": "f", "status": "completed", "vendor": {"x": 1}}
+    with pytest.raises(ProtocolViolation, match="not a task"):
+        Task.from_result({"status": "working"}, method="tasks/get")
+
+
+def test_cancel_outcomes_for_every_case() -> None:
+    server = FakeServer()
+    server.add("working", "working")
+    server.add("done", "completed")
+    server.add("lenient", "completed")
+    server.on_cancel["lenient"] = lambda current: dict(current)  # "succeeds", stays completed
+    server.add("boom", "working")
+    server.on_cancel["boom"] = raise_error(-32603, "internal")
+    results = {r.task_id: r for r in run(server, "working", "done", "lenient", "boom", "ghost")}
+    assert results["working"].outcome is Outcome.CANCELLED
+    assert results["done"].outcome is Outcome.ALREADY_FINISHED
+    assert results["done"].status == "completed"
+    assert results["lenient"].outcome is Outcome.ALREADY_FINISHED
+    assert results["boom"].outcome is Outcome.ERROR
+    assert results["ghost"].outcome is Outcome.NOT_FOUND
+    assert results["ghost"].failed
+
+
+def test_not_found_from_a_selector_is_not_a_failure() -> None:
+    (result,) = run(FakeServer(), "vanished", named=False)
+    assert result.outcome is Outcome.NOT_FOUND
+    assert not result.failed
+
+
+def test_cooperative_cancel_is_confirmed_by_polling() -> None:
+    server = FakeServer()
+    server.add("slow", "working")
+    server.on_cancel["slow"] = lambda current: dict(current)  # acknowledged, still working
+    server.gets_until_cancelled["slow"] = 3
+    (result,) = run(server, "slow")
+    assert result.outcome is Outcome.CANCELLED
+    assert server.calls.count("tasks/get") == 3
+
+
+def test_never_settling_task_is_pending_after_the_wait() -> None:
+    server = FakeServer()
+    server.add("stuck", "working")
+    server.on_cancel["stuck"] = lambda current: dict(current)
+    cancel_run = CancelRun(connected(server), wait_timeout=0.0, sleep=no_sleep)
+    report = cancel_run.run([Target("stuck", True)])
+    assert report.results[0].outcome is Outcome.PENDING
+    assert report.exit_code() is ExitCode.PENDING
+
+
+def test_no_wait_reports_what_the_cancel_answered() -> None:
+    server = FakeServer()
+    server.add("a", "working")
+    (result,) = run(server, "a", wait=False)
+    assert result.outcome is Outcome.CANCELLED
+    assert "tasks/get" not in server.calls
+
+
+def test_stop_skips_the_rest_and_reports_every_task_once() -> None:
+    server = FakeServer()
+    for index in range(10):
+        server.add(f"t{index}", "working")
+    heard: list[CancelResult] = []
+    progress: list[int] = []
+    cancel_run = CancelRun(
+        connected(server), sleep=no_sleep, stop=lambda: len(progress) >= 4,
+        on_result=heard.append, on_progress=lambda: progress.append(1),
+    )
+    report = cancel_run.run([Target(f"t{index}", False) for index in range(10)])
+    assert report.interrupted
+    assert report.exit_code() is ExitCode.INTERRUPTED
+    assert [r.task_id for r in report.results] == [f"t{index}" for index in range(10)]
+    assert sorted(r.task_id for r in heard) == sorted(r.task_id for r in report.results)
+    assert report.counts()["skipped"] == 6
+    assert server.calls.count("tasks/cancel") == 4
+
+
+def test_fatal_error_mid_run_keeps_the_report_whole() -> None:
+    server = FakeServer()
+    for task_id in ("a", "b", "c"):
+        server.add(task_id, "working")
+    server.on_cancel["b"] = raise_error(-32601, "Method not found")
+    report = CancelRun(connected(server), sleep=no_sleep).run(
+        [Target(task_id, True) for task_id in ("a", "b", "c")]
+    )
+    assert [r.outcome for r in report.results] == [
+        Outcome.CANCELLED, Outcome.SKIPPED, Outcome.SKIPPED,
+    ]
+    assert report.exit_code() is ExitCode.UNSUPPORTED
+
+
+def test_unique_targets_keeps_named_first_and_each_id_once() -> None:
+    targets = unique_targets(["b", "a", "b"], ["a", "c"])
+    assert [(t.task_id, t.named) for t in targets] == [("b", True), ("a", True), ("c", False)]
