@@ -385,6 +385,11 @@ def watch(
         bool,
         typer.Option("--exit-status", help="Exit 7 unless every watched task ended completed."),
     ] = False,
+    retry_for: Annotated[
+        float,
+        typer.Option("--retry-for", min=0.0,
+                     help="Seconds to keep retrying an unreachable server before exit 3."),
+    ] = 30.0,
     url: UrlOption = None,
     server: ServerOption = None,
     header: HeaderOption = None,
@@ -408,7 +413,7 @@ def watch(
     )
     options = WatchOptions(
         task_ids=list(dict.fromkeys(task_ids or [])), statuses=statuses, interval=interval,
-        forever=forever, timeout=watch_timeout,
+        forever=forever, timeout=watch_timeout, retry_for=retry_for,
     )
     with invocation.client() as client:
         code = run_watch(client, invocation.screen, options, exit_status=exit_status)

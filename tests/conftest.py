@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
 from tests.reference_server_process import start_reference_server
 
-StartServer = Callable[..., str]
-
 
 def stop_process(process: subprocess.Popen[bytes] | subprocess.Popen[str]) -> None:
-    """Terminate a server by PID, then kill it if it does not go."""
+    """Terminate a process by PID, then kill it if it does not go."""
     if process.poll() is None:
         process.terminate()
         try:
@@ -23,16 +21,25 @@ def stop_process(process: subprocess.Popen[bytes] | subprocess.Popen[str]) -> No
             process.wait(timeout=5)
 
 
-@pytest.fixture
-def reference_server() -> Iterator[StartServer]:
-    """Start reference servers with the given options; returns each one's URL."""
-    processes: list[subprocess.Popen[bytes] | subprocess.Popen[str]] = []
+class StartServer:
+    """Starts reference servers (`start(*options) -> url`) and stops them all at the end."""
 
-    def start(*args: str) -> str:
+    def __init__(self) -> None:
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+
+    def __call__(self, *args: str) -> str:
         url, process = start_reference_server(*args)
-        processes.append(process)
+        self.processes[url] = process
         return url
 
-    yield start
-    for process in processes:
-        stop_process(process)
+    def stop_all(self) -> None:
+        for process in self.processes.values():
+            stop_process(process)
+
+
+@pytest.fixture
+def reference_server() -> Iterator[StartServer]:
+    """Start reference servers with the given options; each call returns the server's URL."""
+    starter = StartServer()
+    yield starter
+    starter.stop_all()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -10,7 +11,13 @@ from typing import Any
 import httpx
 from httpx_sse import EventSource, SSEError
 
-from mcptask.errors import AuthError, ProtocolViolation, UnreachableError, UsageError
+from mcptask.errors import (
+    AuthError,
+    McptaskError,
+    ProtocolViolation,
+    UnreachableError,
+    UsageError,
+)
 from mcptask.protocol import JsonObject, check_message, is_notification, is_response
 from mcptask.transport.base import NotificationHandler, SessionExpired, WireLog
 from mcptask.transport.redact import display_url, redact_headers
@@ -46,6 +53,8 @@ class HttpTransport:
         self._created_session = False
         self._log = log
         self._handler: NotificationHandler | None = None
+        self.offers_stream: bool | None = None
+        """Whether the server offers a GET event stream (None until `listen` has tried)."""
         try:
             parsed = httpx.URL(url)
         except (httpx.InvalidURL, ValueError) as exc:
@@ -105,6 +114,52 @@ class HttpTransport:
         except httpx.HTTPError as exc:
             self._trace(f"< session end failed: {type(exc).__name__}")
         self.reset_session()
+
+    def listen(self, stop: threading.Event) -> None:
+        """Follow the server's GET event stream, handing notifications to the handler.
+
+        Meant for a background thread. Returns when `stop` is set or the server offers no
+        stream (405, or no session to attach it to). A dropped stream is resumed with
+        `Last-Event-ID`. Failures never surface: polling stays the baseline.
+        """
+        last_event_id: str | None = None
+        backoff = 0.5
+        while not stop.is_set():
+            headers = self._headers() | {"Accept": "text/event-stream"}
+            headers.pop("Content-Type", None)
+            if last_event_id is not None:
+                headers["Last-Event-ID"] = last_event_id
+            try:
+                with self._client.stream(
+                    "GET", self.url, headers=headers, timeout=httpx.Timeout(10.0, read=15.0)
+                ) as response:
+                    self._trace(f"< GET stream {response.status_code}")
+                    if response.status_code in (401, 403, 404, 405):
+                        self.offers_stream = False
+                        return
+                    if response.status_code != 200 or _media_type(response) != "text/event-stream":
+                        raise httpx.HTTPError(f"GET stream answered {response.status_code}")
+                    self.offers_stream = True
+                    backoff = 0.5
+                    for event in EventSource(response).iter_sse():
+                        if stop.is_set():
+                            return
+                        last_event_id = event.id or last_event_id
+                        if event.data:
+                            self._route_stream_event(event.data)
+            except (httpx.HTTPError, SSEError, McptaskError) as exc:
+                self._trace(f"< GET stream interrupted: {type(exc).__name__}")
+            stop.wait(backoff)
+            backoff = min(backoff * 2, 5.0)
+
+    def _route_stream_event(self, data: str) -> None:
+        try:
+            message = _decode_event(data)
+        except ProtocolViolation:
+            return
+        self._trace(f"< event {data}")
+        if is_notification(message) and self._handler is not None:
+            self._handler(message)
 
     def close(self) -> None:
         """End a session this process created, then close the connection."""

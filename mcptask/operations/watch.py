@@ -1,0 +1,239 @@
+"""Follow tasks until they settle: poll `tasks/get`, take status pushes, report every change."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from pydantic import ValidationError
+
+from mcptask.client import McpClient
+from mcptask.errors import RpcError, UnreachableError
+from mcptask.operations.polling import POLL_CAP_SECONDS, PollLoop, poll_delay
+from mcptask.protocol import ACTIVE_STATUSES, INVALID_PARAMS, JsonObject, Task, is_terminal
+
+GONE = "gone"
+"""The pseudo-status of a task the server no longer knows (expired or purged)."""
+
+STATUS_NOTIFICATIONS = ("notifications/tasks/status", "notifications/tasks")
+RELIST_SECONDS = 5.0
+DEFAULT_RETRY_SECONDS = 30.0
+
+
+@dataclass
+class WatchedTask:
+    """One task in the view: what we last saw and when it last changed."""
+
+    task_id: str
+    task: Task | None = None
+    gone: bool = False
+    changed_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    error: str | None = None
+
+    @property
+    def status(self) -> str | None:
+        """The status shown: the task's, or `gone`."""
+        return GONE if self.gone else (self.task.status if self.task else None)
+
+    @property
+    def settled(self) -> bool:
+        """True once nothing more can happen to this task."""
+        return self.gone or (self.task is not None and is_terminal(self.task.status))
+
+
+@dataclass(frozen=True)
+class Change:
+    """A task's status (or message) changed; `previous` is None on first sight."""
+
+    at: datetime
+    task_id: str
+    previous: str | None
+    status: str
+    message: str | None
+
+    def to_json(self) -> JsonObject:
+        """The JSON line of `watch -o jsonl`."""
+        return {
+            "time": self.at.isoformat().replace("+00:00", "Z"),
+            "taskId": self.task_id,
+            "previous": self.previous,
+            "status": self.status,
+            "statusMessage": self.message,
+        }
+
+
+@dataclass
+class WatchOptions:
+    """How to watch: which tasks, how often, for how long."""
+
+    task_ids: list[str]
+    statuses: tuple[str, ...] | None = None
+    interval: float | None = None
+    forever: bool = False
+    timeout: float | None = None
+    retry_for: float = DEFAULT_RETRY_SECONDS
+
+
+class Watch:
+    """The watch loop. `on_change` hears every change; `on_round` after every polling round.
+
+    With no task ids, it watches what `tasks/list` shows (active tasks by default) and
+    re-lists now and then to pick up new ones.
+    """
+
+    def __init__(
+        self,
+        client: McpClient,
+        options: WatchOptions,
+        *,
+        stop: threading.Event,
+        on_change: Callable[[Change], None] = lambda change: None,
+        on_round: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.client = client
+        self.options = options
+        self.tasks: dict[str, WatchedTask] = {
+            task_id: WatchedTask(task_id) for task_id in options.task_ids
+        }
+        self.pushes_seen = 0
+        self.timed_out = False
+        self._stop = stop
+        self._wake = threading.Event()
+        self._pushed: queue.SimpleQueue[Task] = queue.SimpleQueue()
+        self._on_change = on_change
+        self._on_round = on_round
+        self._last_list = 0.0
+
+    @property
+    def listing(self) -> bool:
+        """True when the watched set comes from `tasks/list`."""
+        return not self.options.task_ids
+
+    def poll_interval(self) -> float:
+        """The wait between polling rounds now in force."""
+        return poll_delay(
+            (watched.task for watched in self.tasks.values() if not watched.settled),
+            self.options.interval,
+        )
+
+    def run(self) -> None:
+        """Watch until every task settles (unless forever), the timeout, or a stop request."""
+        if self.listing:
+            self.client.require("list")
+            self._relist()
+        self.client.set_notification_handler(self._on_notification)
+        deadline = None if self.options.timeout is None else (
+            time.monotonic() + self.options.timeout
+        )
+        try:
+            PollLoop(
+                fetch=self._fetch,
+                pending=self._pending,
+                observe=self._observe,
+                delay=self.poll_interval,
+                wait=self._wait,
+                stop=self._stop.is_set,
+                between_rounds=self._between_rounds,
+            ).run(deadline=deadline, until_settled=not self.options.forever)
+        finally:
+            self.client.set_notification_handler(None)
+        self.timed_out = (
+            deadline is not None and time.monotonic() >= deadline and bool(self._pending())
+        )
+
+    def wake(self) -> None:
+        """Cut the current wait short (a push arrived, or the user asked to stop)."""
+        self._wake.set()
+
+    # -- the loop's parts -----------------------------------------------------------------------
+
+    def _pending(self) -> list[str]:
+        return [task_id for task_id, watched in self.tasks.items() if not watched.settled]
+
+    def _fetch(self, task_id: str) -> Task:
+        """`tasks/get`, retrying an unreachable HTTP server with backoff for a while."""
+        first_failure: float | None = None
+        backoff = 0.5
+        while True:
+            try:
+                return self.client.get_task(task_id)
+            except UnreachableError:
+                if self.client.transport.kind == "stdio":
+                    raise  # the child process is gone; waiting brings nothing back
+                now = time.monotonic()
+                first_failure = first_failure if first_failure is not None else now
+                if now - first_failure >= self.options.retry_for or self._stop.is_set():
+                    raise
+                self._stop.wait(backoff)
+                backoff = min(backoff * 2, POLL_CAP_SECONDS)
+
+    def _observe(self, task_id: str, answer: Task | RpcError) -> None:
+        watched = self.tasks[task_id]
+        if isinstance(answer, RpcError):
+            if answer.code == INVALID_PARAMS:
+                self._record(watched, None, gone=True)
+            else:
+                watched.error = answer.server_message
+            return
+        watched.error = None
+        self._record(watched, answer)
+
+    def _between_rounds(self) -> None:
+        while True:
+            try:
+                pushed = self._pushed.get_nowait()
+            except queue.Empty:
+                break
+            if pushed.taskId in self.tasks:
+                self._record(self.tasks[pushed.taskId], pushed)
+        if self.listing and time.monotonic() - self._last_list >= RELIST_SECONDS:
+            self._relist()
+        self._on_round()
+
+    def _wait(self, seconds: float) -> None:
+        self._wake.wait(seconds)
+        self._wake.clear()
+
+    def _relist(self) -> None:
+        self._last_list = time.monotonic()
+        wanted = self.options.statuses or ACTIVE_STATUSES
+        for task in self.client.iter_tasks():
+            if task.taskId in self.tasks:
+                self._record(self.tasks[task.taskId], task)
+            elif task.status in wanted:
+                watched = WatchedTask(task.taskId)
+                self.tasks[task.taskId] = watched
+                self._record(watched, task)
+
+    def _record(self, watched: WatchedTask, task: Task | None, *, gone: bool = False) -> None:
+        previous = watched.status
+        previous_message = watched.task.statusMessage if watched.task else None
+        if watched.settled:
+            return  # terminal means final: a late push cannot move it back
+        if task is not None:
+            watched.task = task
+        watched.gone = gone
+        message = task.statusMessage if task is not None else None
+        if watched.status != previous or (task is not None and message != previous_message):
+            watched.changed_at = datetime.now(UTC)
+            self._on_change(Change(watched.changed_at, watched.task_id, previous,
+                                   watched.status or GONE, message))
+
+    def _on_notification(self, message: JsonObject) -> None:
+        """Transport thread: queue a pushed task status and wake the loop."""
+        if message.get("method") not in STATUS_NOTIFICATIONS:
+            return
+        params = message.get("params")
+        if isinstance(params, dict) and isinstance(params.get("task"), dict):
+            params = params["task"]
+        try:
+            task = Task.model_validate(params)
+        except ValidationError:
+            return  # a malformed push is ignored: polling stays the baseline
+        self.pushes_seen += 1
+        self._pushed.put(task)
+        self._wake.set()

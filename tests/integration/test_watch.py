@@ -1,0 +1,189 @@
+"""`mcptask watch` end to end: the real process against the reference server."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pexpect
+import pytest
+
+from tests.cli_process import mcptask_argv, reference_stdio_command, run_mcptask
+from tests.conftest import StartServer, stop_process
+
+Step = tuple[float, str, str]
+
+
+def start_job(url: str, *steps: Step) -> str:
+    """Start a scripted task-augmented `long_job` on the server; returns its task id."""
+    headers = {"Accept": "application/json, text/event-stream"}
+    with httpx.Client(headers=headers, timeout=10) as http:
+        init = http.post(url, json={
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {"tasks": {}},
+                       "clientInfo": {"name": "test", "version": "0"}},
+        })
+        session = {"Mcp-Session-Id": init.headers["Mcp-Session-Id"],
+                   "MCP-Protocol-Version": "2025-11-25"}
+        call = http.post(url, headers=session, json={
+            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "long_job", "arguments": {"steps": [list(s) for s in steps]},
+                       "task": {"ttl": 600000}},
+        })
+        return str(_result(call)["task"]["taskId"])
+
+
+def _result(response: httpx.Response) -> Any:
+    if response.headers["Content-Type"].startswith("application/json"):
+        return response.json()["result"]
+    for line in response.text.splitlines():
+        if line.startswith("data:") and '"result"' in line:
+            return json.loads(line[5:])["result"]
+    raise AssertionError(response.text)
+
+
+def changes(stdout: str) -> list[tuple[str, str | None, str]]:
+    lines = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    return [(line["taskId"], line["previous"], line["status"]) for line in lines]
+
+
+@pytest.fixture(params=["notify", "no-notify"])
+def server(request: pytest.FixtureRequest, reference_server: StartServer) -> str:
+    return reference_server(f"--{request.param}", "--poll-interval", "200")
+
+
+def test_watch_until_complete_fail_and_input_required(server: str) -> None:
+    # Each state lasts long enough (>= 0.8 s, polled every 0.2 s) to be seen; the first one
+    # outlasts mcptask's start-up.
+    done = start_job(server, (2.0, "completed", "all done"))
+    broke = start_job(server, (2.0, "failed", "it broke"))
+    asker = start_job(server, (2.0, "input_required", "need a name"), (0.8, "working", "thanks"),
+                      (0.8, "completed", "ok"))
+    result = run_mcptask("watch", done, broke, asker, "--url", server, "-o", "jsonl")
+    assert result.code == 0, result.stderr
+    seen = changes(result.stdout)
+    assert (done, "working", "completed") in seen
+    assert (broke, "working", "failed") in seen
+    asker_moves = [(before, after) for task, before, after in seen if task == asker]
+    assert asker_moves == [
+        (None, "working"), ("working", "input_required"), ("input_required", "working"),
+        ("working", "completed"),
+    ]
+
+
+def test_exit_status_reports_a_failed_task(server: str) -> None:
+    broke = start_job(server, (1.5, "failed", "it broke"))
+    fine = start_job(server, (1.5, "completed", "ok"))
+    result = run_mcptask("watch", broke, fine, "--url", server, "--exit-status")
+    assert result.code == 7
+    assert re.search(rf"{broke}\s+working -> failed\s+it broke", result.stdout)
+    only_fine = run_mcptask("watch", fine, "--url", server, "--exit-status")
+    assert only_fine.code == 0
+
+
+def test_push_notifications_are_used_when_offered(reference_server: StartServer) -> None:
+    url = reference_server("--notify", "--poll-interval", "5000")
+    task = start_job(url, (2.0, "completed", "done"))
+    result = run_mcptask("watch", task, "--url", url, "-v", "-o", "jsonl")
+    assert result.code == 0, result.stderr
+    assert "notifications/tasks/status" in result.stderr
+    quiet = reference_server("--no-notify", "--poll-interval", "200")
+    task = start_job(quiet, (2.0, "completed", "done"))
+    polled = run_mcptask("watch", task, "--url", quiet, "-v", "-o", "jsonl")
+    assert polled.code == 0
+    assert "notifications/tasks/status" not in polled.stderr
+    assert (task, "working", "completed") in changes(polled.stdout)
+
+
+def test_watch_over_stdio_with_scripted_tasks(tmp_path: Path) -> None:
+    script = tmp_path / "tasks.json"
+    script.write_text(json.dumps([
+        {"taskId": "quick", "steps": [[2.0, "completed", "done"]]},
+        {"taskId": "asker", "steps": [[2.0, "input_required", "?"], [0.8, "working", "ok"],
+                                      [0.8, "failed", "no"]]},
+    ]))
+    server = reference_stdio_command("--tasks-file", str(script), "--poll-interval", "200")
+    result = run_mcptask("watch", "quick", "asker", "--server", server, "-o", "jsonl",
+                         "--exit-status")
+    assert result.code == 7, result.stderr
+    seen = changes(result.stdout)
+    assert ("quick", "working", "completed") in seen
+    assert ("asker", "working", "input_required") in seen
+    assert ("asker", "working", "failed") in seen
+
+
+def test_task_cancelled_by_another_process_while_watching(server: str) -> None:
+    task = start_job(server, (600.0, "completed", "never"))
+    watcher = subprocess.Popen(
+        [*mcptask_argv(), "watch", task, "--url", server, "-o", "jsonl", "--exit-status"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert watcher.stdout is not None
+        first = watcher.stdout.readline()
+        assert json.loads(first)["status"] == "working"
+        cancelled = run_mcptask("cancel", task, "--url", server, "-o", "json")
+        assert cancelled.code == 0, cancelled.stderr
+        rest, stderr = watcher.communicate(timeout=30)
+    finally:
+        stop_process(watcher)
+    assert watcher.returncode == 7, stderr
+    assert (task, "working", "cancelled") in changes(rest)
+
+
+def test_vanished_task_is_shown_as_gone(reference_server: StartServer) -> None:
+    url = reference_server("--seed", "working=1", "--ttl", "3000", "--poll-interval", "200")
+    result = run_mcptask("watch", "working-001", "--url", url, "-o", "jsonl")
+    assert result.code == 0, result.stderr
+    assert ("working-001", "working", "gone") in changes(result.stdout)
+
+
+def test_watch_all_listed_tasks_until_the_timeout(reference_server: StartServer) -> None:
+    url = reference_server("--seed", "working=2,completed=3", "--poll-interval", "200")
+    result = run_mcptask("watch", "--url", url, "-o", "jsonl", "--wait-timeout", "1")
+    assert result.code == 7
+    assert sorted(task for task, _, _ in changes(result.stdout)) == ["working-001", "working-002"]
+    assert "timed out" in result.stderr
+
+
+def test_unreachable_server_is_retried_then_reported(reference_server: StartServer) -> None:
+    url = reference_server("--seed", "working=1", "--poll-interval", "200")
+    watcher = subprocess.Popen(
+        [*mcptask_argv(), "watch", "working-001", "--url", url, "-o", "jsonl",
+         "--retry-for", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert watcher.stdout is not None
+        watcher.stdout.readline()
+        reference_server.processes[url].kill()
+        _, stderr = watcher.communicate(timeout=30)
+    finally:
+        stop_process(watcher)
+    assert watcher.returncode == 3
+    assert "Traceback" not in stderr
+    assert len([line for line in stderr.splitlines() if line.strip()]) == 1
+
+
+def test_ctrl_c_in_a_terminal_restores_it(reference_server: StartServer) -> None:
+    url = reference_server("--seed", "working=2", "--poll-interval", "200")
+    argv = mcptask_argv()
+    child = pexpect.spawn(argv[0], [*argv[1:], "watch", "--url", url], encoding="utf-8",
+                          timeout=30, dimensions=(30, 120),
+                          env={"TERM": "xterm-256color", "PATH": "/usr/bin:/bin"})
+    try:
+        child.expect("working-002")
+        child.expect("polling every")
+        child.sendintr()
+        child.expect(pexpect.EOF)
+        screen = (child.before or "")
+    finally:
+        child.close()
+    assert child.exitstatus == 130
+    assert "Traceback" not in screen
+    # Rich hides the cursor while live; it must be shown again on the way out.
+    assert "\x1b[?25h" in screen
