@@ -1,0 +1,38 @@
+"""The embedded MCP reference server (`mcptask reference-server`).
+
+A small, spec-faithful MCP 2025-11-25 tasks server built on the standard library only: a demo
+target for every mcptask command and the fixture of the test suite. Layout:
+
+- options / config: command line → ServerConfig
+- scripting / seeding: task scripts, --seed, --tasks-file
+- store: the tasks, shared by all sessions; timed changes, ttl, cancel rules
+- dispatcher: the protocol logic of one era (LegacyDispatcher = 2025-11-25)
+- tools: the long_job tool
+- http_transport (+ http_policy, sessions, sse) and stdio_transport: the wire
+- faults: deliberately broken answers for client tests
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from mcptask.reference_server.options import PROG, UsageError, parse_config
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the reference server with `argv` (default: sys.argv[1:]); returns the exit status."""
+    try:
+        config = parse_config(argv)
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else 0
+    # Imported here so that `--help` does not load the server machinery.
+    from mcptask.reference_server.server import run
+
+    return run(config)
+
+
+__all__ = ["main"]

@@ -1,0 +1,241 @@
+"""The command line of `mcptask reference-server`: argparse definition and validation."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from mcptask.reference_server.config import AnswerMode, CancelMode, Fault, Scope, ServerConfig
+from mcptask.reference_server.scripting import ScriptedTask, parse_seed, parse_tasks_file
+
+PROG = "mcptask reference-server"
+DEFAULT_HTTP = "127.0.0.1:8765"
+
+
+class UsageError(Exception):
+    """A bad command line; main() prints it as one line and exits 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One line instead of argparse's usage block: scripts and tests read stderr.
+        raise UsageError(f"{message} (see --help)")
+
+
+def _int_at_least(minimum: int) -> type[int]:
+    def convert(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise ValueError(text)
+        return value
+
+    convert.__name__ = "integer >= 0" if minimum == 0 else f"integer >= {minimum}"
+    return convert  # type: ignore[return-value]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser; its --help is the command's help."""
+    parser = _Parser(
+        prog=PROG,
+        description=(
+            "Run the embedded MCP reference server: a small, spec-faithful MCP 2025-11-25 "
+            "tasks server used as a demo target and as a test fixture. Over HTTP it prints "
+            "one line with its endpoint URL on stdout; logs go to stderr."
+        ),
+    )
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help=f"serve Streamable HTTP on HOST:PORT at /mcp (default {DEFAULT_HTTP}; "
+        "port 0 picks a free port)",
+    )
+    where.add_argument("--stdio", action="store_true", help="serve newline-delimited JSON-RPC")
+
+    tasks = parser.add_argument_group("tasks")
+    tasks.add_argument(
+        "--seed",
+        metavar="SPEC",
+        help="seed tasks, e.g. working=20,completed=5,failed=2,cancelled=1,input_required=3; "
+        "ids are STATUS-NNN (working-001, ...)",
+    )
+    tasks.add_argument(
+        "--tasks-file",
+        metavar="FILE",
+        help='JSON list of scripted tasks: {"taskId", "status", "statusMessage", '
+        '"steps": [[delaySeconds, status, message], ...], "onCancel", "ttl"}',
+    )
+    tasks.add_argument(
+        "--ttl",
+        type=_int_at_least(0),
+        metavar="MS",
+        help="ttl of seeded and scripted tasks and of task-augmented calls without a ttl "
+        "(default: unlimited); counted from server start for seeded tasks",
+    )
+    tasks.add_argument(
+        "--poll-interval",
+        type=_int_at_least(0),
+        default=500,
+        metavar="MS",
+        help="pollInterval reported on every task (default 500)",
+    )
+    tasks.add_argument(
+        "--page-size",
+        type=_int_at_least(1),
+        default=50,
+        metavar="N",
+        help="tasks per tasks/list page (default 50)",
+    )
+    tasks.add_argument(
+        "--scope",
+        choices=[scope.value for scope in Scope],
+        default=Scope.GLOBAL.value,
+        help="session: tasks created by tools/call are visible only to their HTTP session "
+        "(default global)",
+    )
+
+    cancel = parser.add_argument_group("cancelling")
+    cancel.add_argument(
+        "--cancel-mode",
+        choices=[mode.value for mode in CancelMode],
+        default=CancelMode.STRICT.value,
+        help="strict: the spec; lenient: cancelling a finished task succeeds unchanged; "
+        "cooperative: answer 'working', cancel after --cancel-delay (default strict)",
+    )
+    cancel.add_argument(
+        "--cancel-delay",
+        type=int,
+        default=1000,
+        metavar="MS",
+        help="delay of cooperative cancels; negative: never cancel (default 1000)",
+    )
+    cancel.add_argument(
+        "--complete-on-cancel",
+        action="append",
+        default=[],
+        metavar="ID[,ID...]",
+        help="these tasks complete just as a cancel arrives (the cancel gets the "
+        "terminal-status error); repeatable",
+    )
+
+    caps = parser.add_argument_group("capabilities")
+    caps.add_argument("--no-tasks", action="store_true", help="offer no tasks capability")
+    caps.add_argument("--no-list", action="store_true", help="omit tasks.list")
+    caps.add_argument("--no-cancel", action="store_true", help="omit tasks.cancel")
+    caps.add_argument(
+        "--notify",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="send notifications/tasks/status on status changes (default: on)",
+    )
+
+    http = parser.add_argument_group("HTTP")
+    http.add_argument(
+        "--answer",
+        choices=[mode.value for mode in AnswerMode],
+        default=AnswerMode.SSE.value,
+        help="answer POSTs as one JSON body or as an SSE stream (default sse)",
+    )
+    http.add_argument("--no-get-stream", action="store_true", help="answer GET with 405")
+    http.add_argument(
+        "--require-token", metavar="TOKEN", help="require Authorization: Bearer TOKEN (else 401)"
+    )
+    http.add_argument("--forbid-token", metavar="TOKEN", help="answer 403 to this bearer token")
+    http.add_argument(
+        "--drop-session-after",
+        type=_int_at_least(1),
+        metavar="N",
+        help="forget a session after N requests (initialize counts); then 404",
+    )
+
+    faults = parser.add_argument_group("faults")
+    faults.add_argument(
+        "--latency",
+        type=_int_at_least(0),
+        default=0,
+        metavar="MS",
+        help="sleep before answering each tasks/* request",
+    )
+    faults.add_argument(
+        "--fault",
+        choices=[fault.value for fault in Fault],
+        help="break every answer to tasks/* requests in this way",
+    )
+
+    misc = parser.add_argument_group("other")
+    misc.add_argument(
+        "--server-name",
+        default="mcptask-reference",
+        metavar="NAME",
+        help="serverInfo.name (default mcptask-reference)",
+    )
+    misc.add_argument("--log", action="store_true", help="log every request on stderr")
+    return parser
+
+
+def _host_port(text: str) -> tuple[str, int]:
+    host, sep, port_text = text.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    try:
+        port = int(port_text)
+    except ValueError:
+        port = -1
+    if not sep or not host or not 0 <= port <= 65535:
+        raise UsageError(f"--http expects HOST:PORT (e.g. {DEFAULT_HTTP}), got {text!r}")
+    return host, port
+
+
+def parse_config(argv: Sequence[str] | None) -> ServerConfig:
+    """Turn a command line into a ServerConfig; raise UsageError for bad input."""
+    args = build_parser().parse_args(argv)
+    host, port = _host_port(args.http or DEFAULT_HTTP)
+    try:
+        seed = parse_seed(args.seed or "")
+    except ValueError as exc:
+        raise UsageError(f"bad --seed: {exc}") from None
+    scripted: tuple[ScriptedTask, ...] = ()
+    if args.tasks_file:
+        try:
+            scripted = parse_tasks_file(Path(args.tasks_file).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise UsageError(
+                f"--tasks-file: cannot read {args.tasks_file}: {exc.strerror}"
+            ) from None
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--tasks-file {args.tasks_file}: {exc}") from None
+    complete_on_cancel = frozenset(
+        task_id.strip()
+        for value in args.complete_on_cancel
+        for task_id in value.split(",")
+        if task_id.strip()
+    )
+    return ServerConfig(
+        host=host,
+        port=port,
+        stdio=args.stdio,
+        seed=seed,
+        scripted_tasks=scripted,
+        page_size=args.page_size,
+        scope=Scope(args.scope),
+        tasks_enabled=not args.no_tasks,
+        list_enabled=not args.no_list,
+        cancel_enabled=not args.no_cancel,
+        answer=AnswerMode(args.answer),
+        ttl_ms=args.ttl,
+        poll_interval_ms=args.poll_interval,
+        cancel_mode=CancelMode(args.cancel_mode),
+        cancel_delay_ms=args.cancel_delay,
+        complete_on_cancel=complete_on_cancel,
+        latency_ms=args.latency,
+        require_token=args.require_token,
+        forbid_token=args.forbid_token,
+        drop_session_after=args.drop_session_after,
+        fault=Fault(args.fault) if args.fault else None,
+        notify=args.notify,
+        get_stream=not args.no_get_stream,
+        server_name=args.server_name,
+        log_requests=args.log,
+    )

@@ -1,0 +1,180 @@
+"""Task scripts: timed status steps, per-task cancel behaviour, and the --tasks-file format.
+
+The same step syntax is used by `--tasks-file` entries and by the `steps` argument of the
+`long_job` tool, so tests can script a task's life either at start-up or at run time.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
+TERMINAL_STATUSES = frozenset({"completed", "failed", "cancelled"})
+
+# Ids are `<status>-<NNN>`; beyond 999 they simply grow a digit, which stays unique.
+MAX_SEED_PER_STATUS = 100_000
+
+OnCancelKind = Literal["cancel", "complete", "ignore", "delay"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """Move the task to `status` (with `message`) `delay` seconds after the previous step."""
+
+    delay: float
+    status: str
+    message: str | None
+
+
+@dataclass(frozen=True)
+class OnCancel:
+    """How one task reacts to tasks/cancel, overriding the server's --cancel-mode.
+
+    cancel: cancel at once; complete: the task completes as the cancel arrives (the race
+    "finished between list and cancel"); ignore: acknowledge, never change; delay: turn
+    `cancelled` after `delay_ms` (negative: never).
+    """
+
+    kind: OnCancelKind
+    delay_ms: int = 0
+
+
+@dataclass(frozen=True)
+class ScriptedTask:
+    """One entry of --tasks-file: a task that exists from start-up and follows its steps."""
+
+    task_id: str | None
+    status: str
+    status_message: str | None
+    steps: tuple[Step, ...]
+    on_cancel: OnCancel | None
+    # None with has_ttl=False: use the server's --ttl; None with has_ttl=True: unlimited.
+    ttl_ms: int | None
+    has_ttl: bool = False
+
+
+def _number(value: object, what: str) -> float:
+    # bool is an int subclass; reject it so `true` is not read as 1 second.
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"{what} must be a number, got {value!r}")
+    if value < 0:
+        raise ValueError(f"{what} must not be negative, got {value!r}")
+    return float(value)
+
+
+def parse_status(value: object, what: str = "status") -> str:
+    """A task status string, validated."""
+    if value not in STATUSES:
+        raise ValueError(f"{what} must be one of {', '.join(STATUSES)}; got {value!r}")
+    return str(value)
+
+
+def parse_steps(value: object) -> tuple[Step, ...]:
+    """Parse `[[delaySeconds, status, message?], ...]`; raise ValueError when malformed."""
+    if not isinstance(value, list):
+        raise ValueError("steps must be a list of [delaySeconds, status, message]")
+    steps: list[Step] = []
+    for index, item in enumerate(value):
+        where = f"steps[{index}]"
+        if not isinstance(item, list) or not 2 <= len(item) <= 3:
+            raise ValueError(f"{where} must be [delaySeconds, status, message]")
+        delay = _number(item[0], f"{where} delay")
+        status = parse_status(item[1], f"{where} status")
+        message = item[2] if len(item) == 3 else None
+        if message is not None and not isinstance(message, str):
+            raise ValueError(f"{where} message must be a string")
+        steps.append(Step(delay, status, message))
+    return tuple(steps)
+
+
+def parse_on_cancel(value: object) -> OnCancel:
+    """Parse `cancel`, `complete`, `ignore` or `delay:MS`; raise ValueError otherwise."""
+    if value in ("cancel", "complete", "ignore"):
+        return OnCancel(kind=value)
+    if isinstance(value, str) and value.startswith("delay:"):
+        try:
+            return OnCancel(kind="delay", delay_ms=int(value.removeprefix("delay:")))
+        except ValueError:
+            pass
+    raise ValueError(f"onCancel must be cancel, complete, ignore or delay:MS; got {value!r}")
+
+
+def parse_ttl(value: object, what: str = "ttl") -> int | None:
+    """A ttl in milliseconds (non-negative integer) or None for unlimited."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{what} must be a non-negative integer (milliseconds) or null")
+    return value
+
+
+def _scripted_task(entry: object, index: int) -> ScriptedTask:
+    where = f"task #{index + 1}"
+    if not isinstance(entry, dict):
+        raise ValueError(f"{where} must be an object")
+    task_id = entry.get("taskId")
+    if task_id is not None and (not isinstance(task_id, str) or not task_id):
+        raise ValueError(f"{where}: taskId must be a non-empty string")
+    message = entry.get("statusMessage")
+    if message is not None and not isinstance(message, str):
+        raise ValueError(f"{where}: statusMessage must be a string")
+    try:
+        on_cancel = entry.get("onCancel")
+        return ScriptedTask(
+            task_id=task_id,
+            status=parse_status(entry.get("status", "working")),
+            status_message=message,
+            steps=parse_steps(entry.get("steps", [])),
+            on_cancel=None if on_cancel is None else parse_on_cancel(on_cancel),
+            ttl_ms=parse_ttl(entry.get("ttl")),
+            has_ttl="ttl" in entry,
+        )
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def parse_tasks_file(text: str) -> tuple[ScriptedTask, ...]:
+    """Parse the JSON list of --tasks-file; raise ValueError with a one-line reason."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, list):
+        raise ValueError("must be a JSON list of task objects")
+    tasks = tuple(_scripted_task(entry, index) for index, entry in enumerate(data))
+    ids = [task.task_id for task in tasks if task.task_id is not None]
+    duplicates = sorted({task_id for task_id in ids if ids.count(task_id) > 1})
+    if duplicates:
+        raise ValueError(f"duplicate taskId {duplicates[0]!r}")
+    return tasks
+
+
+def parse_seed(spec: str) -> tuple[tuple[str, int], ...]:
+    """Parse `working=20,completed=5,...` into (status, count) pairs, in the given order."""
+    counts: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        status, sep, count_text = part.partition("=")
+        status = status.strip()
+        if not sep:
+            raise ValueError(f"expected STATUS=COUNT, got {part!r}")
+        parse_status(status)
+        if status in seen:
+            raise ValueError(f"status {status!r} given twice")
+        try:
+            count = int(count_text.strip())
+        except ValueError:
+            raise ValueError(
+                f"count for {status!r} must be an integer, got {count_text!r}"
+            ) from None
+        if not 0 <= count <= MAX_SEED_PER_STATUS:
+            raise ValueError(f"count for {status!r} must be between 0 and {MAX_SEED_PER_STATUS}")
+        seen.add(status)
+        counts.append((status, count))
+    return tuple(counts)

@@ -1,0 +1,120 @@
+"""Streamable HTTP sessions: ids, request counts, and the buffered GET notification stream."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections import deque
+
+from mcptask.reference_server.jsonrpc import JsonObject
+
+EVENT_BUFFER_SIZE = 1000
+
+
+class Session:
+    """One MCP session and the notifications waiting for (or already sent on) its GET stream.
+
+    Events are numbered 1, 2, ... per session and kept in a bounded buffer so a client can
+    resume a dropped stream with Last-Event-ID. Only one GET stream is served at a time:
+    opening a new one ends the previous one, so no message goes out on two streams.
+    """
+
+    def __init__(self, session_id: str) -> None:
+        self.id = session_id
+        self._cond = threading.Condition()
+        self._events: deque[tuple[int, JsonObject]] = deque(maxlen=EVENT_BUFFER_SIZE)
+        self._last_id = 0
+        self._sent_upto = 0
+        self._generation = 0
+        self._requests = 0
+        self.closed = False
+
+    def count_request(self) -> int:
+        """Count one more HTTP request in this session and return the total."""
+        with self._cond:
+            self._requests += 1
+            return self._requests
+
+    def push(self, message: JsonObject) -> None:
+        """Queue a server notification for the GET stream."""
+        with self._cond:
+            self._last_id += 1
+            self._events.append((self._last_id, message))
+            self._cond.notify_all()
+
+    def open_stream(self) -> tuple[int, int]:
+        """Start serving a GET stream: returns (stream token, id of the last event sent).
+
+        Without Last-Event-ID a new stream continues after the last event any stream sent,
+        so notifications queued while no stream was open are delivered, and none twice.
+        """
+        with self._cond:
+            self._generation += 1
+            self._cond.notify_all()  # an older stream sees the new generation and ends
+            return self._generation, self._sent_upto
+
+    def wait_events(
+        self, token: int, after: int, timeout: float
+    ) -> list[tuple[int, JsonObject]] | None:
+        """Events newer than `after`, waiting up to `timeout` seconds for the first one.
+
+        Returns None when the stream must end (session closed, or a newer stream opened),
+        and an empty list on timeout (time for a heartbeat).
+        """
+        with self._cond:
+            self._cond.wait_for(
+                lambda: self._ended(token) or self._last_id > after, timeout=timeout
+            )
+            if self._ended(token):
+                return None
+            return [(event_id, msg) for event_id, msg in self._events if event_id > after]
+
+    def mark_sent(self, event_id: int) -> None:
+        """Record that events up to `event_id` were written to the stream."""
+        with self._cond:
+            self._sent_upto = max(self._sent_upto, event_id)
+
+    def close(self) -> None:
+        """End the session; its GET stream stops."""
+        with self._cond:
+            self.closed = True
+            self._cond.notify_all()
+
+    def _ended(self, token: int) -> bool:
+        return self.closed or token != self._generation
+
+
+class SessionRegistry:
+    """All live sessions of the HTTP server."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sessions: dict[str, Session] = {}
+
+    def create(self) -> Session:
+        """A new session with a random id of visible ASCII characters (spec requirement)."""
+        session = Session(secrets.token_hex(16))
+        with self._lock:
+            self._sessions[session.id] = session
+        return session
+
+    def get(self, session_id: str) -> Session | None:
+        """The live session with this id, if any."""
+        with self._lock:
+            return self._sessions.get(session_id)
+
+    def remove(self, session_id: str) -> bool:
+        """Forget a session (DELETE or --drop-session-after); False if it was unknown."""
+        with self._lock:
+            session = self._sessions.pop(session_id, None)
+        if session is None:
+            return False
+        session.close()
+        return True
+
+    def broadcast(self, message: JsonObject, owner: str | None) -> None:
+        """Queue a notification for every session allowed to see the task it is about."""
+        with self._lock:
+            targets = [s for s in self._sessions.values() if owner is None or s.id == owner]
+        for session in targets:
+            session.push(message)
