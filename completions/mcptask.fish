@@ -1,0 +1,1 @@
+complete --command mcptask --no-files --arguments "(env _MCPTASK_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=get-args _TYPER_COMPLETE_ARGS=(commandline -cp) mcptask)" --condition "env _MCPTASK_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=is-args _TYPER_COMPLETE_ARGS=(commandline -cp) mcptask"
