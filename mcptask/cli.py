@@ -71,6 +71,13 @@ VerboseOption = Annotated[
     bool, typer.Option("--verbose", "-v", help="Log the wire traffic to stderr (redacted).")
 ]
 NoColorOption = Annotated[bool, typer.Option("--no-color", help="No colours (also NO_COLOR).")]
+ProtocolOption = Annotated[
+    str,
+    typer.Option(
+        "--protocol",
+        help="auto (discover, else initialize), 2025-11-25 or 2026-07-28.",
+    ),
+]
 StatusOption = Annotated[
     str | None,
     typer.Option("--status", help="Only these statuses, comma-separated (e.g. working,failed)."),
@@ -90,6 +97,7 @@ class Common:
     output: str | None
     verbose: bool
     no_color: bool
+    protocol: str = "auto"
 
 
 class Invocation:
@@ -113,6 +121,7 @@ class Invocation:
             token_file=common.token_file,
             session_id=common.session_id,
             timeout=common.timeout,
+            protocol=common.protocol,
         )
 
     @contextmanager
@@ -163,6 +172,7 @@ def connect(
     output: OutputOption = None,
     verbose: VerboseOption = False,
     no_color: NoColorOption = False,
+    protocol: ProtocolOption = "auto",
 ) -> None:
     """Handshake with a server and show what it offers for tasks."""
     from mcptask import render, shapes
@@ -175,7 +185,8 @@ def connect(
         else:
             server = target
     invocation = Invocation(
-        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color)
+        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color,
+               protocol)
     )
     screen = invocation.screen
     with invocation.client() as client:
@@ -216,6 +227,7 @@ def list_tasks(
     output: OutputOption = None,
     verbose: VerboseOption = False,
     no_color: NoColorOption = False,
+    protocol: ProtocolOption = "auto",
 ) -> None:
     """List the server's tasks (every page), newest first."""
     from mcptask import render, shapes
@@ -223,7 +235,8 @@ def list_tasks(
 
     statuses = _statuses(status)
     invocation = Invocation(
-        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color)
+        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color,
+               protocol)
     )
     screen = invocation.screen
     with invocation.client() as client:
@@ -270,6 +283,7 @@ def get(
     output: OutputOption = None,
     verbose: VerboseOption = False,
     no_color: NoColorOption = False,
+    protocol: ProtocolOption = "auto",
 ) -> None:
     """Show one task in full."""
     from mcptask import render
@@ -277,7 +291,8 @@ def get(
     from mcptask.protocol import INVALID_PARAMS
 
     invocation = Invocation(
-        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color)
+        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color,
+               protocol)
     )
     screen = invocation.screen
     with invocation.client() as client:
@@ -337,6 +352,7 @@ def cancel(
     output: OutputOption = None,
     verbose: VerboseOption = False,
     no_color: NoColorOption = False,
+    protocol: ProtocolOption = "auto",
 ) -> None:
     """Cancel tasks by id, from a file or stdin, or every working one; confirm each outcome."""
     from mcptask.cancel_command import CancelRequest, run_cancel
@@ -350,7 +366,8 @@ def cancel(
             "nothing to cancel: give task ids, --from-file FILE, '-' for stdin, or --all-working"
         )
     invocation = Invocation(
-        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color)
+        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color,
+               protocol)
     )
     request = CancelRequest(
         named_ids=named, all_working=all_working, statuses=statuses, yes=yes, dry_run=dry_run,
@@ -399,6 +416,7 @@ def watch(
     output: OutputOption = None,
     verbose: VerboseOption = False,
     no_color: NoColorOption = False,
+    protocol: ProtocolOption = "auto",
 ) -> None:
     """Follow tasks live until they settle (completed, failed or cancelled)."""
     from mcptask.operations.watch import WatchOptions
@@ -408,7 +426,8 @@ def watch(
     if statuses is not None and task_ids:
         raise UsageError("--status narrows the listed tasks; it does not apply to given ids")
     invocation = Invocation(
-        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color),
+        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color,
+               protocol),
         default_output="table",
     )
     options = WatchOptions(

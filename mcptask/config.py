@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcptask.errors import UsageError
+from mcptask.protocol import PROTOCOL_CHOICES
 from mcptask.transport.redact import is_sensitive_header
 
 ENV_URL = "MCPTASK_URL"
@@ -24,13 +25,15 @@ class ConnectionSettings:
     headers: dict[str, str] = field(default_factory=dict)
     session_id: str | None = None
     timeout: float = DEFAULT_TIMEOUT_SECONDS
+    protocol: str = "auto"
 
     def __repr__(self) -> str:
         # Headers may hold credentials: never let them reach a traceback or a log.
         shown = {name: "<redacted>" if is_sensitive_header(name) else value
                  for name, value in self.headers.items()}
         return (f"ConnectionSettings(url={self.url!r}, server_command={self.server_command!r}, "
-                f"headers={shown!r}, session_id={self.session_id!r}, timeout={self.timeout!r})")
+                f"headers={shown!r}, session_id={self.session_id!r}, timeout={self.timeout!r}, "
+                f"protocol={self.protocol!r})")
 
 
 def resolve_settings(
@@ -41,6 +44,7 @@ def resolve_settings(
     token_file: Path | None = None,
     session_id: str | None = None,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    protocol: str = "auto",
     environ: dict[str, str] | None = None,
 ) -> ConnectionSettings:
     """Combine options and environment into connection settings, or raise a UsageError."""
@@ -56,6 +60,8 @@ def resolve_settings(
             f"no server given: use --url URL or --server 'COMMAND ARGS' (or {ENV_URL} / "
             f"{ENV_SERVER}); try --server 'mcptask reference-server --stdio'"
         )
+    if protocol not in PROTOCOL_CHOICES:
+        raise UsageError(f"--protocol takes one of: {', '.join(PROTOCOL_CHOICES)}")
     if timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
     headers = parse_headers(header_options or [])
@@ -66,7 +72,7 @@ def resolve_settings(
         raise UsageError("--header, tokens and --session-id apply to --url servers only")
     return ConnectionSettings(
         url=url, server_command=server_command, headers=headers,
-        session_id=session_id, timeout=timeout,
+        session_id=session_id, timeout=timeout, protocol=protocol,
     )
 
 

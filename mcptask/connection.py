@@ -34,7 +34,9 @@ def connected_client(
     server_log: WireLog | None = None,
 ) -> Iterator[McpClient]:
     """A client that has completed the handshake (joining `settings.session_id` if given)."""
-    client = McpClient(open_transport(settings, log=log, server_log=server_log))
+    client = McpClient(
+        open_transport(settings, log=log, server_log=server_log), protocol=settings.protocol
+    )
     try:
         client.connect(join_session=settings.session_id)
         yield client

@@ -65,6 +65,20 @@ class ProtocolViolation(McptaskError):
     exit_code = ExitCode.PROTOCOL
 
 
+class HttpStatusError(ProtocolViolation):
+    """An HTTP error status without a JSON-RPC error body (era detection falls back on it)."""
+
+    def __init__(self, message: str, *, status: int, exit_code: ExitCode | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+
+class ResponseTimeout(UnreachableError):
+    """No answer arrived in time (the server may still be alive)."""
+
+
 class SessionGone(McptaskError):
     """A session the user asked to join no longer exists on the server."""
 

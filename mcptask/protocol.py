@@ -6,6 +6,7 @@ writing is exact (only what the specification defines).
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -22,6 +23,12 @@ LEGACY_ERA = "legacy"
 MODERN_ERA = "modern"
 
 CLIENT_INFO: dict[str, str] = {"name": "mcptask", "version": __version__}
+PROTOCOL_CHOICES: tuple[str, ...] = ("auto", LEGACY_VERSION, MODERN_VERSION)
+
+# Per-request `_meta` keys of the modern era.
+META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 
 # JSON-RPC error codes that change what mcptask does. Messages are never parsed for meaning.
 PARSE_ERROR = -32700
@@ -29,6 +36,11 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+HEADER_MISMATCH = -32020
+MISSING_CLIENT_CAPABILITY = -32021
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+# Errors only a modern (2026-07-28) server sends: one of them means "do not fall back".
+MODERN_ERROR_CODES = (HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION)
 
 WORKING = "working"
 INPUT_REQUIRED = "input_required"
@@ -75,10 +87,16 @@ class Task(BaseModel):
     lastUpdatedAt: str | None = None
     ttl: int | None = None
     pollInterval: int | None = None
+    # The modern era's names for the same two values.
+    ttlMs: int | None = None
+    pollIntervalMs: int | None = None
 
     @classmethod
     def from_result(cls, result: object, *, method: str) -> Task:
-        """Read a Task from a result that is flat (the spec) or wrapped in `task`."""
+        """Read a Task from a result that is flat (the spec) or wrapped in `task`.
+
+        The modern era's `resultType` discriminator is kept like any other unknown field.
+        """
         if isinstance(result, dict) and "taskId" not in result and isinstance(
             result.get("task"), dict
         ):
@@ -98,8 +116,14 @@ class Task(BaseModel):
 
     @property
     def poll_interval_seconds(self) -> float | None:
-        """The server's requested poll interval in seconds, if it gave one."""
-        return self.pollInterval / 1000 if self.pollInterval is not None else None
+        """The server's requested poll interval in seconds, if it gave one (either era)."""
+        interval = self.pollInterval if self.pollInterval is not None else self.pollIntervalMs
+        return interval / 1000 if interval is not None else None
+
+    @property
+    def ttl_milliseconds(self) -> int | None:
+        """The task's time to live in milliseconds (either era); None is unlimited or unsaid."""
+        return self.ttl if self.ttl is not None else self.ttlMs
 
     @property
     def created(self) -> datetime | None:
@@ -168,6 +192,16 @@ class TaskSupport:
             tool_calls=isinstance(tools, dict) and isinstance(tools.get("call"), dict),
         )
 
+    @classmethod
+    def from_modern_capabilities(cls, capabilities: JsonObject) -> TaskSupport:
+        """Read `capabilities.extensions` of a 2026-07-28 discover result.
+
+        The extension has get and cancel but no list; tool calls may become tasks.
+        """
+        extensions = capabilities.get("extensions")
+        offered = isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
+        return cls(tasks=offered, list=False, cancel=offered, tool_calls=offered)
+
     def offered(self) -> tuple[str, ...]:
         """Names of the task operations offered, for messages."""
         flags = (("get", self.tasks), ("list", self.list), ("cancel", self.cancel))
@@ -216,3 +250,33 @@ def check_message(value: object, *, context: str) -> JsonObject:
     ):
         raise ProtocolViolation(f"{context} has a malformed error object")
     return value
+
+
+def modern_meta() -> JsonObject:
+    """The `_meta` every modern request carries: version, capabilities, identity."""
+    return {
+        META_PROTOCOL_VERSION: MODERN_VERSION,
+        META_CLIENT_CAPABILITIES: {"extensions": {TASKS_EXTENSION: {}}},
+        META_CLIENT_INFO: dict(CLIENT_INFO),
+    }
+
+
+_SENTINEL_PREFIX, _SENTINEL_SUFFIX = "=?base64?", "?="
+
+
+def encode_header_value(value: str) -> str:
+    """A value for `Mcp-Name` (and the like): as is when header-safe, else the Base64 sentinel.
+
+    Header-safe means printable ASCII without leading or trailing white space, and not itself
+    shaped like the sentinel (which would be ambiguous).
+    """
+    safe = (
+        value != ""
+        and all(0x20 <= ord(char) <= 0x7E for char in value)
+        and value == value.strip()
+        and not (value.startswith(_SENTINEL_PREFIX) and value.endswith(_SENTINEL_SUFFIX))
+    )
+    if safe:
+        return value
+    encoded = base64.b64encode(value.encode("utf-8")).decode("ascii")
+    return f"{_SENTINEL_PREFIX}{encoded}{_SENTINEL_SUFFIX}"

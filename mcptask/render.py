@@ -139,7 +139,7 @@ def task_table(tasks: list[Task]) -> Table:
             Text(clean(task.statusMessage or "")),
             age(task.created, now),
             age(task.updated, now),
-            milliseconds(task.ttl, none="none"),
+            milliseconds(task.ttl_milliseconds, none="none"),
         )
     return table
 
@@ -158,10 +158,13 @@ def task_detail(task: Task) -> Table:
     table.add_row(
         "Updated", Text(f"{clean(task.lastUpdatedAt or '-')} ({age(task.updated, now)} ago)")
     )
-    table.add_row("TTL", milliseconds(task.ttl, none="none (kept until purged)"))
-    table.add_row("Poll interval", milliseconds(task.pollInterval))
+    table.add_row("TTL", milliseconds(task.ttl_milliseconds, none="none (kept until purged)"))
+    interval = task.poll_interval_seconds
+    table.add_row("Poll interval", milliseconds(None if interval is None else int(interval * 1000)))
+    # What the modern era inlines (result, error, inputRequests) and any vendor fields.
     for name, value in (task.model_extra or {}).items():
-        table.add_row(Text(clean(name)), Text(clean(json.dumps(value))))
+        if name != "resultType":
+            table.add_row(Text(clean(name)), Text(clean(json.dumps(value))))
     return table
 
 
@@ -174,6 +177,8 @@ def server_panel(server: ServerInfo, *, transport: str, target: str,
     name = server.title or server.name or "(unnamed)"
     table.add_row("Server", Text(f"{clean(name)} {clean(server.version)}".strip()))
     table.add_row("Protocol", Text(f"{clean(server.protocol_version)} ({server.era} era)"))
+    if server.extensions:
+        table.add_row("Extensions", Text(", ".join(clean(name) for name in server.extensions)))
     table.add_row("Transport", Text(f"{transport} {clean(target)}"))
     table.add_row("Session", Text(clean(session_id) if session_id else "none"))
     support = server.task_support

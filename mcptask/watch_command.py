@@ -21,7 +21,6 @@ from mcptask.operations.watch import GONE, Change, Watch, WatchedTask, WatchOpti
 from mcptask.protocol import COMPLETED
 from mcptask.render import Screen
 from mcptask.sanitize import clean
-from mcptask.transport.http import HttpTransport
 
 
 def run_watch(
@@ -42,7 +41,7 @@ def run_watch(
     stop = signal.event
     watch = Watch(client, options, stop=stop, on_change=_change_printer(screen, live_view),
                   on_round=redraw)
-    with signal, _push_stream(client), live or nullcontext():
+    with signal, _push_stream(client, options.task_ids), live or nullcontext():
         watch.run()
         redraw()
     if screen.format == "json":
@@ -79,14 +78,12 @@ def _change_printer(screen: Screen, live_view: bool) -> Callable[[Change], None]
 
 
 @contextmanager
-def _push_stream(client: McpClient) -> Iterator[None]:
-    """Follow the server's GET event stream in a thread, where the transport has one."""
-    transport = client.transport
+def _push_stream(client: McpClient, task_ids: list[str]) -> Iterator[None]:
+    """Follow the server's status pushes in a background thread while the block runs."""
     stop = threading.Event()
-    if not isinstance(transport, HttpTransport):
-        yield  # stdio pushes arrive on the transport's own reader thread
-        return
-    listener = threading.Thread(target=transport.listen, args=(stop,), daemon=True)
+    listener = threading.Thread(
+        target=client.follow_status_pushes, args=(task_ids, stop), daemon=True
+    )
     listener.start()
     try:
         yield

@@ -152,12 +152,13 @@ class CancelRun:
                 self._after_accepted_cancel(target, task)
             self.on_progress()
 
-    def _after_accepted_cancel(self, target: Target, task: Task) -> None:
-        if is_terminal(task.status) and task.status != CANCELLED:
+    def _after_accepted_cancel(self, target: Target, task: Task | None) -> None:
+        """`task` is what the cancel answered, or None for a bare acknowledgement."""
+        if task is not None and is_terminal(task.status) and task.status != CANCELLED:
             # Some servers "succeed" on a finished task and leave it as it was.
             self._finish(target, Outcome.ALREADY_FINISHED, task.status, task.statusMessage)
             return
-        awaiting = _Awaiting(target, task)
+        awaiting = _Awaiting(target, task, None if task else "cancel acknowledged")
         if not self.wait:
             self._finish_from(awaiting, task)
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Protocol
 
@@ -36,8 +37,27 @@ class Transport(Protocol):
     protocol_version: str | None
     """The negotiated protocol version, sent with every HTTP request once known."""
 
-    def request(self, message: JsonObject, *, timeout: float | None = None) -> JsonObject:
-        """Send a request and return the server's response to it (result or error)."""
+    def request(
+        self,
+        message: JsonObject,
+        *,
+        timeout: float | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> JsonObject:
+        """Send a request and return the server's response to it (result or error).
+
+        `headers` are per-request HTTP headers (ignored by transports without headers).
+        """
+        ...
+
+    def subscribe(
+        self, message: JsonObject, *, headers: dict[str, str] | None, stop: threading.Event
+    ) -> None:
+        """Send a long-lived request whose answer is a stream of notifications.
+
+        Notifications go to the handler until `stop` is set or the stream ends. HTTP blocks
+        (run it in a thread); stdio only writes the request, its reader delivers the rest.
+        """
         ...
 
     def notify(self, message: JsonObject) -> None:

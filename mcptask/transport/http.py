@@ -13,6 +13,8 @@ from httpx_sse import EventSource, SSEError
 
 from mcptask.errors import (
     AuthError,
+    ExitCode,
+    HttpStatusError,
     McptaskError,
     ProtocolViolation,
     UnreachableError,
@@ -48,8 +50,6 @@ class HttpTransport:
         self.target = display_url(url)
         self.session_id: str | None = None
         self.protocol_version: str | None = None
-        self.extra_headers: dict[str, str] = {}
-        """Per-request headers a protocol era adds (modern: Mcp-Method, Mcp-Name)."""
         self._created_session = False
         self._log = log
         self._handler: NotificationHandler | None = None
@@ -69,11 +69,17 @@ class HttpTransport:
 
     # -- the Transport interface ---------------------------------------------------------------
 
-    def request(self, message: JsonObject, *, timeout: float | None = None) -> JsonObject:
+    def request(
+        self,
+        message: JsonObject,
+        *,
+        timeout: float | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> JsonObject:
         """POST a request; read its answer from a JSON body or an SSE stream."""
         request_id = message.get("id")
         try:
-            with self._post(message, timeout=timeout) as response:
+            with self._post(message, timeout=timeout, headers=headers) as response:
                 return self._read_answer(response, message)
         except _ErrorAnswer as answer:
             return {"jsonrpc": "2.0", "id": request_id, "error": answer.error}
@@ -81,7 +87,7 @@ class HttpTransport:
     def notify(self, message: JsonObject) -> None:
         """POST a notification; the server answers 202 Accepted (any 2xx is accepted)."""
         try:
-            with self._post(message, timeout=None) as response:
+            with self._post(message, timeout=None, headers=None) as response:
                 response.read()
         except _ErrorAnswer as answer:
             raise ProtocolViolation(
@@ -152,6 +158,31 @@ class HttpTransport:
             stop.wait(backoff)
             backoff = min(backoff * 2, 5.0)
 
+    def subscribe(
+        self, message: JsonObject, *, headers: dict[str, str] | None, stop: threading.Event
+    ) -> None:
+        """POST a long-lived request (`subscriptions/listen`) and route its stream's
+        notifications until `stop` is set or the server ends the stream. Never raises: polling
+        stays the baseline when this fails."""
+        body = json.dumps(message, separators=(",", ":"))
+        request_headers = self._headers(headers)
+        self._trace(f"> POST {self.target} {redact_headers(request_headers)} {body}")
+        try:
+            with self._client.stream(
+                "POST", self.url, content=body.encode(), headers=request_headers,
+                timeout=httpx.Timeout(10.0, read=None),
+            ) as response:
+                self._trace(f"< {response.status_code} {_media_type(response) or '-'} (stream)")
+                if response.status_code != 200 or _media_type(response) != "text/event-stream":
+                    return
+                for event in EventSource(response).iter_sse():
+                    if stop.is_set():
+                        return
+                    if event.data:
+                        self._route_stream_event(event.data)
+        except (httpx.HTTPError, SSEError) as exc:
+            self._trace(f"< stream ended: {type(exc).__name__}")
+
     def _route_stream_event(self, data: str) -> None:
         try:
             message = _decode_event(data)
@@ -170,19 +201,21 @@ class HttpTransport:
 
     # -- internals ------------------------------------------------------------------------------
 
-    def _headers(self) -> dict[str, str]:
+    def _headers(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         headers = {"Accept": POST_ACCEPT, "Content-Type": "application/json"}
         if self.session_id:
             headers[SESSION_HEADER] = self.session_id
         if self.protocol_version:
             headers[VERSION_HEADER] = self.protocol_version
-        headers.update(self.extra_headers)
+        headers.update(extra or {})
         return headers
 
     @contextmanager
-    def _post(self, message: JsonObject, *, timeout: float | None) -> Iterator[httpx.Response]:
+    def _post(
+        self, message: JsonObject, *, timeout: float | None, headers: dict[str, str] | None
+    ) -> Iterator[httpx.Response]:
         """POST one message and yield the open response after the HTTP-level checks."""
-        headers = self._headers()
+        headers = self._headers(headers)
         body = json.dumps(message, separators=(",", ":"))
         self._trace(f"> POST {self.target} {redact_headers(headers)} {body}")
         sent_session = self.session_id
@@ -233,9 +266,11 @@ class HttpTransport:
         if status in _GATEWAY_STATUSES:
             raise UnreachableError(f"{self.target} answered HTTP {status} {response.reason_phrase}")
         if status == 404:
-            raise UnreachableError(f"no MCP endpoint at {self.target} (HTTP 404)")
-        raise ProtocolViolation(
-            f"{self.target} answered HTTP {status} {response.reason_phrase} with no JSON-RPC error"
+            raise HttpStatusError(f"no MCP endpoint at {self.target} (HTTP 404)", status=status,
+                                  exit_code=ExitCode.UNREACHABLE)
+        raise HttpStatusError(
+            f"{self.target} answered HTTP {status} {response.reason_phrase} with no JSON-RPC error",
+            status=status,
         )
 
     def _read_answer(self, response: httpx.Response, message: JsonObject) -> JsonObject:

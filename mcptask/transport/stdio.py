@@ -10,7 +10,13 @@ import threading
 from collections import deque
 from typing import IO, Any
 
-from mcptask.errors import McptaskError, ProtocolViolation, UnreachableError, UsageError
+from mcptask.errors import (
+    McptaskError,
+    ProtocolViolation,
+    ResponseTimeout,
+    UnreachableError,
+    UsageError,
+)
 from mcptask.protocol import (
     METHOD_NOT_FOUND,
     JsonObject,
@@ -87,7 +93,13 @@ class StdioTransport:
 
     # -- the Transport interface ---------------------------------------------------------------
 
-    def request(self, message: JsonObject, *, timeout: float | None = None) -> JsonObject:
+    def request(
+        self,
+        message: JsonObject,
+        *,
+        timeout: float | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> JsonObject:
         """Write a request line and wait for the response with the same id."""
         request_id = message.get("id")
         self._write(message)
@@ -100,9 +112,16 @@ class StdioTransport:
                 return self._answers.pop(request_id)
             if answered and self._failure is not None:
                 raise self._failure
-        raise UnreachableError(
+        raise ResponseTimeout(
             f"the server did not answer {message.get('method')} within {limit:g}s"
         )
+
+    def subscribe(
+        self, message: JsonObject, *, headers: dict[str, str] | None, stop: threading.Event
+    ) -> None:
+        """Write a long-lived request; its notifications arrive through the reader thread."""
+        with contextlib.suppress(McptaskError):  # polling stays the baseline
+            self._write(message)
 
     def notify(self, message: JsonObject) -> None:
         """Write a notification line."""

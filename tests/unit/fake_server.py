@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -35,6 +36,9 @@ class FakeServer:
     on_cancel: dict[str, Callable[[JsonObject], JsonObject]] = field(default_factory=dict)
     calls: list[str] = field(default_factory=list)
     gets_until_cancelled: dict[str, int] = field(default_factory=dict)
+    modern: bool = False
+    """Speak 2026-07-28 (discover, ack-only cancel, no list) instead of 2025-11-25."""
+    headers: list[dict[str, str]] = field(default_factory=list)
 
     kind = "fake"
     target = "fake"
@@ -46,10 +50,17 @@ class FakeServer:
 
     # -- Transport ------------------------------------------------------------------------------
 
-    def request(self, message: JsonObject, *, timeout: float | None = None) -> JsonObject:
+    def request(
+        self,
+        message: JsonObject,
+        *,
+        timeout: float | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> JsonObject:
         method = message["method"]
         params = message.get("params") or {}
         self.calls.append(method)
+        self.headers.append(headers or {})
         try:
             result = self._handle(method, params)
         except _Error as error:
@@ -57,6 +68,11 @@ class FakeServer:
         return {"jsonrpc": "2.0", "id": message["id"], "result": result}
 
     def notify(self, message: JsonObject) -> None:
+        self.calls.append(message["method"])
+
+    def subscribe(
+        self, message: JsonObject, *, headers: dict[str, str] | None, stop: threading.Event
+    ) -> None:
         self.calls.append(message["method"])
 
     def set_notification_handler(self, handler: NotificationHandler | None) -> None:
@@ -74,6 +90,17 @@ class FakeServer:
     # -- behaviour ------------------------------------------------------------------------------
 
     def _handle(self, method: str, params: JsonObject) -> JsonObject:
+        if method == "server/discover":
+            if not self.modern:
+                raise _Error(-32601, "Method not found")
+            return {
+                "resultType": "complete",
+                "supportedVersions": ["2026-07-28"],
+                "capabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+                "serverInfo": {"name": "fake-modern", "version": "2"},
+            }
+        if self.modern and "_meta" not in params:
+            raise _Error(-32021, "Missing required client capability")
         if method == "initialize":
             return {
                 "protocolVersion": "2025-11-25",
@@ -102,6 +129,10 @@ class FakeServer:
         if method == "tasks/cancel":
             if task_id in self.on_cancel:
                 return self.on_cancel[task_id](current)
+            if self.modern:
+                if current["status"] not in TERMINAL:
+                    self.gets_until_cancelled.setdefault(task_id, 2)
+                return {"resultType": "complete"}
             if current["status"] in TERMINAL:
                 raise _Error(-32602, f"Cannot cancel task in terminal state '{current['status']}'")
             current["status"] = "cancelled"

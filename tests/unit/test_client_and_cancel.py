@@ -8,7 +8,7 @@ from mcptask.client import McpClient
 from mcptask.errors import ExitCode, ProtocolViolation, UnsupportedError
 from mcptask.operations.cancel import CancelResult, CancelRun, Outcome, Target, unique_targets
 from mcptask.operations.listing import collect_tasks
-from mcptask.protocol import Task
+from mcptask.protocol import Task, encode_header_value
 from tests.unit.fake_server import FakeServer, raise_error
 
 
@@ -30,7 +30,8 @@ def run(server: FakeServer, *ids: str, named: bool = True, **options: object) ->
 def test_handshake_sends_initialized_and_reads_support() -> None:
     server = FakeServer(capabilities={"tasks": {"list": {}}})
     client = connected(server)
-    assert server.calls == ["initialize", "notifications/initialized"]
+    # auto: the modern probe first, then the legacy handshake it falls back to
+    assert server.calls == ["server/discover", "initialize", "notifications/initialized"]
     assert client.server.task_support.list
     assert not client.server.task_support.cancel
 
@@ -164,3 +165,60 @@ def test_fatal_error_mid_run_keeps_the_report_whole() -> None:
 def test_unique_targets_keeps_named_first_and_each_id_once() -> None:
     targets = unique_targets(["b", "a", "b"], ["a", "c"])
     assert [(t.task_id, t.named) for t in targets] == [("b", True), ("a", True), ("c", False)]
+
+
+# -- the modern era (2026-07-28) -----------------------------------------------------------------
+
+
+def test_modern_server_is_discovered_and_every_request_carries_meta_and_headers() -> None:
+    server = FakeServer(modern=True)
+    server.add("t 1", "working")
+    client = connected(server)
+    assert client.server.era == "modern"
+    assert client.server.extensions == ("io.modelcontextprotocol/tasks",)
+    assert client.get_task("t 1").status == "working"
+    assert server.calls == ["server/discover", "tasks/get"]
+    assert server.headers[-1] == {"Mcp-Method": "tasks/get", "Mcp-Name": "t 1"}
+
+
+def test_modern_has_no_list_and_says_what_to_do_instead() -> None:
+    client = connected(FakeServer(modern=True))
+    with pytest.raises(UnsupportedError, match=r"no tasks/list.*--from-file"):
+        collect_tasks(client)
+
+
+def test_modern_cancel_is_an_acknowledgement_confirmed_by_polling() -> None:
+    server = FakeServer(modern=True)
+    server.add("a", "working")
+    server.add("done", "completed")
+    results = {r.task_id: r for r in run(server, "a", "done", "ghost")}
+    assert results["a"].outcome is Outcome.CANCELLED
+    assert results["done"].outcome is Outcome.ALREADY_FINISHED
+    assert results["ghost"].outcome is Outcome.NOT_FOUND
+
+
+def test_modern_ack_without_waiting_is_pending() -> None:
+    server = FakeServer(modern=True)
+    server.add("a", "working")
+    (result,) = run(server, "a", wait=False)
+    assert result.outcome is Outcome.PENDING
+    assert result.message == "cancel acknowledged"
+
+
+def test_pinned_legacy_protocol_skips_discovery() -> None:
+    server = FakeServer()
+    McpClient(server, protocol="2025-11-25").connect()
+    assert server.calls[0] == "initialize"
+
+
+def test_pinned_modern_protocol_does_not_fall_back() -> None:
+    with pytest.raises(UnsupportedError, match="does not speak 2026-07-28"):
+        McpClient(FakeServer(), protocol="2026-07-28").connect()
+
+
+def test_header_values_that_are_not_header_safe_use_the_base64_sentinel() -> None:
+    assert encode_header_value("plain-id_1") == "plain-id_1"
+    assert encode_header_value("Hello, 世界") == "=?base64?SGVsbG8sIOS4lueVjA==?="
+    assert encode_header_value(" padded ") == "=?base64?IHBhZGRlZCA=?="
+    assert encode_header_value("line1\nline2") == "=?base64?bGluZTEKbGluZTI=?="
+    assert encode_header_value("=?base64?literal?=") == "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
