@@ -189,6 +189,8 @@ def connect(
                protocol)
     )
     screen = invocation.screen
+    if screen.format == "ids":
+        raise UsageError("connect has no ids output; use -o table, json or jsonl")
     with invocation.client() as client:
         server_info = client.server
         transport = client.transport
@@ -200,8 +202,6 @@ def connect(
         )
         if not server_info.task_support.tasks:
             screen.warn("this server offers no tasks: list, get and cancel will not work here")
-    elif screen.format == "ids":
-        raise UsageError("connect has no ids output; use -o table, json or jsonl")
     else:
         document = shapes.connect_document(
             server_info, transport=kind, target=target_shown, session_id=session
@@ -430,6 +430,8 @@ def watch(
                protocol),
         default_output="table",
     )
+    if invocation.screen.format == "ids":
+        raise UsageError("watch has no ids output; use -o table, jsonl or json")
     options = WatchOptions(
         task_ids=list(dict.fromkeys(task_ids or [])), statuses=statuses, interval=interval,
         forever=forever, timeout=watch_timeout, retry_for=retry_for,

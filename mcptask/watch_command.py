@@ -15,7 +15,7 @@ from rich.text import Text
 
 from mcptask import render
 from mcptask.client import McpClient
-from mcptask.errors import ExitCode, UsageError
+from mcptask.errors import ExitCode
 from mcptask.operations.interrupt import StopSignal
 from mcptask.operations.watch import GONE, Change, Watch, WatchedTask, WatchOptions
 from mcptask.protocol import COMPLETED
@@ -27,8 +27,6 @@ def run_watch(
     client: McpClient, screen: Screen, options: WatchOptions, *, exit_status: bool
 ) -> ExitCode:
     """Watch until the tasks settle; the exit code follows design.md (130, 7, 0)."""
-    if screen.format == "ids":
-        raise UsageError("watch has no ids output; use -o table, jsonl or json")
     live_view = screen.format == "table" and screen.out.is_terminal
     # No redraw thread: the view is redrawn after each polling round, so idle means idle.
     live = Live(console=screen.out, auto_refresh=False) if live_view else None

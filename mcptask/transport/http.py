@@ -224,7 +224,7 @@ class HttpTransport:
             self.url,
             content=body.encode(),
             headers=headers,
-            timeout=httpx.Timeout(timeout) if timeout is not None else None,
+            timeout=httpx.Timeout(timeout) if timeout is not None else httpx.USE_CLIENT_DEFAULT,
         )
         with _translate_errors(self.target):
             response = self._client.send(request, stream=True)

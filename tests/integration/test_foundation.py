@@ -177,6 +177,30 @@ def test_connection_refused() -> None:
     result.assert_one_line_error(3, "cannot connect")
 
 
+def test_server_too_slow_to_answer(reference_server: StartServer) -> None:
+    url = reference_server("--seed", "working=1", "--latency", "3000")
+    result = run_mcptask("get", "working-001", "--url", url, "--timeout", "0.5")
+    result.assert_one_line_error(3, "did not answer in time")
+
+
+def test_stdio_server_too_slow_to_answer() -> None:
+    server = reference_stdio_command("--seed", "working=1", "--latency", "3000")
+    result = run_mcptask("get", "working-001", "--server", server, "--timeout", "0.5")
+    result.assert_one_line_error(3, "did not answer tasks/get within 0.5s")
+
+
+def test_runs_as_a_python_module(seeded_url: str) -> None:
+    import subprocess
+    import sys
+
+    completed = subprocess.run(
+        [sys.executable, "-m", "mcptask", "get", "working-001", "--url", seeded_url, "-o", "ids"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.split() == ["working-001"]
+
+
 def test_unauthorized_shows_the_challenge(reference_server: StartServer) -> None:
     url = reference_server("--require-token", "right-token")
     result = run_mcptask("list", "--url", url, env={"MCPTASK_TOKEN": "wrong-token"})
