@@ -33,7 +33,7 @@ def run_watch(
 
     def redraw() -> None:
         if live is not None:
-            live.update(_view(watch), refresh=True)
+            live.update(_view(watch, max_rows=screen.out.size.height - 3), refresh=True)
 
     signal = StopSignal(on_stop=lambda: watch.wake())
     stop = signal.event
@@ -90,12 +90,18 @@ def _push_stream(client: McpClient, task_ids: list[str]) -> Iterator[None]:
         listener.join(timeout=0.5)
 
 
-def _view(watch: Watch) -> Group:
+def _view(watch: Watch, *, max_rows: int) -> Group:
+    """The live table: the tasks that fit the screen, unsettled ones first, then a footer.
+
+    Only the rows shown are built: Rich would render every row and then crop the screen.
+    """
     now = datetime.now(UTC)
     table = Table(box=None, header_style="bold", pad_edge=False)
     for column in ("TASK ID", "STATUS", "MESSAGE", "AGE", "SINCE CHANGE"):
-        table.add_column(column, overflow="fold" if column == "TASK ID" else "ellipsis")
-    for watched in watch.tasks.values():
+        table.add_column(column, overflow="ellipsis", no_wrap=True)
+    ordered = sorted(watch.tasks.values(), key=lambda watched: watched.settled)
+    shown = ordered[: max(1, max_rows - 1)] if len(ordered) > max_rows else ordered
+    for watched in shown:
         task = watched.task
         message = watched.error or (task.statusMessage if task else None) or ""
         table.add_row(
@@ -106,6 +112,8 @@ def _view(watch: Watch) -> Group:
             render.age(task.created if task else None, now),
             render.age(watched.changed_at, now),
         )
+    if len(shown) < len(ordered):
+        table.add_row(Text(f"… {len(ordered) - len(shown)} more", style="dim"))
     counts = Counter(watched.status or "unknown" for watched in watch.tasks.values())
     footer = Text(" · ".join(f"{count} {status}" for status, count in sorted(counts.items())),
                   style="bold")

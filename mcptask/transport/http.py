@@ -299,13 +299,21 @@ class HttpTransport:
 
     def _read_sse_answer(self, response: httpx.Response, request_id: object) -> JsonObject:
         try:
-            for event in EventSource(response).iter_sse():
+            events = EventSource(response).iter_sse()
+            for event in events:
                 if not event.data:
                     continue  # priming or reconnect marker
                 self._trace(f"< event {event.data}")
                 message = _decode_event(event.data)
                 if is_response(message):
-                    return _own_response(message, request_id)
+                    answer = _own_response(message, request_id)
+                    if "Content-Length" in response.headers:
+                        # Read the rest of a bounded body: httpx reuses a connection only
+                        # when its response was read to the end (else: one TCP connect per
+                        # request). An unbounded stream is closed instead of waited on.
+                        for _ in events:
+                            pass
+                    return answer
                 if is_notification(message) and self._handler is not None:
                     self._handler(message)
         except SSEError as exc:

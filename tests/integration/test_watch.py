@@ -187,3 +187,21 @@ def test_ctrl_c_in_a_terminal_restores_it(reference_server: StartServer) -> None
     assert "Traceback" not in screen
     # Rich hides the cursor while live; it must be shown again on the way out.
     assert "\x1b[?25h" in screen
+
+
+def test_live_table_shows_what_fits_the_terminal(reference_server: StartServer) -> None:
+    url = reference_server("--seed", "working=40", "--poll-interval", "200")
+    argv = mcptask_argv()
+    child = pexpect.spawn(argv[0], [*argv[1:], "watch", "--url", url], encoding="utf-8",
+                          timeout=30, dimensions=(15, 120),
+                          env={"TERM": "xterm-256color", "PATH": "/usr/bin:/bin"})
+    try:
+        child.expect(r"… (\d+) more")
+        hidden = int(child.match.group(1))
+        child.expect("40 working")
+        child.sendintr()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert 40 - hidden <= 15
+    assert child.exitstatus == 130

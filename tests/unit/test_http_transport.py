@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
@@ -187,3 +187,29 @@ def test_wire_log_redacts_credentials() -> None:
 def test_bad_url_is_a_usage_error() -> None:
     with pytest.raises(UsageError):
         HttpTransport("ftp://server.test/mcp")
+
+
+class _TrackingStream(httpx.SyncByteStream):
+    """A response body that remembers whether it was read to the end."""
+
+    def __init__(self, chunks: list[bytes]) -> None:
+        self.chunks = chunks
+        self.finished = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self.chunks
+        self.finished = True
+
+
+def test_bounded_sse_answer_is_read_to_the_end_so_the_connection_is_reused() -> None:
+    reply = {"jsonrpc": "2.0", "id": 1, "result": {}}
+    chunks = [b"id: 1\ndata:\n\n", f"data: {json.dumps(reply)}\n\n".encode(), b": bye\n\n"]
+    stream = _TrackingStream(chunks)
+    length = str(sum(len(chunk) for chunk in chunks))
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        headers = {"Content-Type": "text/event-stream", "Content-Length": length}
+        return httpx.Response(200, headers=headers, stream=stream)
+
+    assert transport_for(handler).request(request_message(1, "ping", None))["result"] == {}
+    assert stream.finished
