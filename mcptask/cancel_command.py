@@ -22,7 +22,7 @@ from mcptask.operations.cancel import (
 from mcptask.operations.interrupt import StopSignal
 from mcptask.operations.listing import collect_tasks
 from mcptask.protocol import ACTIVE_STATUSES, Task
-from mcptask.render import Screen
+from mcptask.screen import Screen
 
 PROGRESS_THRESHOLD = 5
 """Show a progress bar only for runs longer than this many tasks."""

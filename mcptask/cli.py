@@ -17,7 +17,7 @@ from mcptask.errors import ExitCode, McptaskError, UsageError
 
 if TYPE_CHECKING:
     from mcptask.client import McpClient
-    from mcptask.render import Screen
+    from mcptask.screen import Screen
 
 app = typer.Typer(
     name="mcptask",
@@ -105,7 +105,7 @@ class Invocation:
 
     def __init__(self, common: Common, *, default_output: str | None = None) -> None:
         from mcptask.config import resolve_settings
-        from mcptask.render import Screen
+        from mcptask.screen import Screen
 
         self.common = common
         try:
@@ -510,7 +510,7 @@ def main(argv: list[str] | None = None) -> NoReturn:
 
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (used by `main` and by tests)."""
-    from mcptask.render import Screen
+    from mcptask.screen import Screen
 
     args = sys.argv[1:] if argv is None else argv
     errors = Screen("table", color=_color_wanted("--no-color" in args))

@@ -19,8 +19,8 @@ from mcptask.errors import ExitCode
 from mcptask.operations.interrupt import StopSignal
 from mcptask.operations.watch import GONE, Change, Watch, WatchedTask, WatchOptions
 from mcptask.protocol import COMPLETED
-from mcptask.render import Screen
 from mcptask.sanitize import clean
+from mcptask.screen import Screen
 
 
 def run_watch(
