@@ -1,12 +1,16 @@
 """The embedded MCP reference server (`mcptask reference-server`).
 
-A small, spec-faithful MCP 2025-11-25 tasks server built on the standard library only: a demo
-target for every mcptask command and the fixture of the test suite. Layout:
+A small, spec-faithful MCP tasks server built on the standard library only: a demo target for
+every mcptask command and the fixture of the test suite. It speaks 2025-11-25 (tasks in the
+core protocol, initialize, sessions) and 2026-07-28 with the `io.modelcontextprotocol/tasks`
+extension (stateless requests with per-request `_meta`), selected per request like a dual-era
+server (--protocol-eras). Layout:
 
 - options / config: command line → ServerConfig
 - scripting / seeding: task scripts, --seed, --tasks-file
-- store: the tasks, shared by all sessions; timed changes, ttl, cancel rules
-- dispatcher: the protocol logic of one era (LegacyDispatcher = 2025-11-25)
+- store: the tasks, shared by all sessions and both eras; timed changes, ttl, cancel, input
+- dispatcher: LegacyDispatcher, the protocol logic of 2025-11-25
+- modern (+ subscriptions): ModernDispatcher, 2026-07-28 + tasks extension, listen streams
 - tools: the long_job tool
 - http_transport (+ http_policy, sessions, sse) and stdio_transport: the wire
 - faults: deliberately broken answers for client tests

@@ -30,6 +30,30 @@ class Scope(enum.StrEnum):
     SESSION = "session"
 
 
+class ProtocolEras(enum.StrEnum):
+    """Which protocol eras the server speaks: 2025-11-25 (legacy), 2026-07-28 (modern), both."""
+
+    LEGACY = "legacy"
+    MODERN = "modern"
+    BOTH = "both"
+
+    @property
+    def legacy(self) -> bool:
+        """True when `initialize` and the 2025-11-25 semantics are served."""
+        return self is not ProtocolEras.MODERN
+
+    @property
+    def modern(self) -> bool:
+        """True when requests with per-request `_meta` (2026-07-28) are served."""
+        return self is not ProtocolEras.LEGACY
+
+
+# The eras served when --protocol-eras is not given. Not `both`: mcptask in its default
+# `--protocol auto` probes server/discover first, so a dual-era default would move every
+# existing CLI test (written against the 2025-11-25 server) into the modern era.
+DEFAULT_PROTOCOL_ERAS = ProtocolEras.LEGACY
+
+
 class Fault(enum.StrEnum):
     """A deliberate protocol violation applied to answers of tasks/* requests."""
 
@@ -59,6 +83,9 @@ class ServerConfig:
     poll_interval_ms: int = 500
     cancel_mode: CancelMode = CancelMode.STRICT
     cancel_delay_ms: int = 1000
+    # 2026-07-28: tasks/cancel only acknowledges; the task turns `cancelled` this much later
+    # (negative: never). A real delay, so that clients must poll to see the outcome.
+    modern_cancel_delay_ms: int = 300
     complete_on_cancel: frozenset[str] = field(default_factory=frozenset)
     latency_ms: int = 0
     require_token: str | None = None
@@ -68,6 +95,7 @@ class ServerConfig:
     notify: bool = True
     get_stream: bool = True
     server_name: str = "mcptask-reference"
+    protocol_eras: ProtocolEras = DEFAULT_PROTOCOL_ERAS
     log_requests: bool = False
     # Not on the command line: tests shorten it to see heartbeats quickly.
     heartbeat_seconds: float = 15.0

@@ -1,8 +1,9 @@
 """Protocol logic of the 2025-11-25 ("legacy") era: one JSON-RPC message in, a reply out.
 
 Transports (HTTP, stdio) parse bytes, manage sessions and write answers; everything that the
-MCP specification says about methods, capabilities and task semantics lives here. A future
-2026-07-28 dispatcher sits beside this one and shares the TaskStore.
+MCP specification says about methods, capabilities and task semantics lives here. The
+2026-07-28 ModernDispatcher (modern.py) sits beside this one and shares the TaskStore; the
+transports pick one of the two per message.
 """
 
 from __future__ import annotations
@@ -253,6 +254,7 @@ class LegacyDispatcher:
             owner=owner,
             steps=job.steps,
             on_cancel=job.on_cancel,
+            await_input=job.await_input,
         )
         return {"task": self.task_wire(view)}
 

@@ -1,13 +1,31 @@
-"""HTTP request checks of the Streamable HTTP transport: Origin, bearer token, Accept."""
+"""HTTP request checks of the Streamable HTTP transport: Origin, bearer token, Accept, and
+the 2026-07-28 request metadata headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name)."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hmac
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 REALM = "mcptask-reference"
+
+# The Base64 sentinel form of a header value (streamable-http.mdx, "Value Encoding").
+SENTINEL_PREFIX = "=?base64?"
+SENTINEL_SUFFIX = "?="
+# Where Mcp-Name comes from, per method: params.name / params.uri (core), params.taskId
+# (tasks extension, "Routing Headers").
+NAME_SOURCES = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 
 
 @dataclass(frozen=True)
@@ -69,3 +87,65 @@ def accepted_types(accept: str | None) -> set[str]:
     if not accept:
         return set()
     return {part.split(";")[0].strip().lower() for part in accept.split(",")}
+
+
+def decode_header_value(value: str) -> str | None:
+    """A header value as the client meant it: the `=?base64?...?=` sentinel form decoded
+    (Base64 of UTF-8); other values as they are. None when the sentinel's payload is not
+    valid Base64 or not UTF-8."""
+    if (
+        len(value) >= len(SENTINEL_PREFIX) + len(SENTINEL_SUFFIX)
+        and value.startswith(SENTINEL_PREFIX)
+        and value.endswith(SENTINEL_SUFFIX)
+    ):
+        payload = value[len(SENTINEL_PREFIX) : -len(SENTINEL_SUFFIX)]
+        try:
+            return base64.b64decode(payload, validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            return None
+    return value
+
+
+def _valid_field_value(value: str) -> bool:
+    # RFC 9110 field values: visible ASCII, space and horizontal tab.
+    return all(0x20 <= ord(char) <= 0x7E or char == "\t" for char in value)
+
+
+def _mismatch(header: str, sent: str, body: object) -> str:
+    return f"Header mismatch: {header} header value {sent!r} does not match body value {body!r}"
+
+
+def modern_header_problem(
+    header: Callable[[str], str | None], method: str, version: str, params: Mapping[str, object]
+) -> str | None:
+    """Why the headers of a 2026-07-28 POST do not fit its body, or None when they do.
+
+    `header` looks a header up by name (case-insensitively). Required: MCP-Protocol-Version
+    equal to `_meta` protocolVersion, Mcp-Method equal to the method, and Mcp-Name (decoded)
+    equal to params.name / params.uri / params.taskId for the methods that have one.
+    """
+    sent_version = header("MCP-Protocol-Version")
+    if sent_version is None:
+        return "Header mismatch: missing MCP-Protocol-Version header"
+    if sent_version != version:
+        return _mismatch("MCP-Protocol-Version", sent_version, version)
+    sent_method = header("Mcp-Method")
+    if sent_method is None:
+        return "Header mismatch: missing Mcp-Method header"
+    if sent_method != method:
+        return _mismatch("Mcp-Method", sent_method, method)
+    source = NAME_SOURCES.get(method)
+    body_value = params.get(source) if source is not None else None
+    if not isinstance(body_value, str):
+        return None  # nothing to mirror (a malformed body is the method's to reject)
+    sent_name = header("Mcp-Name")
+    if sent_name is None:
+        return f"Header mismatch: missing Mcp-Name header (params.{source} of {method})"
+    if not _valid_field_value(sent_name):
+        return "Header mismatch: Mcp-Name header contains invalid characters"
+    decoded = decode_header_value(sent_name)
+    if decoded is None:
+        return "Header mismatch: Mcp-Name header has a malformed Base64 value"
+    if decoded != body_value:
+        return _mismatch("Mcp-Name", sent_name, body_value)
+    return None

@@ -1,7 +1,12 @@
-"""Streamable HTTP transport (2025-11-25): POST/GET/DELETE on one endpoint, with sessions.
+"""Streamable HTTP transport: POST/GET/DELETE on one endpoint, for both protocol eras.
 
-This module turns HTTP requests into dispatcher calls and dispatcher replies into HTTP
-answers (JSON or SSE). It knows nothing about task semantics.
+2025-11-25 (legacy): sessions (Mcp-Session-Id), a GET notification stream, DELETE.
+2026-07-28 (modern): stateless POSTs whose headers mirror the body (MCP-Protocol-Version,
+Mcp-Method, Mcp-Name), errors with HTTP 400/404, and `subscriptions/listen` answered with an
+SSE stream that stays open. The era is chosen per POST: a body with the modern `_meta`
+version goes to the ModernDispatcher, anything else to the LegacyDispatcher (GET and DELETE
+are legacy-only). This module turns HTTP requests into dispatcher calls and dispatcher
+replies into HTTP answers (JSON or SSE); it knows nothing about task semantics.
 """
 
 from __future__ import annotations
@@ -11,8 +16,10 @@ import http
 import json
 import logging
 import secrets
+import select
 import socket
 import socketserver
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -22,7 +29,12 @@ from mcptask import __version__
 from mcptask.reference_server.config import AnswerMode, Fault, ServerConfig
 from mcptask.reference_server.dispatcher import SUPPORTED_VERSIONS, LegacyDispatcher
 from mcptask.reference_server.faults import replacement_body, with_wrong_id
-from mcptask.reference_server.http_policy import accepted_types, auth_failure, origin_allowed
+from mcptask.reference_server.http_policy import (
+    accepted_types,
+    auth_failure,
+    modern_header_problem,
+    origin_allowed,
+)
 from mcptask.reference_server.jsonrpc import (
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -32,11 +44,20 @@ from mcptask.reference_server.jsonrpc import (
     error_response,
     request_id,
 )
+from mcptask.reference_server.modern import (
+    HEADER_MISMATCH,
+    ModernDispatcher,
+    ModernError,
+    ModernReply,
+    ModernRequest,
+    is_modern_message,
+)
 from mcptask.reference_server.sessions import Session, SessionRegistry
 from mcptask.reference_server.sse import (
     HEARTBEAT,
     encode_message,
     message_event,
+    plain_event,
     priming_event,
 )
 from mcptask.reference_server.store import TaskStore
@@ -52,16 +73,22 @@ SESSION_NOT_FOUND = -32001
 GET_EVENT_PREFIX = "get-"
 # Client reconnect delay advertised on the GET stream's priming event.
 RETRY_MS = 1000
+# How often an idle subscriptions/listen stream checks whether its client went away.
+STREAM_POLL_SECONDS = 0.25
+# How long shutdown waits for open listen streams to send their closing response.
+SHUTDOWN_GRACE_SECONDS = 1.0
 
 log = logging.getLogger("mcptask.reference_server")
 
 
 @dataclass
 class HttpApp:
-    """What every request handler needs: settings, protocol logic and sessions."""
+    """What every request handler needs: settings, the protocol logic of each era served
+    (None for an era switched off with --protocol-eras) and the legacy sessions."""
 
     config: ServerConfig
-    dispatcher: LegacyDispatcher
+    legacy: LegacyDispatcher | None
+    modern: ModernDispatcher | None
     sessions: SessionRegistry
 
 
@@ -124,6 +151,8 @@ class McpRequestHandler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         try:
             self._check_common()
+            if self.app.legacy is None:
+                self._method_not_allowed()  # 2026-07-28 has no GET stream
             self._handle_get()
         except _Done:
             pass
@@ -132,6 +161,8 @@ class McpRequestHandler(BaseHTTPRequestHandler):
         try:
             self._read_body()
             self._check_common()
+            if self.app.legacy is None:
+                self._method_not_allowed()  # 2026-07-28 has no sessions to end
             session = self._require_session()
             self.app.sessions.remove(session.id)
             self._send(200)
@@ -140,7 +171,8 @@ class McpRequestHandler(BaseHTTPRequestHandler):
 
     def _method_not_allowed(self) -> NoReturn:
         self.close_connection = True  # the request body, if any, is left unread
-        self._fail(405, BAD_REQUEST, "Method not allowed", {"Allow": "GET, POST, DELETE"})
+        allow = "GET, POST, DELETE" if self.app.legacy is not None else "POST"
+        self._fail(405, BAD_REQUEST, "Method not allowed", {"Allow": allow})
 
     def do_PUT(self) -> None:
         with contextlib.suppress(_Done):
@@ -166,6 +198,11 @@ class McpRequestHandler(BaseHTTPRequestHandler):
         kind = classify(message)
         if kind is MessageKind.INVALID:
             self._fail(400, INVALID_REQUEST, "Invalid JSON-RPC message", msg_id=request_id(message))
+        modern, legacy = self.app.modern, self.app.legacy
+        if modern is not None and (legacy is None or is_modern_message(message)):
+            self._handle_modern(modern, message)
+            return
+        assert legacy is not None
         method = message.get("method") if kind is MessageKind.REQUEST else None
         # A new session per initialize: a client re-initializing after a 404 gets a fresh
         # one, and the old id (if any) is simply ignored.
@@ -175,9 +212,9 @@ class McpRequestHandler(BaseHTTPRequestHandler):
         try:
             if kind is MessageKind.REQUEST:
                 assert isinstance(method, str)
-                self._answer(method, message, session, new_session)
+                self._answer(legacy, method, message, session, new_session)
             else:
-                self.app.dispatcher.handle(message, session.id)
+                legacy.handle(message, session.id)
                 self._send(202)
         finally:
             limit = self.app.config.drop_session_after
@@ -185,13 +222,33 @@ class McpRequestHandler(BaseHTTPRequestHandler):
                 self.app.sessions.remove(session.id)
 
     def _answer(
-        self, method: str, message: JsonObject, session: Session, new_session: bool
+        self,
+        legacy: LegacyDispatcher,
+        method: str,
+        message: JsonObject,
+        session: Session,
+        new_session: bool,
     ) -> None:
-        config = self.app.config
-        reply = self.app.dispatcher.handle(message, session.id)
-        response = reply.response
-        assert response is not None
+        reply = legacy.handle(message, session.id)
+        assert reply.response is not None
         headers = {"Mcp-Session-Id": session.id} if new_session else {}
+        self._deliver(method, reply.response, reply.related, headers, resumable=True)
+
+    def _deliver(
+        self,
+        method: str,
+        response: JsonObject,
+        related: list[JsonObject],
+        headers: dict[str, str],
+        *,
+        resumable: bool,
+    ) -> None:
+        """Answer a request with HTTP 200: JSON or SSE per --answer, broken per --fault.
+
+        `resumable` (2025-11-25): SSE events carry ids, after a priming event. 2026-07-28
+        streams have neither (no Last-Event-ID resumption).
+        """
+        config = self.app.config
         fault = config.fault if method.startswith("tasks/") else None
         if fault is Fault.DROP:
             self.close_connection = True  # no answer at all: the client sees a closed socket
@@ -206,15 +263,93 @@ class McpRequestHandler(BaseHTTPRequestHandler):
         if config.answer is AnswerMode.JSON:
             self._send(200, encode_message(response).encode(), JSON, headers)
             return
-        # One SSE stream per request: priming event, request-related notifications, then
+        # One SSE stream per request: (priming event,) request-related notifications, then
         # the response. The whole stream goes out with a Content-Length so the connection
         # stays usable for the next request (keep-alive).
-        stream = secrets.token_hex(6)
-        events = [priming_event(f"{stream}-0")]
-        for index, item in enumerate([*reply.related, response], start=1):
-            events.append(message_event(f"{stream}-{index}", item))
+        if resumable:
+            stream = secrets.token_hex(6)
+            events = [priming_event(f"{stream}-0")]
+            for index, item in enumerate([*related, response], start=1):
+                events.append(message_event(f"{stream}-{index}", item))
+        else:
+            events = [plain_event(item) for item in [*related, response]]
+            headers["X-Accel-Buffering"] = "no"
         headers["Cache-Control"] = "no-cache"
         self._send(200, b"".join(events), EVENT_STREAM, headers)
+
+    # -- POST, 2026-07-28 -----------------------------------------------------------------
+
+    def _handle_modern(self, modern: ModernDispatcher, message: JsonObject) -> None:
+        # Stateless: any Mcp-Session-Id is ignored, and none is ever minted.
+        reply = modern.handle(message, self._check_modern_headers)
+        if reply.subscription is not None:
+            self._stream_subscription(modern, reply)
+            return
+        if reply.response is None:
+            self._send(reply.http_status)  # a notification: 202, no body
+            return
+        if reply.http_status != 200:
+            self._send(reply.http_status, encode_message(reply.response).encode(), JSON)
+            return
+        self._deliver(message["method"], reply.response, reply.related, {}, resumable=False)
+
+    def _check_modern_headers(self, request: ModernRequest) -> None:
+        problem = modern_header_problem(
+            lambda name: self.headers.get(name), request.method, request.version, request.params
+        )
+        if problem is not None:
+            raise ModernError(HEADER_MISMATCH, problem)
+
+    def _stream_subscription(self, modern: ModernDispatcher, reply: ModernReply) -> None:
+        """The response stream of subscriptions/listen: the acknowledgement, then task
+        notifications as they happen, heartbeat comments while idle. It ends when the
+        client goes away, or (with the listen response) when the server shuts down."""
+        subscription = reply.subscription
+        assert subscription is not None
+        self.close_connection = True
+        head = self._head(
+            200,
+            {
+                "Content-Type": EVENT_STREAM,
+                "Cache-Control": "no-cache",
+                "X-Accel-Buffering": "no",
+                "Transfer-Encoding": "chunked",
+            },
+        )
+        heartbeat = self.app.config.heartbeat_seconds
+        try:
+            self.wfile.write(head + _chunk(b"".join(plain_event(m) for m in reply.related)))
+            self.log_request(200)
+            last_write = time.monotonic()
+            while True:
+                messages = subscription.wait(STREAM_POLL_SECONDS)
+                if messages is None:
+                    closing = plain_event(modern.listen_closed(subscription))
+                    self.wfile.write(_chunk(closing) + b"0\r\n\r\n")
+                    break
+                if messages:
+                    self.wfile.write(_chunk(b"".join(plain_event(m) for m in messages)))
+                    last_write = time.monotonic()
+                elif time.monotonic() - last_write >= heartbeat:
+                    self.wfile.write(_chunk(HEARTBEAT))
+                    last_write = time.monotonic()
+                if self._peer_closed():
+                    break
+        except OSError:
+            pass  # the client went away mid-write
+        finally:
+            modern.hub.remove(subscription)
+
+    def _peer_closed(self) -> bool:
+        """True when the client closed its end of the connection (EOF is readable)."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            if not readable:
+                return False
+            peeked: bytes = self.connection.recv(1, socket.MSG_PEEK)
+            return peeked == b""
+        except OSError:
+            return True
 
     # -- GET: the session's notification stream -------------------------------------------
 
@@ -386,20 +521,24 @@ def _get_event_number(last_event_id: str | None) -> int | None:
 
 def serve_http(
     config: ServerConfig,
-    dispatcher: LegacyDispatcher,
+    legacy: LegacyDispatcher | None,
+    modern: ModernDispatcher | None,
     store: TaskStore,
     announce: Callable[[str], None],
 ) -> None:
     """Serve until interrupted; `announce` receives the endpoint URL once listening."""
     sessions = SessionRegistry()
-    if config.notify:
+    if config.notify and legacy is not None:
         store.add_listener(
-            lambda view: sessions.broadcast(dispatcher.status_notification(view), view.owner)
+            lambda view: sessions.broadcast(legacy.status_notification(view), view.owner)
         )
-    server = ReferenceHTTPServer((config.host, config.port), HttpApp(config, dispatcher, sessions))
+    app = HttpApp(config, legacy, modern, sessions)
+    server = ReferenceHTTPServer((config.host, config.port), app)
     try:
         host = f"[{config.host}]" if ":" in config.host else config.host
         announce(f"http://{host}:{server.server_address[1]}{ENDPOINT}")
         server.serve_forever(poll_interval=0.5)
     finally:
+        if modern is not None:
+            modern.hub.close_all(SHUTDOWN_GRACE_SECONDS)
         server.server_close()

@@ -7,11 +7,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from mcptask.reference_server.config import AnswerMode, CancelMode, Fault, Scope, ServerConfig
+from mcptask.reference_server.config import (
+    DEFAULT_PROTOCOL_ERAS,
+    AnswerMode,
+    CancelMode,
+    Fault,
+    ProtocolEras,
+    Scope,
+    ServerConfig,
+)
 from mcptask.reference_server.scripting import ScriptedTask, parse_seed, parse_tasks_file
 
 PROG = "mcptask reference-server"
 DEFAULT_HTTP = "127.0.0.1:8765"
+DEFAULT_CANCEL_DELAY_MS = 1000
+DEFAULT_MODERN_CANCEL_DELAY_MS = 300
 
 
 class UsageError(Exception):
@@ -40,9 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description=(
-            "Run the embedded MCP reference server: a small, spec-faithful MCP 2025-11-25 "
-            "tasks server used as a demo target and as a test fixture. Over HTTP it prints "
-            "one line with its endpoint URL on stdout; logs go to stderr."
+            "Run the embedded MCP reference server: a small, spec-faithful MCP tasks server "
+            "(2025-11-25, and 2026-07-28 with the io.modelcontextprotocol/tasks extension) "
+            "used as a demo target and as a test fixture. Over HTTP it prints one line with "
+            "its endpoint URL on stdout; logs go to stderr."
         ),
     )
     where = parser.add_mutually_exclusive_group()
@@ -53,6 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
         "port 0 picks a free port)",
     )
     where.add_argument("--stdio", action="store_true", help="serve newline-delimited JSON-RPC")
+    parser.add_argument(
+        "--protocol-eras",
+        choices=[eras.value for eras in ProtocolEras],
+        default=DEFAULT_PROTOCOL_ERAS.value,
+        help="legacy: 2025-11-25 only (initialize, sessions); modern: 2026-07-28 with the "
+        "tasks extension only (per-request _meta, server/discover); both: a dual-era server "
+        "that picks the era per request (default %(default)s)",
+    )
 
     tasks = parser.add_argument_group("tasks")
     tasks.add_argument(
@@ -65,14 +84,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--tasks-file",
         metavar="FILE",
         help='JSON list of scripted tasks: {"taskId", "status", "statusMessage", '
-        '"steps": [[delaySeconds, status, message], ...], "onCancel", "ttl"}',
+        '"steps": [[delaySeconds, status, message], ...], "onCancel", "ttl", "awaitInput"}; '
+        "awaitInput: a step into input_required pauses the script until a 2026-07-28 "
+        "tasks/update answers it",
     )
     tasks.add_argument(
         "--ttl",
         type=_int_at_least(0),
         metavar="MS",
-        help="ttl of seeded and scripted tasks and of task-augmented calls without a ttl "
-        "(default: unlimited); counted from server start for seeded tasks",
+        help="ttl of seeded and scripted tasks, of task-augmented calls without a ttl and of "
+        "2026-07-28 tasks (default: unlimited); counted from server start for seeded tasks",
     )
     tasks.add_argument(
         "--poll-interval",
@@ -107,9 +128,17 @@ def build_parser() -> argparse.ArgumentParser:
     cancel.add_argument(
         "--cancel-delay",
         type=int,
-        default=1000,
         metavar="MS",
-        help="delay of cooperative cancels; negative: never cancel (default 1000)",
+        help="delay of cooperative cancels; negative: never cancel (default "
+        f"{DEFAULT_CANCEL_DELAY_MS})",
+    )
+    cancel.add_argument(
+        "--modern-cancel-delay",
+        type=int,
+        metavar="MS",
+        help="2026-07-28: tasks/cancel acknowledges at once and the task turns 'cancelled' "
+        "this much later; negative: ack-only, never cancels (default: --cancel-delay when "
+        f"given, else {DEFAULT_MODERN_CANCEL_DELAY_MS})",
     )
     cancel.add_argument(
         "--complete-on-cancel",
@@ -121,14 +150,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     caps = parser.add_argument_group("capabilities")
-    caps.add_argument("--no-tasks", action="store_true", help="offer no tasks capability")
+    caps.add_argument(
+        "--no-tasks",
+        action="store_true",
+        help="offer no tasks capability (2026-07-28: no tasks extension)",
+    )
     caps.add_argument("--no-list", action="store_true", help="omit tasks.list")
-    caps.add_argument("--no-cancel", action="store_true", help="omit tasks.cancel")
+    caps.add_argument(
+        "--no-cancel",
+        action="store_true",
+        help="omit tasks.cancel (2026-07-28: tasks/cancel becomes an unknown method)",
+    )
     caps.add_argument(
         "--notify",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="send notifications/tasks/status on status changes (default: on)",
+        help="send notifications/tasks/status on status changes; 2026-07-28: "
+        "notifications/tasks on subscriptions/listen (with --no-notify the listen is "
+        "acknowledged with no task ids) (default: on)",
     )
 
     http = parser.add_argument_group("HTTP")
@@ -212,6 +251,13 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
         for task_id in value.split(",")
         if task_id.strip()
     )
+    cancel_delay = DEFAULT_CANCEL_DELAY_MS if args.cancel_delay is None else args.cancel_delay
+    if args.modern_cancel_delay is not None:
+        modern_cancel_delay = args.modern_cancel_delay
+    elif args.cancel_delay is not None:
+        modern_cancel_delay = args.cancel_delay
+    else:
+        modern_cancel_delay = DEFAULT_MODERN_CANCEL_DELAY_MS
     return ServerConfig(
         host=host,
         port=port,
@@ -227,7 +273,8 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
         ttl_ms=args.ttl,
         poll_interval_ms=args.poll_interval,
         cancel_mode=CancelMode(args.cancel_mode),
-        cancel_delay_ms=args.cancel_delay,
+        cancel_delay_ms=cancel_delay,
+        modern_cancel_delay_ms=modern_cancel_delay,
         complete_on_cancel=complete_on_cancel,
         latency_ms=args.latency,
         require_token=args.require_token,
@@ -237,5 +284,6 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
         notify=args.notify,
         get_stream=not args.no_get_stream,
         server_name=args.server_name,
+        protocol_eras=ProtocolEras(args.protocol_eras),
         log_requests=args.log,
     )

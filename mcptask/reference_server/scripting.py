@@ -54,6 +54,8 @@ class ScriptedTask:
     # None with has_ttl=False: use the server's --ttl; None with has_ttl=True: unlimited.
     ttl_ms: int | None
     has_ttl: bool = False
+    # True: a step into input_required pauses the script until tasks/update answers it.
+    await_input: bool = False
 
 
 def _number(value: object, what: str) -> float:
@@ -121,6 +123,9 @@ def _scripted_task(entry: object, index: int) -> ScriptedTask:
     message = entry.get("statusMessage")
     if message is not None and not isinstance(message, str):
         raise ValueError(f"{where}: statusMessage must be a string")
+    await_input = entry.get("awaitInput", False)
+    if not isinstance(await_input, bool):
+        raise ValueError(f"{where}: awaitInput must be true or false")
     try:
         on_cancel = entry.get("onCancel")
         return ScriptedTask(
@@ -131,6 +136,7 @@ def _scripted_task(entry: object, index: int) -> ScriptedTask:
             on_cancel=None if on_cancel is None else parse_on_cancel(on_cancel),
             ttl_ms=parse_ttl(entry.get("ttl")),
             has_ttl="ttl" in entry,
+            await_input=await_input,
         )
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None

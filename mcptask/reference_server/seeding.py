@@ -53,6 +53,7 @@ def populate(store: TaskStore, config: ServerConfig) -> None:
             ttl_ms=scripted.ttl_ms if scripted.has_ttl else config.ttl_ms,
             steps=scripted.steps,
             on_cancel=scripted.on_cancel,
+            await_input=scripted.await_input,
         )
     for task_id in sorted(config.complete_on_cancel):
         try:

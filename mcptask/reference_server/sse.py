@@ -23,3 +23,8 @@ def priming_event(event_id: str, retry_ms: int | None = None) -> bytes:
     """An event with an id and empty data: lets the client resume with Last-Event-ID."""
     retry = f"retry: {retry_ms}\n" if retry_ms is not None else ""
     return f"id: {event_id}\n{retry}data:\n\n".encode()
+
+
+def plain_event(message: JsonObject) -> bytes:
+    """An SSE `message` event without an id (2026-07-28 streams are not resumable)."""
+    return f"event: message\ndata: {encode_message(message)}\n\n".encode()

@@ -1,8 +1,11 @@
 """The task store: all tasks of one server process, their scripted changes, ttl and cancel.
 
-One store is shared by every session and transport. A single scheduler thread applies timed
-changes (script steps, delayed cancels, ttl expiry); every read and write happens under one
-condition variable, which also wakes `tasks/result` waiters when a task changes.
+One store is shared by every session, transport and protocol era. A single scheduler thread
+applies timed changes (script steps, delayed cancels, ttl expiry); every read and write happens
+under one condition variable, which also wakes `tasks/result` waiters when a task changes.
+
+Visibility: a task has an owner (a legacy session, under --scope session) or none (shared).
+`viewer` None, which is what every 2026-07-28 request uses, sees only the shared tasks.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -20,6 +23,8 @@ from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, Step
 
 CANCELLED_MESSAGE = "Cancelled by client"
 COMPLETED_DURING_CANCEL_MESSAGE = "Completed before the cancel request arrived"
+INPUT_RECEIVED_MESSAGE = "Input received; working again"
+INPUT_REQUIRED = "input_required"
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,9 @@ class TaskView:
     ttl_ms: int | None
     owner: str | None
     sort_key: tuple[int, int]
+    # The key of the outstanding input request while the task is input_required (a new key
+    # each time the task enters that status, so keys are unique over the task's life).
+    input_key: str | None = None
 
     @property
     def terminal(self) -> bool:
@@ -85,6 +93,10 @@ class _Record:
     next_step_at: float | None = None
     cancel_at: float | None = None
     expires_at: float | None = None
+    # awaitInput: entering input_required pauses the script until the input arrives.
+    await_input: bool = False
+    input_seq: int = 0
+    input_key: str | None = None
 
     def view(self) -> TaskView:
         micros = int(self.created_at.timestamp() * 1_000_000)
@@ -97,11 +109,22 @@ class _Record:
             ttl_ms=self.ttl_ms,
             owner=self.owner,
             sort_key=(micros, self.seq),
+            input_key=self.input_key,
         )
 
     def visible_to(self, viewer: str | None) -> bool:
-        # Owner None: a shared task (seeded, scripted, or created in global scope).
+        # Owner None: a shared task (seeded, scripted, created in global scope or by a
+        # 2026-07-28 request).
         return self.owner is None or self.owner == viewer
+
+    def open_input_request(self) -> None:
+        self.input_seq += 1
+        self.input_key = f"input-{self.input_seq}"
+
+    @property
+    def script_paused(self) -> bool:
+        """Steps are left but none is scheduled: waiting for tasks/update (awaitInput)."""
+        return bool(self.steps) and self.next_step_at is None
 
 
 def utc_now() -> datetime:
@@ -155,8 +178,13 @@ class TaskStore:
         on_cancel: OnCancel | None = None,
         created_at: datetime | None = None,
         last_updated_at: datetime | None = None,
+        await_input: bool = False,
     ) -> TaskView:
         """Add a task; its steps start counting now, and so does its ttl.
+
+        With `await_input`, every step that enters input_required pauses the script until
+        `provide_input` answers the task's input request (a task created in input_required
+        waits from the start).
 
         The ttl counts from the moment the task enters the store even when `created_at` lies
         in the past (seeded tasks): their history is fiction, and a short --ttl must not make
@@ -183,8 +211,11 @@ class TaskStore:
                 on_cancel=on_cancel,
                 steps=deque(steps) if status not in TERMINAL_STATUSES else deque(),
                 expires_at=None if ttl_ms is None else now + ttl_ms / 1000,
+                await_input=await_input,
             )
-            if record.steps:
+            if status == INPUT_REQUIRED:
+                record.open_input_request()
+            if record.steps and not (await_input and status == INPUT_REQUIRED):
                 record.next_step_at = now + record.steps[0].delay
             self._records[task_id] = record
             self._cond.notify_all()
@@ -212,19 +243,55 @@ class TaskStore:
                     return record.view()
                 raise TaskTerminalError(task_id, record.status)
             action = record.on_cancel or self._default_action(policy)
-            if action.kind == "complete":
-                self._transition(record, "completed", COMPLETED_DURING_CANCEL_MESSAGE)
-                if lenient:
-                    return record.view()
+            self._apply_cancel(record, action)
+            if action.kind == "complete" and not lenient:
                 raise TaskTerminalError(task_id, "completed")
-            if action.kind == "cancel":
-                self._transition(record, "cancelled", CANCELLED_MESSAGE)
-            elif action.kind == "delay" and action.delay_ms >= 0 and record.cancel_at is None:
-                # Acknowledge now, cancel later: a cooperative server. A negative delay
-                # means never ("ack-only"); a repeated cancel keeps the first deadline.
-                record.cancel_at = time.monotonic() + action.delay_ms / 1000
-                self._cond.notify_all()
             return record.view()
+
+    def request_cancel(self, task_id: str, viewer: str | None, default: OnCancel) -> TaskView:
+        """Apply a 2026-07-28 tasks/cancel: an intent, acknowledged whatever happens.
+
+        A finished task stays as it is; otherwise the task's own onCancel, else `default`
+        (normally a delay: the cancel is cooperative), decides what happens and when.
+        Raises only TaskNotFoundError.
+        """
+        with self._cond:
+            record = self._lookup(task_id, viewer)
+            if record.status not in TERMINAL_STATUSES:
+                self._apply_cancel(record, record.on_cancel or default)
+            return record.view()
+
+    def provide_input(
+        self, task_id: str, viewer: str | None, responses: Mapping[str, object]
+    ) -> bool:
+        """Apply the inputResponses of a 2026-07-28 tasks/update; True if they were used.
+
+        Only the task's outstanding input request counts: an input_required task whose key is
+        answered goes back to `working` and a paused script resumes (the next step's delay
+        counts from now). Responses to unknown or already answered keys are ignored.
+        Raises TaskNotFoundError.
+        """
+        with self._cond:
+            record = self._lookup(task_id, viewer)
+            if record.status != INPUT_REQUIRED or record.input_key not in responses:
+                return False
+            self._transition(record, "working", INPUT_RECEIVED_MESSAGE)
+            if record.script_paused:
+                record.next_step_at = time.monotonic() + record.steps[0].delay
+                self._cond.notify_all()
+            return True
+
+    def _apply_cancel(self, record: _Record, action: OnCancel) -> None:
+        if action.kind == "complete":
+            self._transition(record, "completed", COMPLETED_DURING_CANCEL_MESSAGE)
+        elif action.kind == "cancel":
+            self._transition(record, "cancelled", CANCELLED_MESSAGE)
+        elif action.kind == "delay" and action.delay_ms >= 0 and record.cancel_at is None:
+            # Acknowledge now, cancel later: a cooperative server. A negative delay means
+            # never ("ack-only"); a repeated cancel keeps the first deadline.
+            record.cancel_at = time.monotonic() + action.delay_ms / 1000
+            self._cond.notify_all()
+        # ignore, or a negative delay: acknowledged, nothing changes
 
     @staticmethod
     def _default_action(policy: CancelPolicy) -> OnCancel:
@@ -291,6 +358,10 @@ class TaskStore:
     def _transition(self, record: _Record, status: str, message: str | None) -> None:
         if record.status in TERMINAL_STATUSES:
             return  # terminal statuses never change (spec); late script steps are dropped
+        if status == INPUT_REQUIRED and record.status != INPUT_REQUIRED:
+            record.open_input_request()
+        elif status != INPUT_REQUIRED:
+            record.input_key = None
         record.status = status
         record.status_message = message
         record.last_updated_at = utc_now()
@@ -310,12 +381,14 @@ class TaskStore:
                 due = record.next_step_at
                 step = record.steps.popleft()
                 self._transition(record, step.status, step.message)
-                # Count the next delay from this step's due time, not from "now", so a
-                # late wake-up does not stretch the whole script.
-                if record.steps and record.next_step_at is not None:
-                    record.next_step_at = due + record.steps[0].delay
-                else:
+                if not record.steps or record.next_step_at is None:
                     record.next_step_at = None
+                elif record.await_input and record.status == INPUT_REQUIRED:
+                    record.next_step_at = None  # paused until provide_input
+                else:
+                    # Count the next delay from this step's due time, not from "now", so
+                    # a late wake-up does not stretch the whole script.
+                    record.next_step_at = due + record.steps[0].delay
             if record.cancel_at is not None and record.cancel_at <= now:
                 record.cancel_at = None
                 self._transition(record, "cancelled", CANCELLED_MESSAGE)

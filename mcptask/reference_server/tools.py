@@ -27,16 +27,24 @@ class LongJob:
     steps: tuple[Step, ...]
     start_message: str
     on_cancel: OnCancel | None
+    # A step into input_required waits for a 2026-07-28 tasks/update before going on.
+    await_input: bool = False
 
 
-def tool_definitions(tasks_enabled: bool) -> list[JsonObject]:
-    """The tools/list entries; `execution.taskSupport` only when tasks are offered."""
+def tool_definitions(tasks_enabled: bool, modern: bool = False) -> list[JsonObject]:
+    """The tools/list entries.
+
+    2025-11-25: `execution.taskSupport` only when tasks are offered. 2026-07-28 has no such
+    field (the server decides per call whether to answer with a task).
+    """
     tool: JsonObject = {
         "name": LONG_JOB,
         "title": "Long job",
         "description": (
-            "Simulates long-running work. Call it with params.task to get a task that is "
-            "'working' and then ends with the outcome after `seconds`."
+            "Simulates long-running work that is 'working' and then ends with the outcome "
+            "after `seconds`. 2025-11-25: call it with params.task to get a task. "
+            "2026-07-28: declare the io.modelcontextprotocol/tasks extension and the call "
+            "answers with a task."
         ),
         "inputSchema": {
             "type": "object",
@@ -54,10 +62,14 @@ def tool_definitions(tasks_enabled: bool) -> list[JsonObject]:
                     "type": "string",
                     "description": "cancel | complete | ignore | delay:MS",
                 },
+                "awaitInput": {
+                    "type": "boolean",
+                    "description": "a step into input_required waits for tasks/update (2026-07-28)",
+                },
             },
         },
     }
-    if tasks_enabled:
+    if tasks_enabled and not modern:
         tool["execution"] = {"taskSupport": "optional"}
     return [tool]
 
@@ -73,6 +85,9 @@ def parse_long_job(arguments: object) -> LongJob:
         raise ValueError("message must be a string")
     on_cancel_arg = arguments.get("onCancel")
     on_cancel = None if on_cancel_arg is None else parse_on_cancel(on_cancel_arg)
+    await_input = arguments.get("awaitInput", False)
+    if not isinstance(await_input, bool):
+        raise ValueError("awaitInput must be true or false")
     if "steps" in arguments:
         steps = parse_steps(arguments["steps"])
     else:
@@ -84,7 +99,12 @@ def parse_long_job(arguments: object) -> LongJob:
             raise ValueError("outcome must be 'completed' or 'failed'")
         final = f"long_job {outcome} after {seconds:g} s"
         steps = (Step(float(seconds), outcome, final),)
-    return LongJob(steps=steps, start_message=message or "long_job is working", on_cancel=on_cancel)
+    return LongJob(
+        steps=steps,
+        start_message=message or "long_job is working",
+        on_cancel=on_cancel,
+        await_input=await_input,
+    )
 
 
 def call_result(status: str, message: str | None) -> JsonObject:
@@ -93,8 +113,11 @@ def call_result(status: str, message: str | None) -> JsonObject:
     return {"content": [{"type": "text", "text": text}], "isError": status != "completed"}
 
 
-def run_inline(job: LongJob) -> JsonObject:
-    """Run the job in the calling thread (a tools/call without params.task)."""
+def run_script(job: LongJob) -> tuple[str, str]:
+    """Run the job's steps in the calling thread; returns the final (status, message).
+
+    A script that stops while working (or waiting for input) still ends `completed`.
+    """
     status, message = "completed", "long_job completed"
     for step in job.steps:
         time.sleep(step.delay)
@@ -102,8 +125,13 @@ def run_inline(job: LongJob) -> JsonObject:
         if status in TERMINAL_STATUSES:
             break
     if status not in TERMINAL_STATUSES:
-        status = "completed"  # a script that stops while working still returns a result
-    return call_result(status, message)
+        status = "completed"
+    return status, message
+
+
+def run_inline(job: LongJob) -> JsonObject:
+    """Run the job in the calling thread (a tools/call without params.task)."""
+    return call_result(*run_script(job))
 
 
 def task_result(view: TaskView) -> JsonObject:

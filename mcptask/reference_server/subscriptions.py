@@ -1,0 +1,136 @@
+"""2026-07-28 `subscriptions/listen` streams for task status notifications.
+
+A Subscription is one open listen request: the task ids it agreed to, and a queue of
+notifications waiting to be written. The hub fans store changes out to the subscriptions that
+listen to the changed task. Transports drain a subscription (an SSE response stream on HTTP,
+lines on stdout for stdio) until it is closed by either side.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+from mcptask.reference_server.jsonrpc import JsonObject
+from mcptask.reference_server.store import TaskView
+
+SUBSCRIPTION_ID_META = "io.modelcontextprotocol/subscriptionId"
+
+# Turns a changed task into the notification a listener receives (without the _meta tag).
+Render = Callable[[TaskView], JsonObject]
+
+
+class Subscription:
+    """One open `subscriptions/listen` request and its undelivered notifications."""
+
+    def __init__(self, subscription_id: str | int, task_ids: frozenset[str]) -> None:
+        self.id = subscription_id
+        self.task_ids = task_ids
+        self._cond = threading.Condition()
+        self._pending: deque[JsonObject] = deque()
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        """True once either side ended the subscription."""
+        with self._cond:
+            return self._closed
+
+    def push(self, message: JsonObject) -> None:
+        """Queue a notification (dropped once the subscription is closed)."""
+        with self._cond:
+            if not self._closed:
+                self._pending.append(message)
+                self._cond.notify_all()
+
+    def wait(self, timeout: float) -> list[JsonObject] | None:
+        """The queued notifications, waiting up to `timeout` seconds for the first one.
+
+        Returns None once the subscription is closed (even if notifications were still
+        queued: a closed stream sends nothing more), and [] on timeout.
+        """
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not self._closed and not self._pending:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return []
+                self._cond.wait(remaining)
+            if self._closed:
+                return None
+            messages = list(self._pending)
+            self._pending.clear()
+            return messages
+
+    def close(self) -> None:
+        """End the subscription; a waiting writer wakes up and stops."""
+        with self._cond:
+            self._closed = True
+            self._pending.clear()
+            self._cond.notify_all()
+
+
+class SubscriptionHub:
+    """Every open subscription of one server; `publish` is a TaskStore listener."""
+
+    def __init__(self, render: Render) -> None:
+        self._render = render
+        self._lock = threading.Condition()
+        self._subscriptions: list[Subscription] = []
+
+    def open(self, subscription_id: str | int, task_ids: frozenset[str]) -> Subscription:
+        """Register a new subscription (before acknowledging it, so no change is missed)."""
+        subscription = Subscription(subscription_id, task_ids)
+        with self._lock:
+            self._subscriptions.append(subscription)
+        return subscription
+
+    def remove(self, subscription: Subscription) -> None:
+        """Close and forget a subscription (the client went away, or cancelled it)."""
+        subscription.close()
+        with self._lock:
+            if subscription in self._subscriptions:
+                self._subscriptions.remove(subscription)
+            self._lock.notify_all()
+
+    def active(self) -> list[Subscription]:
+        """The subscriptions currently open."""
+        with self._lock:
+            return list(self._subscriptions)
+
+    def publish(self, view: TaskView) -> None:
+        """Queue the changed task for every subscription that listens to it.
+
+        Called with the store's lock held: it only renders and enqueues.
+        """
+        with self._lock:
+            targets = [s for s in self._subscriptions if view.task_id in s.task_ids]
+        if not targets:
+            return
+        rendered = self._render(view)
+        for subscription in targets:
+            subscription.push(tagged(rendered, subscription.id))
+
+    def close_all(self, timeout: float) -> None:
+        """Server shutdown: close every subscription, then wait up to `timeout` seconds for
+        their writers to finish (each removes its subscription when done)."""
+        for subscription in self.active():
+            subscription.close()
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while self._subscriptions:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                self._lock.wait(remaining)
+
+
+def tagged(message: JsonObject, subscription_id: str | int) -> JsonObject:
+    """A copy of a notification whose params carry `_meta[subscriptionId]` (spec: every
+    message delivered on a listen stream carries it)."""
+    params = dict(message.get("params") or {})
+    meta = dict(params.pop("_meta", None) or {})
+    meta[SUBSCRIPTION_ID_META] = subscription_id
+    return {**message, "params": {"_meta": meta, **params}}
