@@ -125,12 +125,14 @@ class Invocation:
         )
 
     @contextmanager
-    def client(self) -> Iterator[McpClient]:
+    def client(self, *, needs_list: bool = False) -> Iterator[McpClient]:
         """A connected client, closed again when the block ends."""
         from mcptask.connection import connected_client
 
         log = self.screen.note if self.common.verbose else None
-        with connected_client(self.settings, log=log, server_log=log) as client:
+        with connected_client(
+            self.settings, log=log, server_log=log, needs_list=needs_list
+        ) as client:
             yield client
 
 
@@ -239,7 +241,7 @@ def list_tasks(
                protocol)
     )
     screen = invocation.screen
-    with invocation.client() as client:
+    with invocation.client(needs_list=True) as client:
         client.require("list")
         tasks = collect_tasks(client, statuses=statuses, limit=limit)
         kind = client.transport.kind
@@ -373,7 +375,7 @@ def cancel(
         named_ids=named, all_working=all_working, statuses=statuses, yes=yes, dry_run=dry_run,
         wait=not no_wait, wait_timeout=wait_timeout,
     )
-    with invocation.client() as client:
+    with invocation.client(needs_list=all_working) as client:
         code = run_cancel(client, invocation.screen, request)
     raise typer.Exit(int(code))
 
@@ -436,7 +438,7 @@ def watch(
         task_ids=list(dict.fromkeys(task_ids or [])), statuses=statuses, interval=interval,
         forever=forever, timeout=watch_timeout, retry_for=retry_for,
     )
-    with invocation.client() as client:
+    with invocation.client(needs_list=not options.task_ids) as client:
         code = run_watch(client, invocation.screen, options, exit_status=exit_status)
     raise typer.Exit(int(code))
 
@@ -520,7 +522,10 @@ def run(argv: list[str] | None = None) -> int:
         errors.error(exc.message + (f" ({exc.hint})" if exc.hint else ""))
         return int(exc.exit_code)
     except typer.TyperException as exc:  # usage errors from the option parser
-        errors.error(exc.format_message() + _help_pointer(getattr(exc, "ctx", None)))
+        message = exc.format_message()
+        if message.startswith("No such option"):
+            message += " (a task id that starts with '-' goes after '--', e.g. cancel -- -abc)"
+        errors.error(message + _help_pointer(getattr(exc, "ctx", None)))
         return int(ExitCode.USAGE)
     except (KeyboardInterrupt, typer.Abort):
         errors.error("interrupted")

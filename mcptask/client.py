@@ -91,10 +91,15 @@ class ServerInfo:
 class McpClient:
     """One connection to one MCP server, over any transport."""
 
-    def __init__(self, transport: Transport, *, protocol: str = "auto") -> None:
+    def __init__(
+        self, transport: Transport, *, protocol: str = "auto", needs_list: bool = False
+    ) -> None:
         self.transport = transport
         self.protocol = protocol
         """`auto` (discover, fall back to initialize), or the one version to speak."""
+        self.needs_list = needs_list
+        """The command reads `tasks/list`: in auto mode, a dual-era server is then spoken to
+        in 2025-11-25, the era that has a list."""
         self._ids = itertools.count(1)
         self._server: ServerInfo | None = None
         self._joined_session: str | None = None
@@ -112,7 +117,10 @@ class McpClient:
         if self.protocol == LEGACY_VERSION:
             server = self._handshake()
         else:
-            server = self._discover(fallback=self.protocol == "auto")
+            # A session to join, or a list to read, exist only in 2025-11-25: a dual-era
+            # server is then spoken to in that era.
+            prefer_legacy = self.needs_list or join_session is not None
+            server = self._discover(fallback=self.protocol == "auto", prefer_legacy=prefer_legacy)
         if join_session is not None and server.era == MODERN_ERA:
             raise UsageError(
                 "--session-id applies to 2025-11-25 servers; this one speaks 2026-07-28, "
@@ -246,7 +254,7 @@ class McpClient:
         )
         return _result_of(answer, method)
 
-    def _discover(self, *, fallback: bool) -> ServerInfo:
+    def _discover(self, *, fallback: bool, prefer_legacy: bool = False) -> ServerInfo:
         """The 2026-07-28 way in: `server/discover`; with `fallback`, a legacy server's
         answer leads to the `initialize` handshake instead."""
         self.transport.protocol_version = MODERN_VERSION
@@ -279,7 +287,7 @@ class McpClient:
         listed = result.get("supportedVersions")
         listed = listed if isinstance(listed, list) else []
         supported = tuple(version for version in listed if isinstance(version, str))
-        if MODERN_VERSION not in supported:
+        if MODERN_VERSION not in supported or (prefer_legacy and LEGACY_VERSION in supported):
             if fallback and LEGACY_VERSION in supported:
                 return self._fall_back()
             raise UnsupportedError(
@@ -383,9 +391,10 @@ def _result_of(answer: JsonObject, method: str) -> JsonObject:
         if code == UNSUPPORTED_PROTOCOL_VERSION:
             listed = data.get("supported") if isinstance(data, dict) else None
             supported = tuple(str(v) for v in listed) if isinstance(listed, list) else ()
+            asked = data.get("requested") if isinstance(data, dict) else None
             raise UnsupportedVersionError(
-                f"the server does not support protocol {MODERN_VERSION} for {method} "
-                f"(it supports: {', '.join(supported) or 'nothing it named'})",
+                f"the server does not support protocol version {asked or 'asked for'} "
+                f"({method}); it supports: {', '.join(supported) or 'nothing it named'}",
                 supported=supported,
             )
         if code == MISSING_CLIENT_CAPABILITY:

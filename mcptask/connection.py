@@ -31,11 +31,15 @@ def open_transport(
 @contextmanager
 def connected_client(
     settings: ConnectionSettings, *, log: WireLog | None = None,
-    server_log: WireLog | None = None,
+    server_log: WireLog | None = None, needs_list: bool = False,
 ) -> Iterator[McpClient]:
-    """A client that has completed the handshake (joining `settings.session_id` if given)."""
+    """A client that has completed the handshake (joining `settings.session_id` if given).
+
+    `needs_list`: the command reads `tasks/list`, which decides the era of a dual-era server.
+    """
     client = McpClient(
-        open_transport(settings, log=log, server_log=server_log), protocol=settings.protocol
+        open_transport(settings, log=log, server_log=server_log), protocol=settings.protocol,
+        needs_list=needs_list,
     )
     try:
         client.connect(join_session=settings.session_id)

@@ -48,10 +48,9 @@ class ProtocolEras(enum.StrEnum):
         return self is not ProtocolEras.LEGACY
 
 
-# The eras served when --protocol-eras is not given. Not `both`: mcptask in its default
-# `--protocol auto` probes server/discover first, so a dual-era default would move every
-# existing CLI test (written against the 2025-11-25 server) into the modern era.
-DEFAULT_PROTOCOL_ERAS = ProtocolEras.LEGACY
+# The eras served when --protocol-eras is not given: both, as current servers do, so that
+# every client finds its era (selected per request by how the client opens).
+DEFAULT_PROTOCOL_ERAS = ProtocolEras.BOTH
 
 
 class Fault(enum.StrEnum):

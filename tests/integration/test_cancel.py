@@ -123,7 +123,8 @@ def test_cancel_that_never_settles_is_pending(reference_server: StartServer) -> 
 
 
 def test_no_wait_sends_no_get(reference_server: StartServer) -> None:
-    url = reference_server("--seed", "working=1")
+    # 2025-11-25: the cancel answer itself says `cancelled` (2026-07-28 only acknowledges).
+    url = reference_server("--seed", "working=1", "--protocol-eras", "legacy")
     result = run_mcptask("cancel", "working-001", "--url", url, "--no-wait", "-o", "json", "-v")
     assert result.code == 0
     assert outcomes(result) == {"working-001": ("cancelled", "cancelled")}
@@ -156,7 +157,7 @@ def test_dry_run_sends_no_cancel(target: Options) -> None:
     document = result.json()
     assert document["dryRun"] is True
     assert sorted(task["taskId"] for task in document["tasks"]) == ["working-001", "working-002"]
-    assert "tasks/cancel" not in result.stderr
+    assert '"method":"tasks/cancel"' not in result.stderr
 
 
 def test_selector_matching_nothing_is_success(reference_server: StartServer) -> None:
@@ -167,9 +168,21 @@ def test_selector_matching_nothing_is_success(reference_server: StartServer) -> 
 
 
 def test_without_cancel_capability_nothing_is_sent(reference_server: StartServer) -> None:
-    url = reference_server("--seed", "working=1", "--no-cancel")
-    result = run_mcptask("cancel", "working-001", "--url", url)
-    result.assert_one_line_error(5, "tasks/cancel")
+    url = reference_server("--seed", "working=1", "--no-cancel", "--protocol-eras", "legacy")
+    result = run_mcptask("cancel", "working-001", "--url", url, "-v")
+    assert result.code == 5
+    assert result.stdout == ""
+    assert "does not offer tasks/cancel" in result.stderr
+    assert '"method":"tasks/cancel"' not in result.stderr
+
+
+def test_cancel_method_missing_in_modern_stops_the_run(reference_server: StartServer) -> None:
+    # 2026-07-28 has no cancel capability of its own: the server's 404/-32601 decides.
+    url = reference_server("--seed", "working=2", "--no-cancel", "--protocol-eras", "modern")
+    result = run_mcptask("cancel", "working-001", "working-002", "--url", url, "-o", "json")
+    assert result.code == 5
+    assert outcomes(result) == {"working-001": ("skipped", None), "working-002": ("skipped", None)}
+    assert "tasks/cancel" in result.json()["error"]
 
 
 def test_all_working_without_list_points_to_ids(reference_server: StartServer) -> None:

@@ -23,7 +23,7 @@ def seeded_url(request: pytest.FixtureRequest, reference_server: StartServer) ->
 
 
 def test_connect_http_reports_server_era_session_and_operations(seeded_url: str) -> None:
-    result = run_mcptask("connect", seeded_url, "-o", "json")
+    result = run_mcptask("connect", seeded_url, "-o", "json", "--protocol", "2025-11-25")
     assert result.code == 0, result.stderr
     document = result.json()
     assert document["server"]["name"] == "mcptask-reference"

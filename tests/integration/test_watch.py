@@ -86,7 +86,8 @@ def test_exit_status_reports_a_failed_task(server: str) -> None:
 
 
 def test_push_notifications_are_used_when_offered(reference_server: StartServer) -> None:
-    url = reference_server("--notify", "--poll-interval", "5000")
+    # The 2025-11-25 push path: the session's GET stream (test_modern.py covers listen).
+    url = reference_server("--notify", "--poll-interval", "5000", "--protocol-eras", "legacy")
     task = start_job(url, (2.0, "completed", "done"))
     result = run_mcptask("watch", task, "--url", url, "-v", "-o", "jsonl")
     assert result.code == 0, result.stderr

@@ -719,7 +719,7 @@ def test_dispatcher_runs_the_validator_after_the_envelope(make: Callable[..., Se
 
 def test_protocol_era_and_cancel_delay_options() -> None:
     defaults = parse_config([])
-    assert defaults.protocol_eras is ProtocolEras.LEGACY
+    assert defaults.protocol_eras is ProtocolEras.BOTH
     assert (defaults.cancel_delay_ms, defaults.modern_cancel_delay_ms) == (1000, 300)
     both = parse_config(["--protocol-eras", "both", "--cancel-delay", "50"])
     assert both.protocol_eras is ProtocolEras.BOTH
