@@ -519,7 +519,7 @@ def run(argv: list[str] | None = None) -> int:
     try:
         result = app(args=args, prog_name="mcptask", standalone_mode=False)
     except McptaskError as exc:
-        errors.error(exc.message + (f" ({exc.hint})" if exc.hint else ""))
+        errors.error(exc.message)
         return int(exc.exit_code)
     except typer.TyperException as exc:  # usage errors from the option parser
         message = exc.format_message()

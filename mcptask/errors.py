@@ -29,10 +29,9 @@ class McptaskError(Exception):
 
     exit_code: ExitCode = ExitCode.UNEXPECTED
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
-        self.hint = hint
 
 
 class UsageError(McptaskError):

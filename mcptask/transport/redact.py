@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from urllib.parse import urlsplit, urlunsplit
 
@@ -30,3 +31,23 @@ def display_url(url: str) -> str:
         host = f"[{host}]"
     netloc = f"{host}:{parts.port}" if parts.port else host
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def display_command(argv: list[str]) -> str:
+    """The command line with the values of credential-like options replaced by `<redacted>`.
+
+    Covers `--token VALUE`, `--token=VALUE` and `API_KEY=VALUE` style arguments.
+    """
+    shown: list[str] = []
+    hide_next = False
+    for argument in argv:
+        name, equals, _ = argument.partition("=")
+        if hide_next:
+            shown.append("<redacted>")
+            hide_next = False
+        elif equals and is_sensitive_header(name):
+            shown.append(f"{name}=<redacted>")
+        else:
+            shown.append(argument)
+            hide_next = argument.startswith("-") and is_sensitive_header(argument)
+    return shlex.join(shown)

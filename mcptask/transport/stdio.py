@@ -25,6 +25,7 @@ from mcptask.protocol import (
     is_response,
 )
 from mcptask.transport.base import NotificationHandler, WireLog
+from mcptask.transport.redact import display_command
 
 STDERR_TAIL_LINES = 10
 _SHUTDOWN_GRACE_SECONDS = 2.0
@@ -55,7 +56,7 @@ class StdioTransport:
         log: WireLog | None = None,
         stderr_log: WireLog | None = None,
     ) -> None:
-        self.target = shlex.join(argv)
+        self.target = display_command(argv)
         self.protocol_version: str | None = None
         self._timeout = timeout
         self._log = log

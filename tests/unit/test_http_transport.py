@@ -213,3 +213,15 @@ def test_bounded_sse_answer_is_read_to_the_end_so_the_connection_is_reused() -> 
 
     assert transport_for(handler).request(request_message(1, "ping", None))["result"] == {}
     assert stream.finished
+
+
+def test_server_commands_are_shown_without_credentials() -> None:
+    from mcptask.transport.redact import display_command
+
+    shown = display_command(
+        ["srv", "--token", "t0p", "--api-key=k3y", "AUTH_TOKEN=s3c", "--port", "80"]
+    )
+    assert "t0p" not in shown
+    assert "k3y" not in shown
+    assert "s3c" not in shown
+    assert "--port 80" in shown
