@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import secrets
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -100,7 +101,8 @@ class McpClient:
         self.needs_list = needs_list
         """The command reads `tasks/list`: in auto mode, a dual-era server is then spoken to
         in 2025-11-25, the era that has a list."""
-        self._ids = itertools.count(1)
+        self._counter = itertools.count(1)
+        self._id_prefix: str | None = None
         self._server: ServerInfo | None = None
         self._joined_session: str | None = None
 
@@ -131,6 +133,9 @@ class McpClient:
             self.transport.end_session()
             self.transport.join_session(join_session)
             self._joined_session = join_session
+            # The session's owner numbers its requests 1, 2, 3... too, and servers match
+            # answers by id within a session: ids of our own keep both sides' answers apart.
+            self._id_prefix = f"mcptask-{secrets.token_hex(4)}-"
         return server
 
     @property
@@ -157,7 +162,7 @@ class McpClient:
             params, headers = _modern_request(
                 "subscriptions/listen", {"notifications": {"taskIds": list(task_ids)}}
             )
-            message = request_message(next(self._ids), "subscriptions/listen", params)
+            message = request_message(self._next_id(), "subscriptions/listen", params)
             self.transport.subscribe(message, headers=headers, stop=stop)
         elif isinstance(self.transport, HttpTransport):
             self.transport.listen(stop)
@@ -245,12 +250,16 @@ class McpClient:
                     "the server dropped the new session at once (HTTP 404 again)"
                 ) from None
 
+    def _next_id(self) -> int | str:
+        number = next(self._counter)
+        return number if self._id_prefix is None else f"{self._id_prefix}{number}"
+
     def _call_once(self, method: str, params: JsonObject | None) -> JsonObject:
         headers: dict[str, str] | None = None
         if self._server is not None and self._server.era == MODERN_ERA:
             params, headers = _modern_request(method, params)
         answer = self.transport.request(
-            request_message(next(self._ids), method, params), headers=headers
+            request_message(self._next_id(), method, params), headers=headers
         )
         return _result_of(answer, method)
 
@@ -259,7 +268,7 @@ class McpClient:
         answer leads to the `initialize` handshake instead."""
         self.transport.protocol_version = MODERN_VERSION
         params, headers = _modern_request("server/discover", None)
-        message = request_message(next(self._ids), "server/discover", params)
+        message = request_message(self._next_id(), "server/discover", params)
         probe = DISCOVER_PROBE_SECONDS if self.transport.kind == "stdio" else None
         try:
             answer = self.transport.request(message, headers=headers, timeout=probe)

@@ -208,7 +208,9 @@ class TaskSupport:
         return tuple(name for name, offered in flags if offered)
 
 
-def request_message(request_id: int, method: str, params: JsonObject | None) -> JsonObject:
+def request_message(
+    request_id: int | str, method: str, params: JsonObject | None
+) -> JsonObject:
     """Build a JSON-RPC request."""
     message: JsonObject = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if params is not None:

@@ -182,8 +182,8 @@ class CancelRun:
             self._finish(target, outcome, None, refusal.server_message)
             return
         if is_terminal(task.status):
-            outcome = Outcome.CANCELLED if task.status == CANCELLED else Outcome.ALREADY_FINISHED
-            self._finish(target, outcome, task.status, refusal.server_message)
+            # Refused because it had already ended, `cancelled` included: not our doing.
+            self._finish(target, Outcome.ALREADY_FINISHED, task.status, refusal.server_message)
         else:
             self._finish(target, Outcome.ERROR, task.status, refusal.server_message)
 

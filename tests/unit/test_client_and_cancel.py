@@ -222,3 +222,48 @@ def test_header_values_that_are_not_header_safe_use_the_base64_sentinel() -> Non
     assert encode_header_value(" padded ") == "=?base64?IHBhZGRlZCA=?="
     assert encode_header_value("line1\nline2") == "=?base64?bGluZTEKbGluZTI=?="
     assert encode_header_value("=?base64?literal?=") == "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+
+
+def test_a_task_already_cancelled_before_our_cancel_is_already_finished() -> None:
+    server = FakeServer()
+    server.add("old", "cancelled")
+    (result,) = run(server, "old")
+    assert result.outcome is Outcome.ALREADY_FINISHED
+    assert result.status == "cancelled"
+
+
+def test_requests_in_a_joined_session_use_ids_of_their_own() -> None:
+    import json
+
+    import httpx
+
+    from mcptask.transport.http import HttpTransport
+
+    seen: list[tuple[str | None, object]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "DELETE":
+            return httpx.Response(200)
+        body = json.loads(request.content)
+        seen.append((request.headers.get("Mcp-Session-Id"), body.get("id")))
+        if body.get("method") == "server/discover":
+            return httpx.Response(400, json={"jsonrpc": "2.0", "id": None,
+                                             "error": {"code": -32600, "message": "no session"}})
+        if "id" not in body:
+            return httpx.Response(202)
+        result: dict[str, object] = {"taskId": "t", "status": "working"}
+        if body["method"] == "initialize":
+            result = {"protocolVersion": "2025-11-25", "capabilities": {"tasks": {}},
+                      "serverInfo": {"name": "s", "version": "1"}}
+        return httpx.Response(200, json={"jsonrpc": "2.0", "id": body["id"], "result": result},
+                              headers={"Mcp-Session-Id": "ours"})
+
+    transport = HttpTransport("http://server.test/mcp",
+                              client=httpx.Client(transport=httpx.MockTransport(handler)))
+    client = McpClient(transport)
+    client.connect(join_session="theirs")
+    client.get_task("t")
+    session, request_id = seen[-1]
+    assert session == "theirs"
+    assert isinstance(request_id, str)
+    assert request_id.startswith("mcptask-")
