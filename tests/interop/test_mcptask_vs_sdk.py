@@ -433,6 +433,23 @@ def test_connect_over_stdio(sdk_python: Path) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+def test_auto_mode_falls_back_to_initialize_over_http(server: SdkServer) -> None:
+    """The SDK 1.x server is legacy only: the discover probe fails, initialize follows."""
+    result = mcptask("connect", server.url, "-o", "json", "-v")
+    assert result.code == 0, result.stderr
+    assert result.json()["era"] == "legacy"
+    assert result.stderr.index('"server/discover"') < result.stderr.index('"initialize"')
+    pinned = mcptask("connect", server.url, "--protocol", "2026-07-28")
+    pinned.assert_one_line_error(5, "does not speak 2026-07-28")
+
+
+def test_auto_mode_falls_back_to_initialize_over_stdio(sdk_python: Path) -> None:
+    result = mcptask("connect", "--server", stdio_server(), "-o", "json", "-v")
+    assert result.code == 0, result.stderr
+    assert result.json()["era"] == "legacy"
+    assert result.stderr.index('"server/discover"') < result.stderr.index('"initialize"')
+
+
 def test_list_sees_only_the_joined_sessions_tasks(session: Session) -> None:
     ids = session.create(3)
     fresh, joined = mcptask_all(
