@@ -6,7 +6,7 @@ import itertools
 import secrets
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from mcptask.errors import (
@@ -80,7 +80,34 @@ class ServerInfo:
     instructions: str | None = None
     title: str | None = None
     supported_versions: tuple[str, ...] = ()
-    raw_server_info: JsonObject = field(default_factory=dict)
+
+    @classmethod
+    def from_result(
+        cls,
+        result: JsonObject,
+        info: object,
+        *,
+        protocol_version: str,
+        era: str,
+        capabilities: JsonObject,
+        task_support: TaskSupport,
+        supported_versions: tuple[str, ...] = (),
+    ) -> ServerInfo:
+        """Read the server's identity and instructions from a handshake result."""
+        identity: JsonObject = info if isinstance(info, dict) else {}
+        title = identity.get("title")
+        instructions = result.get("instructions")
+        return cls(
+            name=str(identity.get("name", "")),
+            version=str(identity.get("version", "")),
+            title=title if isinstance(title, str) else None,
+            protocol_version=protocol_version,
+            era=era,
+            capabilities=capabilities,
+            task_support=task_support,
+            instructions=instructions if isinstance(instructions, str) else None,
+            supported_versions=supported_versions,
+        )
 
     @property
     def extensions(self) -> tuple[str, ...]:
@@ -310,19 +337,11 @@ class McpClient:
         if not isinstance(info, dict):
             meta = result.get("_meta")
             info = meta.get(META_SERVER_INFO) if isinstance(meta, dict) else None
-        info = info if isinstance(info, dict) else {}
-        instructions = result.get("instructions")
-        self._server = ServerInfo(
-            name=str(info.get("name", "")),
-            version=str(info.get("version", "")),
-            title=str(info["title"]) if isinstance(info.get("title"), str) else None,
-            protocol_version=MODERN_VERSION,
-            era=MODERN_ERA,
+        self._server = ServerInfo.from_result(
+            result, info, protocol_version=MODERN_VERSION, era=MODERN_ERA,
             capabilities=capabilities,
             task_support=TaskSupport.from_modern_capabilities(capabilities),
-            instructions=instructions if isinstance(instructions, str) else None,
             supported_versions=supported,
-            raw_server_info=info,
         )
         return self._server
 
@@ -352,8 +371,6 @@ class McpClient:
         capabilities = result.get("capabilities")
         if not isinstance(capabilities, dict):
             raise ProtocolViolation("the server's initialize result has no capabilities object")
-        info = result.get("serverInfo")
-        info = info if isinstance(info, dict) else {}
         support = (
             TaskSupport.from_legacy_capabilities(capabilities)
             if version == LEGACY_VERSION
@@ -361,17 +378,9 @@ class McpClient:
         )
         self.transport.protocol_version = version
         self.transport.notify(notification_message("notifications/initialized"))
-        instructions = result.get("instructions")
-        self._server = ServerInfo(
-            name=str(info.get("name", "")),
-            version=str(info.get("version", "")),
-            title=str(info["title"]) if isinstance(info.get("title"), str) else None,
-            protocol_version=version,
-            era=LEGACY_ERA,
-            capabilities=capabilities,
-            task_support=support,
-            instructions=instructions if isinstance(instructions, str) else None,
-            raw_server_info=info,
+        self._server = ServerInfo.from_result(
+            result, result.get("serverInfo"), protocol_version=version, era=LEGACY_ERA,
+            capabilities=capabilities, task_support=support,
         )
         return self._server
 
