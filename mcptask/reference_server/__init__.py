@@ -12,6 +12,7 @@ server (--protocol-eras). Layout:
 - dispatcher: LegacyDispatcher, the protocol logic of 2025-11-25
 - modern (+ subscriptions): ModernDispatcher, 2026-07-28 + tasks extension, listen streams
 - tools: the long_job tool
+- fixtures: the conformance runner's fixture tools (--conformance-fixtures)
 - http_transport (+ http_policy, sessions, sse) and stdio_transport: the wire
 - faults: deliberately broken answers for client tests
 """

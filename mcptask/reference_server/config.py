@@ -95,6 +95,8 @@ class ServerConfig:
     get_stream: bool = True
     server_name: str = "mcptask-reference"
     protocol_eras: ProtocolEras = DEFAULT_PROTOCOL_ERAS
+    # Offer the fixture tools of the official MCP conformance runner (fixtures.py).
+    conformance_fixtures: bool = False
     log_requests: bool = False
     # Not on the command line: tests shorten it to see heartbeats quickly.
     heartbeat_seconds: float = 15.0

@@ -19,6 +19,14 @@ from datetime import UTC, datetime
 
 from mcptask import __version__
 from mcptask.reference_server.config import Scope, ServerConfig
+from mcptask.reference_server.fixtures import (
+    Complete,
+    FixtureTool,
+    StartTask,
+    ToolCall,
+    fixture_tools,
+    launch,
+)
 from mcptask.reference_server.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -89,6 +97,9 @@ class LegacyDispatcher:
         self._cancel_policy = CancelPolicy(config.cancel_mode, config.cancel_delay_ms)
         # Cursors carry this nonce so that a cursor from another server run is rejected.
         self._cursor_nonce = secrets.token_hex(4)
+        self._fixtures = (
+            fixture_tools("legacy", config.tasks_enabled) if config.conformance_fixtures else {}
+        )
         self._methods: dict[str, Handler] = {
             "initialize": self._initialize,
             "ping": lambda params, session: {},
@@ -126,7 +137,10 @@ class LegacyDispatcher:
                 {"level": "info", "logger": LOGGER_NAME, "data": f"handling {method}"},
             )
         ]
-        return Reply(self._answer(method, message.get("params"), msg_id, session_id), related)
+        return Reply(
+            self._answer(method, message.get("params"), msg_id, session_id, related.append),
+            related,
+        )
 
     def may_block(self, message: object) -> bool:
         """True when answering `message` may take long (tasks/result, an inline tool call).
@@ -144,6 +158,19 @@ class LegacyDispatcher:
             task_augmented = isinstance(params, dict) and params.get("task") is not None
             return not (task_augmented and self.config.tasks_enabled)
         return False
+
+    def closes_stream(self, message: object) -> bool:
+        """True for a call of a tool whose SSE answer stream the transport closes early, to
+        deliver the response on the resumed stream (the fixture test_reconnection)."""
+        if classify(message) is not MessageKind.REQUEST:
+            return False
+        assert isinstance(message, dict)
+        params = message.get("params")
+        if message["method"] != "tools/call" or not isinstance(params, dict):
+            return False
+        name = params.get("name")
+        tool = self._fixtures.get(name) if isinstance(name, str) else None
+        return tool is not None and tool.closes_stream
 
     def task_wire(self, view: TaskView) -> JsonObject:
         """The Task object exactly as the 2025-11-25 schema spells it."""
@@ -163,7 +190,12 @@ class LegacyDispatcher:
     # -- request plumbing -----------------------------------------------------------------
 
     def _answer(
-        self, method: str, params: object, msg_id: str | int, session_id: str | None
+        self,
+        method: str,
+        params: object,
+        msg_id: str | int,
+        session_id: str | None,
+        emit: Callable[[JsonObject], None],
     ) -> JsonObject:
         handler = self._methods.get(method)
         if handler is None:
@@ -175,6 +207,9 @@ class LegacyDispatcher:
         if not isinstance(params, dict):
             return error_response(msg_id, INVALID_PARAMS, "params must be an object")
         try:
+            if method == "tools/call":
+                # Tools may send notifications that belong to the call (progress, logs).
+                return result_response(msg_id, self._tools_call(params, session_id, emit))
             return result_response(msg_id, handler(params, session_id))
         except JsonRpcError as exc:
             return error_response(msg_id, exc.code, exc.message, exc.data)
@@ -226,10 +261,23 @@ class LegacyDispatcher:
         }
 
     def _tools_list(self, params: JsonObject, session_id: str | None) -> JsonObject:
-        return {"tools": tool_definitions(self.config.tasks_enabled)}
+        tools = tool_definitions(self.config.tasks_enabled)
+        tools += [
+            tool.definition(modern=False, tasks_enabled=self.config.tasks_enabled)
+            for tool in self._fixtures.values()
+        ]
+        return {"tools": tools}
 
-    def _tools_call(self, params: JsonObject, session_id: str | None) -> JsonObject:
+    def _tools_call(
+        self,
+        params: JsonObject,
+        session_id: str | None,
+        emit: Callable[[JsonObject], None] | None = None,
+    ) -> JsonObject:
         name = params.get("name")
+        fixture = self._fixtures.get(name) if isinstance(name, str) else None
+        if fixture is not None:
+            return self._call_fixture(fixture, params, session_id, emit)
         if name != LONG_JOB:
             raise JsonRpcError(INVALID_PARAMS, f"Unknown tool: {name}")
         try:
@@ -258,6 +306,63 @@ class LegacyDispatcher:
         )
         return {"task": self.task_wire(view)}
 
+    def _call_fixture(
+        self,
+        tool: FixtureTool,
+        params: JsonObject,
+        session_id: str | None,
+        emit: Callable[[JsonObject], None] | None,
+    ) -> JsonObject:
+        """tools/call of a conformance fixture tool, with the tool-level task negotiation of
+        2025-11-25: -32601 for a task-augmented call of a tool that forbids it, and for a
+        plain call of a tool that requires it."""
+        task_params = params.get("task")
+        # Without the tasks capability, task metadata is ignored (as for long_job).
+        as_task = task_params is not None and self.config.tasks_enabled
+        if as_task and tool.task_support == "forbidden":
+            raise JsonRpcError(
+                METHOD_NOT_FOUND, f"Tool {tool.name} does not support task-augmented calls"
+            )
+        if not as_task and tool.task_support == "required":
+            raise JsonRpcError(
+                METHOD_NOT_FOUND,
+                f"Tool {tool.name} must be called as a task (execution.taskSupport: required)",
+            )
+        ttl = self.config.ttl_ms
+        if as_task:
+            if not isinstance(task_params, dict):
+                raise JsonRpcError(INVALID_PARAMS, "task must be an object")
+            try:
+                ttl = parse_ttl(task_params.get("ttl", self.config.ttl_ms), "task.ttl")
+            except ValueError as exc:
+                raise JsonRpcError(INVALID_PARAMS, str(exc)) from None
+        arguments = params.get("arguments", {})
+        if not isinstance(arguments, dict):
+            raise JsonRpcError(INVALID_PARAMS, "arguments must be an object")
+        meta = params.get("_meta")
+        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        call = ToolCall(
+            name=tool.name,
+            arguments=arguments,
+            era="legacy",
+            as_task=as_task,
+            progress_token=(
+                token if isinstance(token, str | int) and not isinstance(token, bool) else None
+            ),
+            # Like the server's other log messages, the tools' go out at every level.
+            log_level="debug",
+            emit=emit or (lambda message: None),
+        )
+        outcome = tool.run(call)
+        if isinstance(outcome, Complete):
+            return outcome.result
+        if not isinstance(outcome, StartTask) or not as_task:
+            raise JsonRpcError(INTERNAL_ERROR, f"{tool.name} gave an answer 2025-11-25 lacks")
+        owner = session_id if self.config.scope is Scope.SESSION else None
+        view = self.store.create(status_message=outcome.message, ttl_ms=ttl, owner=owner)
+        launch(self.store, view.task_id, outcome.work)
+        return {"task": self.task_wire(view)}
+
     # -- tasks ----------------------------------------------------------------------------
 
     def _tasks_get(self, params: JsonObject, session_id: str | None) -> JsonObject:
@@ -268,7 +373,16 @@ class LegacyDispatcher:
         return self.task_wire(view)
 
     def _tasks_result(self, params: JsonObject, session_id: str | None) -> JsonObject:
-        return task_result(self.store.wait_terminal(self._task_id(params), session_id))
+        view = self.store.wait_terminal(self._task_id(params), session_id)
+        if view.status == "failed" and view.error is not None:
+            # The underlying request ended in a JSON-RPC error: tasks/result answers it.
+            error = view.error
+            raise JsonRpcError(
+                error.get("code", INTERNAL_ERROR),
+                str(error.get("message", "")),
+                error.get("data"),
+            )
+        return task_result(view)
 
     def _tasks_list(self, params: JsonObject, session_id: str | None) -> JsonObject:
         cursor = params.get("cursor")

@@ -27,7 +27,7 @@ from typing import Any, NoReturn
 
 from mcptask import __version__
 from mcptask.reference_server.config import AnswerMode, Fault, ServerConfig
-from mcptask.reference_server.dispatcher import SUPPORTED_VERSIONS, LegacyDispatcher
+from mcptask.reference_server.dispatcher import LegacyDispatcher
 from mcptask.reference_server.faults import replacement_body, with_wrong_id
 from mcptask.reference_server.http_policy import (
     accepted_types,
@@ -71,6 +71,14 @@ EVENT_STREAM = "text/event-stream"
 BAD_REQUEST = -32000
 SESSION_NOT_FOUND = -32001
 GET_EVENT_PREFIX = "get-"
+# MCP-Protocol-Version values accepted on requests of a legacy session: the released
+# versions that speak Streamable HTTP. A request without the header is taken as 2025-03-26
+# (transport spec, backwards compatibility) and served, so the same version named
+# explicitly, or 2025-06-18 (which added the header), is no reason to refuse it. The
+# session's semantics stay those of the version initialize negotiated (2025-11-25).
+# 2024-11-05 predates Streamable HTTP (and the header), and 2026-07-28 requests carry their
+# version in `_meta` instead of a session.
+LEGACY_HEADER_VERSIONS = frozenset({"2025-03-26", "2025-06-18", "2025-11-25"})
 # Client reconnect delay advertised on the GET stream's priming event.
 RETRY_MS = 1000
 # How often an idle subscriptions/listen stream checks whether its client went away.
@@ -229,10 +237,39 @@ class McpRequestHandler(BaseHTTPRequestHandler):
         session: Session,
         new_session: bool,
     ) -> None:
+        config = self.app.config
+        if (
+            config.answer is AnswerMode.SSE
+            and config.fault is None
+            and legacy.closes_stream(message)
+        ):
+            self._answer_after_closing(legacy, message, session)
+            return
         reply = legacy.handle(message, session.id)
         assert reply.response is not None
         headers = {"Mcp-Session-Id": session.id} if new_session else {}
         self._deliver(method, reply.response, reply.related, headers, resumable=True)
+
+    def _answer_after_closing(
+        self, legacy: LegacyDispatcher, message: JsonObject, session: Session
+    ) -> None:
+        """SSE polling (SEP-1699): send the priming event with a retry delay, close the
+        stream, then handle the request; its messages wait for the client to resume the
+        stream with GET and Last-Event-ID."""
+        stream = secrets.token_hex(6)
+        session.open_post_stream(stream)
+        self.close_connection = True
+        self._send(
+            200,
+            priming_event(f"{stream}-0", RETRY_MS),
+            EVENT_STREAM,
+            {"Cache-Control": "no-cache"},
+        )
+        with contextlib.suppress(OSError):  # the client may be gone already: no matter
+            self.connection.shutdown(socket.SHUT_WR)
+        reply = legacy.handle(message, session.id)
+        assert reply.response is not None
+        session.finish_post_stream(stream, [*reply.related, reply.response])
 
     def _deliver(
         self,
@@ -361,8 +398,13 @@ class McpRequestHandler(BaseHTTPRequestHandler):
         if EVENT_STREAM not in accepted_types(self.headers.get("Accept")):
             self._fail(406, BAD_REQUEST, "Accept must list text/event-stream")
         session = self._require_session()
+        last_event_id = self.headers.get("Last-Event-ID")
+        post = _post_event(last_event_id)
+        if post is not None and session.has_post_stream(post[0]):
+            self._resume_post_stream(session, *post)
+            return
         token, cursor = session.open_stream()
-        resume = _get_event_number(self.headers.get("Last-Event-ID"))
+        resume = _get_event_number(last_event_id)
         if resume is not None:
             cursor = resume
         head = self._head(
@@ -395,6 +437,38 @@ class McpRequestHandler(BaseHTTPRequestHandler):
         except OSError:
             return  # the client went away; it may resume with Last-Event-ID
 
+    def _resume_post_stream(self, session: Session, stream: str, after: int) -> None:
+        """GET with the Last-Event-ID of a POST stream the server closed early: the rest of
+        that stream (only its own messages, never the GET stream's), then the end."""
+        head = self._head(
+            200,
+            {
+                "Content-Type": EVENT_STREAM,
+                "Cache-Control": "no-cache",
+                "Transfer-Encoding": "chunked",
+            },
+        )
+        self.close_connection = True
+        try:
+            self.wfile.write(head)
+            self.log_request(200)
+            while (
+                messages := session.post_stream_messages(
+                    stream, after, self.app.config.heartbeat_seconds
+                )
+            ) is None:
+                if session.closed or not session.has_post_stream(stream):
+                    break
+                self.wfile.write(_chunk(HEARTBEAT))
+            if messages:
+                data = b"".join(
+                    message_event(f"{stream}-{number}", message) for number, message in messages
+                )
+                self.wfile.write(_chunk(data))
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            return  # the client went away; it may resume again
+
     # -- shared checks --------------------------------------------------------------------
 
     def _check_common(self) -> None:
@@ -423,7 +497,7 @@ class McpRequestHandler(BaseHTTPRequestHandler):
         if session is None:
             self._fail(404, SESSION_NOT_FOUND, "Session not found")
         version = self.headers.get("MCP-Protocol-Version")
-        if version is not None and version not in SUPPORTED_VERSIONS:
+        if version is not None and version not in LEGACY_HEADER_VERSIONS:
             self._fail(400, BAD_REQUEST, f"Unsupported MCP-Protocol-Version: {version}")
         return session
 
@@ -506,6 +580,16 @@ class McpRequestHandler(BaseHTTPRequestHandler):
 
 def _chunk(data: bytes) -> bytes:
     return b"%x\r\n%s\r\n" % (len(data), data)
+
+
+def _post_event(last_event_id: str | None) -> tuple[str, int] | None:
+    """(stream, number) of an event id of a POST answer stream (`3fa2b81c09d4-0`)."""
+    if last_event_id is None or last_event_id.startswith(GET_EVENT_PREFIX):
+        return None
+    stream, sep, number = last_event_id.rpartition("-")
+    if not sep or not stream or not number.isdigit():
+        return None
+    return stream, int(number)
 
 
 def _get_event_number(last_event_id: str | None) -> int | None:

@@ -73,10 +73,17 @@ def result_response(msg_id: str | int | None, result: JsonObject) -> JsonObject:
 def error_response(
     msg_id: str | int | None, code: int, message: str, data: object = None
 ) -> JsonObject:
-    """An error response; `data` is included only when given."""
+    """An error response; `data` is included only when given.
+
+    Without a request id (a parse error, an HTTP-layer failure before the body was read)
+    the `id` member is left out: the MCP schema (2025-11-25 and later) makes it optional
+    and allows only a string or an integer, so `"id": null` would not validate.
+    """
     error: JsonObject = {"code": code, "message": message}
     if data is not None:
         error["data"] = data
+    if msg_id is None:
+        return {"jsonrpc": "2.0", "error": error}
     return {"jsonrpc": "2.0", "id": msg_id, "error": error}
 
 

@@ -14,7 +14,13 @@ version, capabilities, method.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
+import hmac
+import json
 import logging
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,6 +29,15 @@ from mcptask import __version__
 from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.dispatcher import PROTOCOL_VERSION as LEGACY_VERSION
 from mcptask.reference_server.dispatcher import iso_utc
+from mcptask.reference_server.fixtures import (
+    Complete,
+    FixtureTool,
+    NeedInput,
+    StartTask,
+    ToolCall,
+    fixture_tools,
+    launch,
+)
 from mcptask.reference_server.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -56,6 +71,7 @@ MODERN_VERSION = "2026-07-28"
 META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 TASK_NOTIFICATION = "notifications/tasks"
 ACKNOWLEDGED_NOTIFICATION = "notifications/subscriptions/acknowledged"
@@ -115,12 +131,24 @@ class ModernRequest:
     params: JsonObject
     version: str
     capabilities: JsonObject | None
+    # Notifications that belong to this request (progress, log messages): sent before its
+    # response on an SSE answer.
+    related: list[JsonObject] = field(default_factory=list, compare=False)
 
     @property
     def declares_tasks(self) -> bool:
         """True when the client declared the tasks extension on this request."""
         extensions = (self.capabilities or {}).get("extensions")
         return isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
+
+    @property
+    def declares_elicitation(self) -> bool:
+        """True when the client can answer form elicitations (an `elicitation` object,
+        empty or with `form`)."""
+        elicitation = (self.capabilities or {}).get("elicitation")
+        if not isinstance(elicitation, dict):
+            return False
+        return not elicitation or isinstance(elicitation.get("form"), dict)
 
 
 @dataclass
@@ -159,6 +187,12 @@ class ModernDispatcher:
         if config.notify and config.tasks_enabled:
             store.add_listener(self._publish)
         self._default_cancel = OnCancel(kind="delay", delay_ms=config.modern_cancel_delay_ms)
+        self._fixtures = (
+            fixture_tools("modern", config.tasks_enabled) if config.conformance_fixtures else {}
+        )
+        # Signs the requestState handed out by multi round-trip requests: the state comes
+        # back from the client and must not be forged.
+        self._state_key = secrets.token_bytes(32)
         # ping was removed from 2026-07-28; it is kept here so that simple liveness probes
         # work in both eras.
         self._methods: dict[str, Handler] = {
@@ -202,7 +236,8 @@ class ModernDispatcher:
                 raise _missing_tasks_capability()
             if method.startswith("tasks/") and self.config.latency_ms > 0:
                 time.sleep(self.config.latency_ms / 1000)
-            return ModernReply(result_response(msg_id, handler(request)))
+            result = handler(request)
+            return ModernReply(result_response(msg_id, result), related=request.related)
         except ModernError as exc:
             return ModernReply(
                 error_response(msg_id, exc.code, exc.message, exc.data), exc.http_status
@@ -270,13 +305,20 @@ class ModernDispatcher:
         """
         task = self.task_wire(view)
         if view.status == "completed":
-            result = call_result("completed", view.status_message)
+            result = view.result
+            if result is None:
+                result = call_result("completed", view.status_message)
             task["result"] = {"resultType": "complete", **result}
         elif view.status == "failed":
-            task["error"] = {
-                "code": INTERNAL_ERROR,
-                "message": view.status_message or f"{LONG_JOB} failed",
-            }
+            error = view.error
+            if error is None:
+                error = {
+                    "code": INTERNAL_ERROR,
+                    "message": view.status_message or f"{LONG_JOB} failed",
+                }
+            task["error"] = error
+        elif view.status == "input_required" and view.input_requests:
+            task["inputRequests"] = dict(view.input_requests)
         elif view.status == "input_required" and view.input_key is not None:
             task["inputRequests"] = {view.input_key: _elicitation(view)}
         return task
@@ -391,16 +433,19 @@ class ModernDispatcher:
         }
 
     def _tools_list(self, request: ModernRequest) -> JsonObject:
-        return {
-            "resultType": "complete",
-            "tools": tool_definitions(self.config.tasks_enabled, modern=True),
-            "ttlMs": 0,
-            "cacheScope": "public",
-        }
+        tools = tool_definitions(self.config.tasks_enabled, modern=True)
+        tools += [
+            tool.definition(modern=True, tasks_enabled=self.config.tasks_enabled)
+            for tool in self._fixtures.values()
+        ]
+        return {"resultType": "complete", "tools": tools, "ttlMs": 0, "cacheScope": "public"}
 
     def _tools_call(self, request: ModernRequest) -> JsonObject:
         params = request.params
         name = params.get("name")
+        fixture = self._fixtures.get(name) if isinstance(name, str) else None
+        if fixture is not None:
+            return self._call_fixture(fixture, request)
         if name != LONG_JOB:
             raise JsonRpcError(INVALID_PARAMS, f"Unknown tool: {name}")
         try:
@@ -423,6 +468,88 @@ class ModernDispatcher:
         if status == "failed":
             raise JsonRpcError(INTERNAL_ERROR, message)
         return {"resultType": "complete", **call_result(status, message)}
+
+    def _call_fixture(self, tool: FixtureTool, request: ModernRequest) -> JsonObject:
+        """tools/call of a conformance fixture tool: a result, an InputRequiredResult (multi
+        round-trip request), or a task (only for a client that declared the extension)."""
+        params = request.params
+        as_task = self.config.tasks_enabled and request.declares_tasks
+        if tool.task_support == "required" and not as_task:
+            raise _missing_tasks_capability()
+        if tool.needs_elicitation and not request.declares_elicitation:
+            raise ModernError(
+                MISSING_REQUIRED_CLIENT_CAPABILITY,
+                "Missing required client capability: elicitation",
+                {"requiredCapabilities": {"elicitation": {}}},
+            )
+        arguments = params.get("arguments", {})
+        if not isinstance(arguments, dict):
+            raise JsonRpcError(INVALID_PARAMS, "arguments must be an object")
+        responses = params.get("inputResponses", {})
+        if not isinstance(responses, dict):
+            raise JsonRpcError(INVALID_PARAMS, "inputResponses must be an object")
+        token = params.get("requestState")
+        state = None if token is None else self._open_state(tool.name, token)
+        meta = params.get("_meta")
+        assert isinstance(meta, dict)  # _parse checked it
+        progress_token = meta.get("progressToken")
+        log_level = meta.get(META_LOG_LEVEL)
+        call = ToolCall(
+            name=tool.name,
+            arguments=arguments,
+            era="modern",
+            as_task=as_task,
+            input_responses=responses,
+            state=state,
+            progress_token=(
+                progress_token
+                if isinstance(progress_token, str | int) and not isinstance(progress_token, bool)
+                else None
+            ),
+            log_level=log_level if isinstance(log_level, str) else None,
+            emit=request.related.append,
+        )
+        outcome = tool.run(call)
+        if isinstance(outcome, Complete):
+            return {"resultType": "complete", **outcome.result}
+        if isinstance(outcome, NeedInput):
+            result: JsonObject = {"resultType": "input_required", "inputRequests": outcome.requests}
+            if outcome.state is not None:
+                result["requestState"] = self._seal_state(tool.name, outcome.state)
+            return result
+        assert isinstance(outcome, StartTask)
+        assert as_task, f"{tool.name} answered with a task that the client cannot take"
+        view = self.store.create(status_message=outcome.message, ttl_ms=self.config.ttl_ms)
+        launch(self.store, view.task_id, outcome.work)
+        return {"resultType": "task", **self.task_wire(view)}
+
+    def _seal_state(self, tool: str, state: JsonObject) -> str:
+        """requestState: the state as Base64 JSON, with an HMAC that binds it to the tool."""
+        payload = base64.urlsafe_b64encode(
+            json.dumps({"tool": tool, "state": state}, separators=(",", ":")).encode()
+        ).decode("ascii")
+        return f"{payload}.{self._state_mac(payload)}"
+
+    def _open_state(self, tool: str, token: object) -> JsonObject:
+        """The state sealed in a requestState this server handed out for `tool`."""
+        try:
+            if not isinstance(token, str):
+                raise ValueError("not a string")
+            payload, _, mac = token.rpartition(".")
+            if not hmac.compare_digest(mac, self._state_mac(payload)):
+                raise ValueError("bad signature")
+            sealed = json.loads(base64.urlsafe_b64decode(payload.encode("ascii")))
+            if sealed.get("tool") != tool or not isinstance(sealed.get("state"), dict):
+                raise ValueError("issued for another tool")
+            state: JsonObject = sealed["state"]
+            return state
+        except (ValueError, UnicodeError, binascii.Error, AttributeError):
+            raise JsonRpcError(
+                INVALID_PARAMS, "Invalid requestState: not one this server issued for this tool"
+            ) from None
+
+    def _state_mac(self, payload: str) -> str:
+        return hmac.new(self._state_key, payload.encode("ascii"), hashlib.sha256).hexdigest()
 
     def _tasks_get(self, request: ModernRequest) -> JsonObject:
         view = self.store.get(self._task_id(request.params), None)

@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import secrets
 import threading
-from collections import deque
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
 
 from mcptask.reference_server.jsonrpc import JsonObject
 
 EVENT_BUFFER_SIZE = 1000
+# Closed POST streams kept for resumption, per session (the oldest are forgotten first).
+POST_STREAM_LIMIT = 64
+
+
+@dataclass
+class _PostStream:
+    """A POST answer stream the server closed early: the messages still owed on it
+    (numbered from 1 after its priming event 0), complete once `finished`."""
+
+    messages: list[JsonObject] = field(default_factory=list)
+    finished: bool = False
 
 
 class Session:
@@ -27,6 +39,7 @@ class Session:
         self._sent_upto = 0
         self._generation = 0
         self._requests = 0
+        self._post_streams: OrderedDict[str, _PostStream] = OrderedDict()
         self.closed = False
 
     def count_request(self) -> int:
@@ -68,6 +81,48 @@ class Session:
             if self._ended(token):
                 return None
             return [(event_id, msg) for event_id, msg in self._events if event_id > after]
+
+    def open_post_stream(self, stream: str) -> None:
+        """Remember a POST answer stream that is closed before its messages are ready."""
+        with self._cond:
+            self._post_streams[stream] = _PostStream()
+            while len(self._post_streams) > POST_STREAM_LIMIT:
+                self._post_streams.popitem(last=False)
+
+    def finish_post_stream(self, stream: str, messages: list[JsonObject]) -> None:
+        """The messages of a closed POST stream are ready (the last one is the response)."""
+        with self._cond:
+            entry = self._post_streams.get(stream)
+            if entry is not None:
+                entry.messages = list(messages)
+                entry.finished = True
+                self._cond.notify_all()
+
+    def has_post_stream(self, stream: str) -> bool:
+        """True for a closed POST stream of this session that can be resumed."""
+        with self._cond:
+            return stream in self._post_streams
+
+    def post_stream_messages(
+        self, stream: str, after: int, timeout: float
+    ) -> list[tuple[int, JsonObject]] | None:
+        """The messages of a closed POST stream numbered after `after`, once they are all
+        ready; waits up to `timeout` seconds. Returns None while they are not ready (or the
+        stream is unknown, or the session closed)."""
+        with self._cond:
+            self._cond.wait_for(
+                lambda: (
+                    self.closed
+                    or stream not in self._post_streams
+                    or self._post_streams[stream].finished
+                ),
+                timeout=timeout,
+            )
+            entry = self._post_streams.get(stream)
+            if self.closed or entry is None or not entry.finished:
+                return None
+            numbered = list(enumerate(entry.messages, start=1))
+            return [(number, message) for number, message in numbered if number > after]
 
     def mark_sent(self, event_id: int) -> None:
         """Record that events up to `event_id` were written to the stream."""

@@ -17,8 +17,10 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from types import MappingProxyType
 
 from mcptask.reference_server.config import CancelMode
+from mcptask.reference_server.jsonrpc import JsonObject
 from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, Step
 
 CANCELLED_MESSAGE = "Cancelled by client"
@@ -42,6 +44,13 @@ class TaskView:
     # The key of the outstanding input request while the task is input_required (a new key
     # each time the task enters that status, so keys are unique over the task's life).
     input_key: str | None = None
+    # Set by tools that run as workers (see `request_input` and `finish`): the CallToolResult
+    # of a completed task, the JSON-RPC error object of a failed one, and the outstanding
+    # input requests (wire key -> request) of an input_required one. None / empty for
+    # scripted tasks, whose answers are derived from their status and message.
+    result: JsonObject | None = None
+    error: JsonObject | None = None
+    input_requests: Mapping[str, JsonObject] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def terminal(self) -> bool:
@@ -97,6 +106,13 @@ class _Record:
     await_input: bool = False
     input_seq: int = 0
     input_key: str | None = None
+    # Worker-driven tasks (request_input / finish): see TaskView.
+    result: JsonObject | None = None
+    error: JsonObject | None = None
+    input_requests: dict[str, JsonObject] = field(default_factory=dict)
+    # wire key -> the worker's own name for it, and the answers gathered so far (by name).
+    input_names: dict[str, str] = field(default_factory=dict)
+    input_responses: dict[str, object] = field(default_factory=dict)
 
     def view(self) -> TaskView:
         micros = int(self.created_at.timestamp() * 1_000_000)
@@ -110,6 +126,9 @@ class _Record:
             owner=self.owner,
             sort_key=(micros, self.seq),
             input_key=self.input_key,
+            result=self.result,
+            error=self.error,
+            input_requests=MappingProxyType(dict(self.input_requests)),
         )
 
     def visible_to(self, viewer: str | None) -> bool:
@@ -273,13 +292,115 @@ class TaskStore:
         """
         with self._cond:
             record = self._lookup(task_id, viewer)
-            if record.status != INPUT_REQUIRED or record.input_key not in responses:
+            if record.status != INPUT_REQUIRED:
+                return False
+            if record.input_requests:
+                return self._answer_requests(record, responses)
+            if record.input_key not in responses:
                 return False
             self._transition(record, "working", INPUT_RECEIVED_MESSAGE)
             if record.script_paused:
                 record.next_step_at = time.monotonic() + record.steps[0].delay
                 self._cond.notify_all()
             return True
+
+    def _answer_requests(self, record: _Record, responses: Mapping[str, object]) -> bool:
+        """Take the answers to a worker's outstanding requests (a subset is fine: the task
+        stays input_required, without the answered keys, until the last one arrives)."""
+        answered = [key for key in record.input_requests if key in responses]
+        if not answered:
+            return False
+        for key in answered:
+            del record.input_requests[key]
+            record.input_responses[record.input_names.pop(key)] = responses[key]
+        if record.input_requests:
+            self._changed(record)
+        else:
+            self._transition(record, "working", INPUT_RECEIVED_MESSAGE)
+        return True
+
+    # -- tools running as workers ---------------------------------------------------------
+    #
+    # A tool whose task is driven by code (the conformance fixtures) runs in a thread of its
+    # own and moves its task with these calls. They never raise for a task that ended or
+    # vanished meanwhile (cancelled, expired): they report it, and the worker stops.
+
+    def wait_active(self, task_id: str, seconds: float) -> bool:
+        """Sleep up to `seconds` while the task is not terminal.
+
+        True when the time passed with the task still active; False as soon as it ended,
+        vanished, or the store closed (the worker should stop).
+        """
+        deadline = time.monotonic() + seconds
+        with self._cond:
+            while True:
+                if self._worker_record(task_id) is None:
+                    return False
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return True
+                self._cond.wait(remaining)
+
+    def request_input(
+        self, task_id: str, requests: Mapping[str, JsonObject], message: str
+    ) -> dict[str, object] | None:
+        """Move the task to input_required with `requests` (name -> input request) and wait
+        until every one is answered by `provide_input`; return the answers by name.
+
+        On the wire each request gets a key of its own (`NAME-N`, N counting the task's
+        input rounds), so that keys are never reused over the task's life. Returns None when
+        the task ends, vanishes or the store closes before all answers arrived.
+        """
+        if not requests:
+            raise ValueError("request_input needs at least one request")
+        with self._cond:
+            record = self._worker_record(task_id)
+            if record is None:
+                return None
+            record.input_seq += 1
+            keys = {f"{name}-{record.input_seq}": name for name in requests}
+            record.input_names = dict(keys)
+            record.input_responses = {}
+            pending = {key: requests[name] for key, name in keys.items()}
+            self._transition(record, INPUT_REQUIRED, message, input_requests=pending)
+            while True:
+                current = self._worker_record(task_id)
+                if current is None:
+                    return None
+                if not current.input_requests:
+                    return dict(current.input_responses)
+                self._cond.wait()
+
+    def finish(
+        self,
+        task_id: str,
+        status: str,
+        message: str | None,
+        *,
+        result: JsonObject | None = None,
+        error: JsonObject | None = None,
+    ) -> bool:
+        """End the task in `status` (completed with `result`, failed with `error`, or
+        cancelled); False when it had already ended (say, cancelled) or vanished."""
+        if status not in TERMINAL_STATUSES:
+            raise ValueError(f"finish needs a terminal status, got {status!r}")
+        with self._cond:
+            record = self._worker_record(task_id)
+            if record is None:
+                return False
+            self._transition(record, status, message, result=result, error=error)
+            return True
+
+    def _worker_record(self, task_id: str) -> _Record | None:
+        """The task a worker drives, if it is still there and not terminal (lock held)."""
+        record = self._records.get(task_id)
+        if record is not None and self._expired(record, time.monotonic()):
+            del self._records[task_id]
+            self._cond.notify_all()
+            record = None
+        if self._closed or record is None or record.status in TERMINAL_STATUSES:
+            return None
+        return record
 
     def _apply_cancel(self, record: _Record, action: OnCancel) -> None:
         if action.kind == "complete":
@@ -355,20 +476,42 @@ class TaskStore:
         if expired:
             self._cond.notify_all()  # tasks/result waiters must learn that the task is gone
 
-    def _transition(self, record: _Record, status: str, message: str | None) -> None:
+    def _transition(
+        self,
+        record: _Record,
+        status: str,
+        message: str | None,
+        *,
+        result: JsonObject | None = None,
+        error: JsonObject | None = None,
+        input_requests: dict[str, JsonObject] | None = None,
+    ) -> None:
         if record.status in TERMINAL_STATUSES:
             return  # terminal statuses never change (spec); late script steps are dropped
-        if status == INPUT_REQUIRED and record.status != INPUT_REQUIRED:
+        if input_requests is not None:
+            record.input_key = None
+            record.input_requests = input_requests
+        elif status == INPUT_REQUIRED and record.status != INPUT_REQUIRED:
             record.open_input_request()
         elif status != INPUT_REQUIRED:
             record.input_key = None
+            record.input_requests = {}
+            record.input_names = {}
         record.status = status
         record.status_message = message
-        record.last_updated_at = utc_now()
+        if status == "completed":
+            record.result = result
+        elif status == "failed":
+            record.error = error
         if status in TERMINAL_STATUSES:
             record.steps.clear()
             record.next_step_at = None
             record.cancel_at = None
+        self._changed(record)
+
+    def _changed(self, record: _Record) -> None:
+        """Stamp the change, tell the listeners and wake every waiter."""
+        record.last_updated_at = utc_now()
         view = record.view()
         for listener in self._listeners:
             listener(view)

@@ -135,7 +135,11 @@ def run_inline(job: LongJob) -> JsonObject:
 
 
 def task_result(view: TaskView) -> JsonObject:
-    """What tasks/result returns for a terminal task: the CallToolResult, tagged by task."""
-    result = call_result(view.status, view.status_message)
+    """What tasks/result returns for a terminal task: the CallToolResult (the tool's own
+    when it gave one), tagged by task."""
+    if view.result is not None:
+        result = dict(view.result)
+    else:
+        result = call_result(view.status, view.status_message)
     result["_meta"] = {RELATED_TASK_META: {"taskId": view.task_id}}
     return result

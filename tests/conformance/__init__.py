@@ -1,0 +1,1 @@
+"""The official MCP conformance runner against mcptask's embedded reference server."""
