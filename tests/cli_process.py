@@ -63,6 +63,9 @@ def run_mcptask(
         key: value for key, value in os.environ.items() if not key.startswith("MCPTASK_")
     }
     environment.update({"NO_COLOR": "1", "COLUMNS": "200"})
+    # As after `pip install`: the `mcptask` executable is on PATH (server commands use it).
+    bin_dir = str(Path(sys.executable).parent)
+    environment["PATH"] = os.pathsep.join([bin_dir, environment.get("PATH", "")])
     environment.update(env or {})
     completed = subprocess.run(
         [*mcptask_argv(), *args],
