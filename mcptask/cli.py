@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import os
+import signal
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,6 +17,7 @@ import typer
 
 from mcptask import __version__
 from mcptask.errors import ExitCode, McptaskError, UsageError
+from mcptask.sanitize import clean
 
 if TYPE_CHECKING:
     from mcptask.client import McpClient
@@ -359,6 +363,7 @@ def cancel(
     """Cancel tasks by id, from a file or stdin, or every working one; confirm each outcome."""
     from mcptask.cancel_command import CancelRequest, run_cancel
 
+    _finite("--wait-timeout", wait_timeout)
     statuses = _statuses(status)
     if statuses is not None and not all_working:
         raise UsageError("--status narrows --all-working; give --all-working too")
@@ -424,6 +429,9 @@ def watch(
     from mcptask.operations.watch import WatchOptions
     from mcptask.watch_command import run_watch
 
+    for name, value in (("--interval", interval), ("--wait-timeout", watch_timeout),
+                        ("--retry-for", retry_for)):
+        _finite(name, value)
     statuses = _statuses(status)
     if statuses is not None and task_ids:
         raise UsageError("--status narrows the listed tasks; it does not apply to given ids")
@@ -459,6 +467,11 @@ def reference_server(ctx: typer.Context) -> None:
 # -- shared parsing ----------------------------------------------------------------------------
 
 
+def _finite(option: str, value: float | None) -> None:
+    if value is not None and not math.isfinite(value):
+        raise UsageError(f"{option} takes a finite number of seconds")
+
+
 def _statuses(text: str | None) -> tuple[str, ...] | None:
     from mcptask.protocol import parse_statuses
 
@@ -482,15 +495,18 @@ def _read_ids(arguments: list[str], from_file: str | None) -> list[str]:
     for source in dict.fromkeys(sources):
         ids.extend(_ids_from(source))
     for task_id in ids:
-        if not task_id.strip() or any(ord(char) < 32 for char in task_id):
-            raise UsageError(f"invalid task id {task_id!r}")
+        if not task_id.strip() or clean(task_id) != task_id:
+            raise UsageError(f"invalid task id {clean(task_id)!r}: control characters")
     return list(dict.fromkeys(ids))
 
 
 def _ids_from(source: str) -> list[str]:
     """One id per line; blank lines and `#` comments are ignored."""
     if source == "-":
-        text = sys.stdin.read()
+        try:
+            text = sys.stdin.buffer.read().decode("utf-8")
+        except UnicodeDecodeError:
+            raise UsageError("the ids on stdin are not UTF-8 text") from None
     else:
         try:
             text = Path(source).read_text(encoding="utf-8")
@@ -516,6 +532,11 @@ def run(argv: list[str] | None = None) -> int:
 
     args = sys.argv[1:] if argv is None else argv
     errors = Screen("table", color=_color_wanted("--no-color" in args))
+    # SIGTERM ends any command like Ctrl-C does (exit 130, one line); the bulk cancel and watch
+    # loops install their own handlers that stop between requests instead.
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, _interrupt)
     try:
         result = app(args=args, prog_name="mcptask", standalone_mode=False)
     except McptaskError as exc:
@@ -539,7 +560,19 @@ def run(argv: list[str] | None = None) -> int:
         )
         return int(ExitCode.UNEXPECTED)
     # Typer returns the code of an explicit Exit (and 130 for a Ctrl-C it caught itself).
-    return result if isinstance(result, int) else int(ExitCode.OK)
+    code = result if isinstance(result, int) else int(ExitCode.OK)
+    if code == ExitCode.INTERRUPTED and _signalled.is_set():
+        errors.error("interrupted")
+    return code
+
+
+_signalled = threading.Event()
+"""Set when Ctrl-C or SIGTERM interrupted a command outside the loops that handle them."""
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    _signalled.set()
+    raise KeyboardInterrupt
 
 
 def _help_pointer(ctx: object) -> str:

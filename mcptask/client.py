@@ -191,7 +191,9 @@ class McpClient:
             )
             message = request_message(self._next_id(), "subscriptions/listen", params)
             self.transport.subscribe(message, headers=headers, stop=stop)
-        elif isinstance(self.transport, HttpTransport):
+        elif isinstance(self.transport, HttpTransport) and self._joined_session is None:
+            # Not in a joined session: each message goes to one stream, and the session's
+            # owner may be listening on its own.
             self.transport.listen(stop)
 
     def close(self) -> None:
@@ -377,7 +379,12 @@ class McpClient:
             else TaskSupport(tasks=False, list=False, cancel=False, tool_calls=False)
         )
         self.transport.protocol_version = version
-        self.transport.notify(notification_message("notifications/initialized"))
+        try:
+            self.transport.notify(notification_message("notifications/initialized"))
+        except SessionExpired:
+            raise ProtocolViolation(
+                "the server dropped the session it had just created (HTTP 404)"
+            ) from None
         self._server = ServerInfo.from_result(
             result, result.get("serverInfo"), protocol_version=version, era=LEGACY_ERA,
             capabilities=capabilities, task_support=support,

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcptask.errors import UsageError
 from mcptask.protocol import PROTOCOL_CHOICES
-from mcptask.transport.redact import is_sensitive_header
+from mcptask.transport.redact import display_url, is_sensitive_header
 
 ENV_URL = "MCPTASK_URL"
 ENV_SERVER = "MCPTASK_SERVER"
@@ -31,7 +32,8 @@ class ConnectionSettings:
         # Headers may hold credentials: never let them reach a traceback or a log.
         shown = {name: "<redacted>" if is_sensitive_header(name) else value
                  for name, value in self.headers.items()}
-        return (f"ConnectionSettings(url={self.url!r}, server_command={self.server_command!r}, "
+        url = display_url(self.url) if self.url else None
+        return (f"ConnectionSettings(url={url!r}, server_command={self.server_command!r}, "
                 f"headers={shown!r}, session_id={self.session_id!r}, timeout={self.timeout!r}, "
                 f"protocol={self.protocol!r})")
 
@@ -62,14 +64,19 @@ def resolve_settings(
         )
     if protocol not in PROTOCOL_CHOICES:
         raise UsageError(f"--protocol takes one of: {', '.join(PROTOCOL_CHOICES)}")
-    if timeout <= 0:
+    if not (math.isfinite(timeout) and timeout > 0):
         raise UsageError("--timeout must be a positive number of seconds")
     headers = parse_headers(header_options or [])
+    if server_command and (headers or session_id or token_file):
+        raise UsageError("--header, --token-file and --session-id apply to --url servers only")
+    if session_id is not None and not _header_safe(session_id):
+        raise UsageError("--session-id must be printable ASCII")
+    # The environment's token is for HTTP servers; a stdio server ignores it.
     token = _read_token(token_file) if token_file is not None else env.get(ENV_TOKEN)
-    if token and not any(name.lower() == "authorization" for name in headers):
+    if url and token and not any(name.lower() == "authorization" for name in headers):
+        if not _header_safe(token):
+            raise UsageError("the bearer token must be printable ASCII (it is not shown here)")
         headers["Authorization"] = f"Bearer {token}"
-    if server_command and (headers or session_id):
-        raise UsageError("--header, tokens and --session-id apply to --url servers only")
     return ConnectionSettings(
         url=url, server_command=server_command, headers=headers,
         session_id=session_id, timeout=timeout, protocol=protocol,
@@ -82,10 +89,18 @@ def parse_headers(options: list[str]) -> dict[str, str]:
     for option in options:
         name, separator, value = option.partition(":")
         name = name.strip()
-        if not separator or not name or any(char.isspace() for char in name):
+        if not separator or not name or not _header_safe(name) or " " in name:
             raise UsageError("--header takes 'Name: value' (a header name, a colon, a value)")
+        if not _header_safe(value.strip()):
+            # The value may be a credential: name the header, never show the value.
+            raise UsageError(f"the value of --header {name!r} must be printable ASCII")
         headers[name] = value.strip()
     return headers
+
+
+def _header_safe(text: str) -> bool:
+    """True for text that can travel in an HTTP header: printable ASCII, no control bytes."""
+    return all(0x20 <= ord(char) <= 0x7E for char in text)
 
 
 def _read_token(path: Path) -> str:
@@ -93,6 +108,8 @@ def _read_token(path: Path) -> str:
         token = path.read_text(encoding="utf-8").strip()
     except OSError as exc:
         raise UsageError(f"cannot read --token-file {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"--token-file {str(path)!r} is not UTF-8 text") from None
     if not token:
         raise UsageError(f"--token-file {str(path)!r} is empty")
     return token

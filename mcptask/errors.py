@@ -100,9 +100,3 @@ class RpcError(McptaskError):
         self.code = code
         self.server_message = message
         self.data = data
-
-
-class Interrupted(McptaskError):
-    """The user pressed Ctrl-C or the process got SIGTERM."""
-
-    exit_code = ExitCode.INTERRUPTED

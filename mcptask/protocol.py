@@ -31,11 +31,8 @@ META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 
 # JSON-RPC error codes that change what mcptask does. Messages are never parsed for meaning.
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 HEADER_MISMATCH = -32020
 MISSING_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
@@ -246,6 +243,8 @@ def check_message(value: object, *, context: str) -> JsonObject:
         return value
     if "result" not in value and "error" not in value:
         raise ProtocolViolation(f"{context} is neither a request, a notification nor a response")
+    if not isinstance(value.get("id"), str | int | None) or isinstance(value.get("id"), bool):
+        raise ProtocolViolation(f"{context} has an id that is neither a string nor a number")
     error = value.get("error")
     if error is not None and (
         not isinstance(error, dict) or not isinstance(error.get("code"), int)

@@ -29,6 +29,7 @@ OUTCOME_STYLES = {
     Outcome.ALREADY_FINISHED: "cyan",
     Outcome.NOT_FOUND: "red",
     Outcome.PENDING: "yellow",
+    Outcome.REQUESTED: "yellow",
     Outcome.ERROR: "bold red",
     Outcome.SKIPPED: "dim",
 }

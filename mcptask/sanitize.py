@@ -13,7 +13,11 @@ _ESCAPE_SEQUENCE = re.compile(
     r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
     r"|\x1b[@-Z\\-_]?"  # other two-byte escapes, or a lone ESC
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Control characters; lone surrogates (a JSON `\udc9b` can come out as a raw 8-bit CSI byte);
+# and bidirectional/format controls, which can make one id or status look like another.
+_CONTROL = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
+)
 _LINE_BREAKS = re.compile(r"[\t\n\r\u2028\u2029]+")
 
 

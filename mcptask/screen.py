@@ -5,7 +5,9 @@ Kept apart from the views so that reporting an error imports no more than Rich.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 from collections.abc import Iterable
 from typing import IO, Literal
@@ -36,24 +38,36 @@ class Screen:
         self.out = Console(file=self.stdout, no_color=no_color, highlight=False, soft_wrap=False)
         self.err = Console(file=self.stderr, no_color=no_color, highlight=False, soft_wrap=True)
         self.format: OutputFormat = resolve_format(output_format, self.out.is_terminal)
+        self._reader_gone = False
 
     # -- plain streams --------------------------------------------------------------------------
 
     def json(self, document: object) -> None:
         """One JSON document on stdout."""
-        self.stdout.write(json.dumps(document, indent=2) + "\n")
-        self.stdout.flush()
+        self._write(json.dumps(document, indent=2) + "\n")
 
     def json_line(self, document: object) -> None:
         """One JSON object on one line of stdout, flushed at once (for streaming consumers)."""
-        self.stdout.write(json.dumps(document, separators=(",", ":")) + "\n")
-        self.stdout.flush()
+        self._write(json.dumps(document, separators=(",", ":")) + "\n")
 
     def ids(self, task_ids: Iterable[str]) -> None:
         """One id per line on stdout."""
-        for task_id in task_ids:
-            self.stdout.write(clean(task_id) + "\n")
-        self.stdout.flush()
+        self._write("".join(clean(task_id) + "\n" for task_id in task_ids))
+
+    def _write(self, text: str) -> None:
+        """Write and flush stdout; a reader that went away (`| head`) ends output quietly."""
+        if self._reader_gone:
+            return
+        try:
+            self.stdout.write(text)
+            self.stdout.flush()
+        except BrokenPipeError:
+            self._reader_gone = True
+            # Point the descriptor at /dev/null so that the interpreter's final flush of
+            # what is still buffered cannot fail again at exit.
+            with contextlib.suppress(OSError, ValueError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, self.stdout.fileno())
 
     # -- messages on stderr ---------------------------------------------------------------------
 

@@ -31,11 +31,6 @@ def connect_document(server: ServerInfo, *, transport: str, target: str,
     }
 
 
-def task_document(task: Task) -> JsonObject:
-    """One task as the server sent it."""
-    return task.to_wire()
-
-
 def list_document(tasks: list[Task]) -> JsonObject:
     """`list -o json`."""
     return {"tasks": [task.to_wire() for task in tasks], "count": len(tasks)}

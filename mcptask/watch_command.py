@@ -37,8 +37,11 @@ def run_watch(
 
     signal = StopSignal(on_stop=lambda: watch.wake())
     stop = signal.event
-    watch = Watch(client, options, stop=stop, on_change=_change_printer(screen, live_view),
-                  on_round=redraw)
+    watch = Watch(
+        client, options, stop=stop, on_change=_change_printer(screen, live_view),
+        on_round=redraw,
+        on_problem=lambda task_id, message: screen.warn(f"{task_id}: server error: {message}"),
+    )
     with signal, _push_stream(client, options.task_ids), live or nullcontext():
         watch.run()
         redraw()
@@ -66,7 +69,8 @@ def _change_printer(screen: Screen, live_view: bool) -> Callable[[Change], None]
         return lambda change: screen.json_line(change.to_json())
 
     def print_line(change: Change) -> None:
-        moved = f"{change.previous} -> {change.status}" if change.previous else change.status
+        status = clean(change.status)
+        moved = f"{clean(change.previous)} -> {status}" if change.previous else status
         message = f"  {clean(change.message)}" if change.message else ""
         stamp = change.at.isoformat(timespec="seconds").replace("+00:00", "Z")
         screen.stdout.write(f"{stamp}  {clean(change.task_id)}  {moved}{message}\n")
@@ -114,7 +118,7 @@ def _view(watch: Watch, *, max_rows: int) -> Group:
         )
     if len(shown) < len(ordered):
         table.add_row(Text(f"… {len(ordered) - len(shown)} more", style="dim"))
-    counts = Counter(watched.status or "unknown" for watched in watch.tasks.values())
+    counts = Counter(clean(watched.status or "unknown") for watched in watch.tasks.values())
     footer = Text(" · ".join(f"{count} {status}" for status, count in sorted(counts.items())),
                   style="bold")
     pushes = f"status pushes: {watch.pushes_seen}"

@@ -22,6 +22,7 @@ class Outcome(StrEnum):
     ALREADY_FINISHED = "already-finished"
     NOT_FOUND = "not-found"
     PENDING = "pending"
+    REQUESTED = "requested"
     ERROR = "error"
     SKIPPED = "skipped"
 
@@ -160,7 +161,13 @@ class CancelRun:
             return
         awaiting = _Awaiting(target, task, None if task else "cancel acknowledged")
         if not self.wait:
-            self._finish_from(awaiting, task)
+            if task is not None and task.status == CANCELLED:
+                self._finish(target, Outcome.CANCELLED, task.status, task.statusMessage)
+            else:
+                # Accepted, and the user chose not to wait for the outcome: not a failure.
+                status = task.status if task is not None else None
+                self._finish(target, Outcome.REQUESTED, status,
+                             "cancel accepted; not confirmed (--no-wait)")
             return
         # Confirm at once, so that results stream out task by task; a task that is still
         # settling (a cooperative cancel) is polled again after the last cancel is sent.

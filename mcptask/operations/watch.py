@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from pydantic import ValidationError
 
@@ -15,6 +16,8 @@ from mcptask.client import McpClient
 from mcptask.errors import RpcError, UnreachableError
 from mcptask.operations.polling import POLL_CAP_SECONDS, PollLoop, poll_delay
 from mcptask.protocol import ACTIVE_STATUSES, INVALID_PARAMS, JsonObject, Task, is_terminal
+
+T = TypeVar("T")
 
 GONE = "gone"
 """The pseudo-status of a task the server no longer knows (expired or purged)."""
@@ -93,6 +96,7 @@ class Watch:
         stop: threading.Event,
         on_change: Callable[[Change], None] = lambda change: None,
         on_round: Callable[[], None] = lambda: None,
+        on_problem: Callable[[str, str], None] = lambda task_id, message: None,
     ) -> None:
         self.client = client
         self.options = options
@@ -106,6 +110,8 @@ class Watch:
         self._pushed: queue.SimpleQueue[Task] = queue.SimpleQueue()
         self._on_change = on_change
         self._on_round = on_round
+        self._on_problem = on_problem
+        """Hears a task id and the server's error, once per new error, so it is not lost."""
         self._last_list = 0.0
 
     @property
@@ -156,14 +162,19 @@ class Watch:
 
     def _fetch(self, task_id: str) -> Task:
         """`tasks/get`, retrying an unreachable HTTP server with backoff for a while."""
+        return self._retrying(lambda: self.client.get_task(task_id))
+
+    def _retrying(self, call: Callable[[], T]) -> T:
+        """Run `call`; while the HTTP server is unreachable, retry with backoff for
+        `retry_for` seconds. A dead stdio server is final: waiting brings nothing back."""
         first_failure: float | None = None
         backoff = 0.5
         while True:
             try:
-                return self.client.get_task(task_id)
+                return call()
             except UnreachableError:
                 if self.client.transport.kind == "stdio":
-                    raise  # the child process is gone; waiting brings nothing back
+                    raise
                 now = time.monotonic()
                 first_failure = first_failure if first_failure is not None else now
                 if now - first_failure >= self.options.retry_for or self._stop.is_set():
@@ -176,8 +187,9 @@ class Watch:
         if isinstance(answer, RpcError):
             if answer.code == INVALID_PARAMS:
                 self._record(watched, None, gone=True)
-            else:
+            elif watched.error != answer.server_message:
                 watched.error = answer.server_message
+                self._on_problem(task_id, answer.server_message)
             return
         watched.error = None
         self._record(watched, answer)
@@ -191,7 +203,7 @@ class Watch:
             if pushed.taskId in self.tasks:
                 self._record(self.tasks[pushed.taskId], pushed)
         if self.listing and time.monotonic() - self._last_list >= RELIST_SECONDS:
-            self._relist()
+            self._retrying(self._relist)
         self._on_round()
 
     def _wait(self, seconds: float) -> None:

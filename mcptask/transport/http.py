@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from httpx_sse import EventSource, SSEError
@@ -53,10 +54,9 @@ class HttpTransport:
         self._created_session = False
         self._log = log
         self._handler: NotificationHandler | None = None
-        self.offers_stream: bool | None = None
-        """Whether the server offers a GET event stream (None until `listen` has tried)."""
         try:
             parsed = httpx.URL(url)
+            urlsplit(url).port  # noqa: B018 - raises ValueError for a bad host or port
         except (httpx.InvalidURL, ValueError) as exc:
             raise UsageError(f"invalid server URL {self.target!r}: {exc}") from None
         if parsed.scheme not in ("http", "https") or not parsed.host:
@@ -141,11 +141,9 @@ class HttpTransport:
                 ) as response:
                     self._trace(f"< GET stream {response.status_code}")
                     if response.status_code in (401, 403, 404, 405):
-                        self.offers_stream = False
-                        return
+                        return  # no stream for us: polling carries on alone
                     if response.status_code != 200 or _media_type(response) != "text/event-stream":
                         raise httpx.HTTPError(f"GET stream answered {response.status_code}")
-                    self.offers_stream = True
                     backoff = 0.5
                     for event in EventSource(response).iter_sse():
                         if stop.is_set():
@@ -380,6 +378,11 @@ def _translate_errors(target: str) -> Iterator[None]:
         raise UnreachableError(f"cannot connect to {target}: {_reason(exc)}") from None
     except httpx.RemoteProtocolError:
         raise UnreachableError(f"{target} closed the connection without an answer") from None
+    except httpx.LocalProtocolError:
+        # Its message quotes the offending header, which may be a credential: never show it.
+        raise UsageError(
+            "a request header is not valid HTTP (check --header and the token)"
+        ) from None
     except httpx.TransportError as exc:
         raise UnreachableError(f"cannot talk to {target}: {_reason(exc)}") from None
 

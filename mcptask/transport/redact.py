@@ -25,11 +25,15 @@ def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
 
 def display_url(url: str) -> str:
     """The URL without user info, query or fragment, which may carry credentials."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:
+        return "<invalid URL>"
     if ":" in host:
         host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port else host
+    netloc = f"{host}:{port}" if port else host
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 

@@ -36,7 +36,7 @@ def split_command(command: str) -> list[str]:
     try:
         argv = shlex.split(command)
     except ValueError as exc:
-        raise UsageError(f"cannot parse server command {command!r}: {exc}") from None
+        raise UsageError(f"cannot parse the server command: {exc}") from None
     if not argv:
         raise UsageError("the server command is empty")
     return argv
@@ -64,6 +64,7 @@ class StdioTransport:
         self._handler: NotificationHandler | None = None
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         self._answers: dict[object, JsonObject] = {}
+        self._sent_ids: set[object] = set()
         self._failure: McptaskError | None = None
         self._changed = threading.Condition()
         self._write_lock = threading.Lock()
@@ -103,6 +104,8 @@ class StdioTransport:
     ) -> JsonObject:
         """Write a request line and wait for the response with the same id."""
         request_id = message.get("id")
+        with self._changed:
+            self._sent_ids.add(request_id)
         self._write(message)
         limit = timeout if timeout is not None else self._timeout
         with self._changed:
@@ -183,6 +186,8 @@ class StdioTransport:
                 self._route(_decode_line(text))
         except McptaskError as exc:
             failure = exc
+        except Exception as exc:  # never let the reader die silently: every wait would hang
+            failure = ProtocolViolation(f"cannot read the server's output ({type(exc).__name__})")
         else:
             failure = self._death()
         with self._changed:
@@ -191,8 +196,16 @@ class StdioTransport:
 
     def _route(self, message: JsonObject) -> None:
         if is_response(message):
+            answered = message.get("id")
             with self._changed:
-                self._answers[message.get("id")] = message
+                if answered not in self._sent_ids:
+                    # An error with a null id answers whatever could not be parsed.
+                    if not ("error" in message and answered is None):
+                        raise ProtocolViolation(
+                            f"the server answered a request id it was never sent: {answered!r}"
+                        )
+                    answered = next(iter(self._sent_ids - self._answers.keys()), None)
+                self._answers[answered] = message
                 self._changed.notify_all()
         elif is_notification(message):
             if self._handler is not None:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.cli_process import reference_stdio_command, run_mcptask, unused_port
-from tests.conftest import StartServer
+from tests.cli_process import mcptask_argv, reference_stdio_command, run_mcptask, unused_port
+from tests.conftest import StartServer, stop_process
 
 SEED = "working=3,completed=2,failed=1,input_required=1"
 
@@ -243,7 +247,8 @@ def test_protocol_faults_over_http(
 
 @pytest.mark.parametrize(
     ("fault", "code", "fragment"),
-    [("not-json", 8, "not JSON"), ("not-jsonrpc", 8, "not a JSON-RPC"), ("drop", 3, "exited")],
+    [("not-json", 8, "not JSON"), ("not-jsonrpc", 8, "not a JSON-RPC"), ("drop", 3, "exited"),
+     ("wrong-id", 8, "never sent")],
 )
 def test_protocol_faults_over_stdio(fault: str, code: int, fragment: str) -> None:
     server = reference_stdio_command("--seed", "working=1", "--fault", fault)
@@ -329,3 +334,75 @@ def _result_of(response: httpx.Response) -> Any:
                     return message["result"]
         raise AssertionError(f"no result in {response.text!r}")
     return response.json()["result"]
+
+
+# -- hardening found by review -----------------------------------------------------------------
+
+
+def test_session_dropped_right_after_initialize(reference_server: StartServer) -> None:
+    url = reference_server("--protocol-eras", "legacy", "--drop-session-after", "1")
+    run_mcptask("list", "--url", url).assert_one_line_error(8, "dropped the session")
+
+
+def test_bad_credentials_are_usage_errors_that_never_show_the_secret(
+    reference_server: StartServer, tmp_path: Path
+) -> None:
+    url = reference_server()
+    token_file = tmp_path / "token"
+    token_file.write_text("supersecret\nsecond line\n")
+    result = run_mcptask("list", "--url", url, "--token-file", str(token_file))
+    result.assert_one_line_error(2, "printable ASCII")
+    assert "supersecret" not in result.stderr
+    header = run_mcptask("list", "--url", url, "-H", "X-Key: s\u00e9cret")
+    header.assert_one_line_error(2, "X-Key")
+    assert "cret" not in header.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("--url", "http://127.0.0.1:1/mcp", "--timeout", "inf"), "--timeout"),
+        (("--url", "http://u:pw@[bad/mcp"), "invalid server URL"),
+        (("--url", "http://host:abc/mcp"), "invalid server URL"),
+    ],
+)
+def test_more_usage_errors(args: tuple[str, ...], fragment: str) -> None:
+    run_mcptask("list", *args).assert_one_line_error(2, fragment)
+
+
+def test_environment_token_does_not_break_stdio_servers() -> None:
+    server = reference_stdio_command("--seed", "working=1")
+    result = run_mcptask("list", "--server", server, "-o", "ids",
+                         env={"MCPTASK_TOKEN": "for-http-only"})
+    assert result.code == 0, result.stderr
+    assert result.stdout.split() == ["working-001"]
+
+
+def test_a_reader_that_goes_away_ends_output_quietly(reference_server: StartServer) -> None:
+    url = reference_server("--seed", "working=10000", "--page-size", "1000")
+    process = subprocess.Popen([*mcptask_argv(), "list", "--url", url, "-o", "ids"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().startswith(b"working-")
+        process.stdout.close()
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        stop_process(process)
+    assert process.returncode == 0
+    assert stderr == b""
+
+
+def test_sigterm_while_connecting_is_an_interruption(reference_server: StartServer) -> None:
+    url = reference_server("--seed", "working=3", "--latency", "3000")
+    process = subprocess.Popen([*mcptask_argv(), "list", "--url", url],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.5)  # inside the slow tasks/list; not an assertion on timing
+        process.send_signal(signal.SIGTERM)
+        stdout, stderr = process.communicate(timeout=30)
+    finally:
+        stop_process(process)
+    assert process.returncode == 130
+    assert stdout == ""
+    assert stderr.strip() == "mcptask: error: interrupted"

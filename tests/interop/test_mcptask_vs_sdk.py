@@ -70,7 +70,9 @@ SDK_CAPABILITIES: JSON = {
 }
 TASK_KEYS = {"taskId", "status", "createdAt", "lastUpdatedAt", "ttl", "pollInterval"}
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
-OUTCOMES = ("cancelled", "already-finished", "not-found", "pending", "error", "skipped")
+OUTCOMES = (
+    "cancelled", "already-finished", "not-found", "pending", "requested", "error", "skipped",
+)
 LONG = 600.0  # seconds a "long" task stays working: longer than any test
 TTL_MS = 3_600_000  # above LONG: the SDK purges a task at its ttl even while it works
 SHORT = 0.2  # seconds a "short" task works before it completes

@@ -62,7 +62,9 @@ DEADLINE = 60.0  # per mcptask run and per wait: only against hangs, never asser
 UNKNOWN_ID = "no-such-task-7e3a"
 WATCH_KEYS = {"time", "taskId", "previous", "status", "statusMessage"}
 CANCEL_RESULT_KEYS = {"taskId", "outcome", "status", "message"}
-OUTCOMES = ("cancelled", "already-finished", "not-found", "pending", "error", "skipped")
+OUTCOMES = (
+    "cancelled", "already-finished", "not-found", "pending", "requested", "error", "skipped",
+)
 NO_LIST_FRAGMENTS = ("2026-07-28", "tasks/list", "--from-file", "stdin")
 
 
@@ -417,14 +419,15 @@ def test_cancel_running_task_is_confirmed_by_polling(server: str, tasks: Tasks) 
         assert post.headers["Mcp-Name"] == task_id
 
 
-def test_cancel_no_wait_leaves_the_outcome_pending(server: str, tasks: Tasks) -> None:
-    """The 2026-07-28 cancel answer is only an ack: without polling, the outcome is unknown."""
+def test_cancel_no_wait_reports_the_cancel_as_requested(server: str, tasks: Tasks) -> None:
+    """The 2026-07-28 cancel answer is only an ack: without polling, the outcome is unknown,
+    which the user asked for, so it is `requested` and not a failure."""
     task_id = tasks.start(LONG)
     result = mcptask("cancel", "--url", server, "-o", "json", "--no-wait", "-v", "--", task_id)
     document = cancel_json(result)
-    assert result.code == 7
-    assert [(r["taskId"], r["outcome"]) for r in document["results"]] == [(task_id, "pending")]
-    assert document["summary"] == summary(pending=1)
+    assert result.code == 0
+    assert [(r["taskId"], r["outcome"]) for r in document["results"]] == [(task_id, "requested")]
+    assert document["summary"] == summary(requested=1)
     methods = [post.method for post in wire_posts(result.stderr)]
     assert methods.count("tasks/cancel") == 1
     assert "tasks/get" not in methods[methods.index("tasks/cancel") :], methods

@@ -197,12 +197,14 @@ def test_modern_cancel_is_an_acknowledgement_confirmed_by_polling() -> None:
     assert results["ghost"].outcome is Outcome.NOT_FOUND
 
 
-def test_modern_ack_without_waiting_is_pending() -> None:
+def test_modern_ack_without_waiting_is_requested_and_not_a_failure() -> None:
     server = FakeServer(modern=True)
     server.add("a", "working")
-    (result,) = run(server, "a", wait=False)
-    assert result.outcome is Outcome.PENDING
-    assert result.message == "cancel acknowledged"
+    cancel_run = CancelRun(connected(server), wait=False, sleep=no_sleep)
+    report = cancel_run.run([Target("a", True)])
+    assert report.results[0].outcome is Outcome.REQUESTED
+    assert report.exit_code() is ExitCode.OK
+    assert "tasks/get" not in server.calls
 
 
 def test_pinned_legacy_protocol_skips_discovery() -> None:
