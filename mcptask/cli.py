@@ -561,17 +561,18 @@ def run(argv: list[str] | None = None) -> int:
         return int(ExitCode.UNEXPECTED)
     # Typer returns the code of an explicit Exit (and 130 for a Ctrl-C it caught itself).
     code = result if isinstance(result, int) else int(ExitCode.OK)
-    if code == ExitCode.INTERRUPTED and _signalled.is_set():
+    if code == ExitCode.INTERRUPTED and _signalled:
         errors.error("interrupted")
     return code
 
 
-_signalled = threading.Event()
-"""Set when Ctrl-C or SIGTERM interrupted a command outside the loops that handle them."""
+_signalled: list[int] = []
+"""Records Ctrl-C or SIGTERM outside the loops that handle them (a plain list: a signal
+handler must not take locks)."""
 
 
 def _interrupt(signum: int, frame: object) -> None:
-    _signalled.set()
+    _signalled.append(signum)
     raise KeyboardInterrupt
 
 

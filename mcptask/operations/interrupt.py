@@ -16,6 +16,7 @@ class StopSignal:
 
     def __init__(self, *, on_stop: Callable[[], None] | None = None) -> None:
         self.event = threading.Event()
+        self._requested = False
         self._on_stop = on_stop
         self._previous: dict[int, object] = {}
 
@@ -38,12 +39,19 @@ class StopSignal:
     @property
     def stopped(self) -> bool:
         """True once the user asked to stop."""
-        return self.event.is_set()
+        return self._requested or self.event.is_set()
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
-        if self.event.is_set():
+        if self._requested:
             # A second request to stop: do not wait for the request in flight any longer.
             raise KeyboardInterrupt
-        self.event.set()
+        self._requested = True
+        # A handler runs in the main thread, which may be holding the very lock that
+        # Event.set() needs (inside event.wait()): that would deadlock. So the handler only
+        # flips a plain flag, and another thread sets the event and wakes the waiters.
+        threading.Thread(target=self._stop_now, name="stop-signal", daemon=True).start()
+
+    def _stop_now(self) -> None:
         if self._on_stop is not None:
             self._on_stop()
+        self.event.set()

@@ -1,0 +1,29 @@
+"""The stop-signal handler must never block: it runs in the main thread, which may hold locks."""
+
+from __future__ import annotations
+
+import signal
+
+from mcptask.operations.interrupt import StopSignal
+
+
+def test_signal_handler_never_takes_the_event_lock() -> None:
+    woken: list[bool] = []
+    stop = StopSignal(on_stop=lambda: woken.append(True))
+    # As if the signal arrived while the main thread was inside stop.event.wait(), holding the
+    # event's lock: a handler that called event.set() here would deadlock.
+    with stop.event._cond:  # type: ignore[attr-defined]
+        stop._on_signal(signal.SIGINT, None)
+        assert stop.stopped
+    assert stop.event.wait(timeout=5)
+    assert woken == [True]
+
+
+def test_second_signal_interrupts_at_once() -> None:
+    stop = StopSignal()
+    stop._on_signal(signal.SIGINT, None)
+    try:
+        stop._on_signal(signal.SIGINT, None)
+    except KeyboardInterrupt:
+        return
+    raise AssertionError("the second signal did not interrupt")
