@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+import typing
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar, cast
 
 import typer
 
@@ -36,12 +39,12 @@ app = typer.Typer(
 
 UrlOption = Annotated[
     str | None,
-    typer.Option("--url", help="Streamable HTTP endpoint of the server [env: MCPTASK_URL]."),
+    typer.Option("--url", help="Streamable HTTP endpoint of the server (env MCPTASK_URL)."),
 ]
 ServerOption = Annotated[
     str | None,
     typer.Option(
-        "--server", help="Server command to run over stdio, without a shell [env: MCPTASK_SERVER]."
+        "--server", help="Server command to run over stdio, without a shell (env MCPTASK_SERVER)."
     ),
 ]
 HeaderOption = Annotated[
@@ -102,6 +105,50 @@ class Common:
     verbose: bool
     no_color: bool
     protocol: str = "auto"
+
+
+_SERVER_OPTIONS: tuple[tuple[str, object, object], ...] = (
+    ("url", UrlOption, None),
+    ("server", ServerOption, None),
+    ("header", HeaderOption, None),
+    ("token_file", TokenFileOption, None),
+    ("session_id", SessionOption, None),
+    ("timeout", TimeoutOption, 30.0),
+    ("output", OutputOption, None),
+    ("verbose", VerboseOption, False),
+    ("no_color", NoColorOption, False),
+    ("protocol", ProtocolOption, "auto"),
+)
+"""The options every server command takes, in the order of `Common`'s fields."""
+
+CommandFunction = TypeVar("CommandFunction", bound=Callable[..., None])
+
+
+def with_server_options(command: CommandFunction) -> CommandFunction:
+    """Give a command the shared server options, gathered into its `common: Common` argument.
+
+    Typer reads a command's options from its signature, so the wrapper's signature is the
+    command's own parameters followed by the shared ones; they are declared once, here.
+    """
+    own = [p for p in inspect.signature(command).parameters.values() if p.name != "common"]
+    shared = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=default)
+        for name, kind, default in _SERVER_OPTIONS
+    ]
+    hints = typing.get_type_hints(command, include_extras=True)
+
+    @functools.wraps(command, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
+    def run_command(**arguments: Any) -> None:
+        common = Common(*(arguments.pop(name) for name, _, _ in _SERVER_OPTIONS))
+        command(common=common, **arguments)
+
+    run_command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [p.replace(annotation=hints[p.name]) for p in own] + shared
+    )
+    run_command.__annotations__ = {p.name: hints[p.name] for p in own} | {
+        name: kind for name, kind, _ in _SERVER_OPTIONS
+    }
+    return cast(CommandFunction, run_command)
 
 
 class Invocation:
@@ -165,35 +212,25 @@ def _root(
 
 
 @app.command()
+@with_server_options
 def connect(
     target: Annotated[
         str | None, typer.Argument(help="A server URL or a server command (else --url/--server).")
     ] = None,
-    url: UrlOption = None,
-    server: ServerOption = None,
-    header: HeaderOption = None,
-    token_file: TokenFileOption = None,
-    session_id: SessionOption = None,
-    timeout: TimeoutOption = 30.0,
-    output: OutputOption = None,
-    verbose: VerboseOption = False,
-    no_color: NoColorOption = False,
-    protocol: ProtocolOption = "auto",
+    *,
+    common: Common,
 ) -> None:
     """Handshake with a server and show what it offers for tasks."""
     from mcptask import render, shapes
 
     if target is not None:
-        if url or server:
+        if common.url or common.server:
             raise UsageError("give the server either as TARGET or with --url/--server, not both")
         if target.startswith(("http://", "https://")):
-            url = target
+            common = replace(common, url=target)
         else:
-            server = target
-    invocation = Invocation(
-        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color,
-               protocol)
-    )
+            common = replace(common, server=target)
+    invocation = Invocation(common)
     screen = invocation.screen
     if screen.format == "ids":
         raise UsageError("connect has no ids output; use -o table, json or jsonl")
@@ -219,31 +256,21 @@ def connect(
 
 
 @app.command("list")
+@with_server_options
 def list_tasks(
     status: StatusOption = None,
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="At most this many tasks (newest first).")
     ] = None,
-    url: UrlOption = None,
-    server: ServerOption = None,
-    header: HeaderOption = None,
-    token_file: TokenFileOption = None,
-    session_id: SessionOption = None,
-    timeout: TimeoutOption = 30.0,
-    output: OutputOption = None,
-    verbose: VerboseOption = False,
-    no_color: NoColorOption = False,
-    protocol: ProtocolOption = "auto",
+    *,
+    common: Common,
 ) -> None:
     """List the server's tasks (every page), newest first."""
     from mcptask import render, shapes
     from mcptask.operations.listing import collect_tasks
 
     statuses = _statuses(status)
-    invocation = Invocation(
-        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color,
-               protocol)
-    )
+    invocation = Invocation(common)
     screen = invocation.screen
     with invocation.client(needs_list=True) as client:
         client.require("list")
@@ -261,7 +288,7 @@ def list_tasks(
         screen.ids(task.taskId for task in tasks)
     if not tasks:
         screen.warn(_empty_list_reasons(kind, filtered=statuses is not None,
-                                        joined=session_id is not None))
+                                        joined=common.session_id is not None))
 
 
 def _empty_list_reasons(transport_kind: str, *, filtered: bool, joined: bool) -> str:
@@ -278,28 +305,18 @@ def _empty_list_reasons(transport_kind: str, *, filtered: bool, joined: bool) ->
 
 
 @app.command()
+@with_server_options
 def get(
     task_id: Annotated[str, typer.Argument(metavar="ID", help="The task id.")],
-    url: UrlOption = None,
-    server: ServerOption = None,
-    header: HeaderOption = None,
-    token_file: TokenFileOption = None,
-    session_id: SessionOption = None,
-    timeout: TimeoutOption = 30.0,
-    output: OutputOption = None,
-    verbose: VerboseOption = False,
-    no_color: NoColorOption = False,
-    protocol: ProtocolOption = "auto",
+    *,
+    common: Common,
 ) -> None:
     """Show one task in full."""
     from mcptask import render
     from mcptask.errors import RpcError, TaskNotFound
     from mcptask.protocol import INVALID_PARAMS
 
-    invocation = Invocation(
-        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color,
-               protocol)
-    )
+    invocation = Invocation(common)
     screen = invocation.screen
     with invocation.client() as client:
         try:
@@ -322,6 +339,7 @@ def get(
 
 
 @app.command()
+@with_server_options
 def cancel(
     task_ids: Annotated[
         list[str] | None,
@@ -349,16 +367,8 @@ def cancel(
         float,
         typer.Option("--wait-timeout", min=0.0, help="Seconds to wait for confirmation, per run."),
     ] = 5.0,
-    url: UrlOption = None,
-    server: ServerOption = None,
-    header: HeaderOption = None,
-    token_file: TokenFileOption = None,
-    session_id: SessionOption = None,
-    timeout: TimeoutOption = 30.0,
-    output: OutputOption = None,
-    verbose: VerboseOption = False,
-    no_color: NoColorOption = False,
-    protocol: ProtocolOption = "auto",
+    *,
+    common: Common,
 ) -> None:
     """Cancel tasks by id, from a file or stdin, or every working one; confirm each outcome."""
     from mcptask.cancel_command import CancelRequest, run_cancel
@@ -372,10 +382,7 @@ def cancel(
         raise UsageError(
             "nothing to cancel: give task ids, --from-file FILE, '-' for stdin, or --all-working"
         )
-    invocation = Invocation(
-        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color,
-               protocol)
-    )
+    invocation = Invocation(common)
     request = CancelRequest(
         named_ids=named, all_working=all_working, statuses=statuses, yes=yes, dry_run=dry_run,
         wait=not no_wait, wait_timeout=wait_timeout,
@@ -386,6 +393,7 @@ def cancel(
 
 
 @app.command()
+@with_server_options
 def watch(
     task_ids: Annotated[
         list[str] | None,
@@ -414,16 +422,8 @@ def watch(
         typer.Option("--retry-for", min=0.0,
                      help="Seconds to keep retrying an unreachable server before exit 3."),
     ] = 30.0,
-    url: UrlOption = None,
-    server: ServerOption = None,
-    header: HeaderOption = None,
-    token_file: TokenFileOption = None,
-    session_id: SessionOption = None,
-    timeout: TimeoutOption = 30.0,
-    output: OutputOption = None,
-    verbose: VerboseOption = False,
-    no_color: NoColorOption = False,
-    protocol: ProtocolOption = "auto",
+    *,
+    common: Common,
 ) -> None:
     """Follow tasks live until they settle (completed, failed or cancelled)."""
     from mcptask.operations.watch import WatchOptions
@@ -435,11 +435,7 @@ def watch(
     statuses = _statuses(status)
     if statuses is not None and task_ids:
         raise UsageError("--status narrows the listed tasks; it does not apply to given ids")
-    invocation = Invocation(
-        Common(url, server, header, token_file, session_id, timeout, output, verbose, no_color,
-               protocol),
-        default_output="table",
-    )
+    invocation = Invocation(common, default_output="table")
     if invocation.screen.format == "ids":
         raise UsageError("watch has no ids output; use -o table, jsonl or json")
     options = WatchOptions(
