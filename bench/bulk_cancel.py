@@ -93,7 +93,9 @@ def reference_server(*args: str) -> Iterator[tuple[str, int]]:
     """A reference server on 127.0.0.1 with a free port: yields (url, pid); always stopped."""
     proc = subprocess.Popen(
         mcptask_argv("reference-server", "--http", "127.0.0.1:0", *args),
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         cwd=REPO_ROOT,
     )
     try:
@@ -123,8 +125,7 @@ def reference_server(*args: str) -> Iterator[tuple[str, int]]:
         if not line.startswith(URL_PREFIX):
             time.sleep(0.2)  # let the reader catch the last words of a dying server
             said = b"".join(errors).decode("utf-8", "replace").strip()[-400:]
-            raise BenchError(f"reference server did not start (stdout: {line!r}; "
-                             f"stderr: {said!r})")
+            raise BenchError(f"reference server did not start (stdout: {line!r}; stderr: {said!r})")
         yield line.removeprefix(URL_PREFIX), proc.pid
     finally:
         stop_popen(proc)
@@ -134,8 +135,12 @@ def mcptask(*args: str) -> tuple[int, str, str]:
     """Run mcptask to completion: (exit status, stdout, stderr)."""
     try:
         done = subprocess.run(
-            mcptask_argv(*args), stdin=subprocess.DEVNULL, capture_output=True,
-            timeout=RUN_TIMEOUT, cwd=REPO_ROOT, check=False,
+            mcptask_argv(*args),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=RUN_TIMEOUT,
+            cwd=REPO_ROOT,
+            check=False,
         )
     except subprocess.TimeoutExpired as exc:  # run() has killed and reaped it
         raise BenchError(f"mcptask {' '.join(args)} did not finish in {RUN_TIMEOUT:g} s") from exc
@@ -216,18 +221,28 @@ def start_up_variant(args: argparse.Namespace) -> Result:
     against a server with no task, i.e. what every process pays before its first cancel.
     The median of START_UP_RUNS processes: one process start is the noisiest figure here."""
     with reference_server("--seed", "working=0", "--page-size", str(args.page_size)) as (
-        url, pid,
+        url,
+        pid,
     ):
         runs: list[Result] = []
         for _ in range(START_UP_RUNS):
             span = Span(pid)
             with span.measure():
-                status, out, err = mcptask("cancel", "--all-working", "--yes", "--url", url,
-                                           "-o", "json")
+                status, out, err = mcptask(
+                    "cancel", "--all-working", "--yes", "--url", url, "-o", "json"
+                )
             check_cancel_document(out, status, err, [])
-            runs.append(Result("(0) start-up", f"`cancel --all-working`, 0 tasks, median "
-                               f"of {START_UP_RUNS}", 1, 1, span.wall, span.client_cpu,
-                               span.server_cpu))
+            runs.append(
+                Result(
+                    "(0) start-up",
+                    f"`cancel --all-working`, 0 tasks, median of {START_UP_RUNS}",
+                    1,
+                    1,
+                    span.wall,
+                    span.client_cpu,
+                    span.server_cpu,
+                )
+            )
     return median_run(runs)
 
 
@@ -241,8 +256,9 @@ def bulk_variant(name: str, description: str, args: argparse.Namespace, *extra: 
             raise BenchError(f"server lists {len(expected)} working tasks, not {args.tasks}")
         span = Span(pid)
         with span.measure():
-            status, out, err = mcptask("cancel", "--all-working", "--yes", "--url", url,
-                                       "-o", "json")
+            status, out, err = mcptask(
+                "cancel", "--all-working", "--yes", "--url", url, "-o", "json"
+            )
         check_cancel_document(out, status, err, expected)
         left = working_ids(url)
         if left:
@@ -269,8 +285,15 @@ def per_task_variant(args: argparse.Namespace) -> Result:
         still = set(working_ids(url)) & set(sample)
         if still:
             raise BenchError(f"per-task: {len(still)} sampled task(s) still working")
-    return Result("(c) per-task", f"{len(sample)} x `cancel ID`, SSE", len(sample),
-                  len(sample), span.wall, span.client_cpu, span.server_cpu)
+    return Result(
+        "(c) per-task",
+        f"{len(sample)} x `cancel ID`, SSE",
+        len(sample),
+        len(sample),
+        span.wall,
+        span.client_cpu,
+        span.server_cpu,
+    )
 
 
 def median_run(runs: list[Result]) -> Result:
@@ -279,44 +302,65 @@ def median_run(runs: list[Result]) -> Result:
 
 
 def print_table(results: list[Result], start_up: float) -> None:
-    header = (f"{'variant':<14} {'how':<44} {'tasks':>5} {'procs':>5} {'wall s':>7} "
-              f"{'ms/task':>8} {'net ms/task':>11} {'client CPU ms/task':>18} "
-              f"{'server CPU ms/task':>18}")
+    header = (
+        f"{'variant':<14} {'how':<44} {'tasks':>5} {'procs':>5} {'wall s':>7} "
+        f"{'ms/task':>8} {'net ms/task':>11} {'client CPU ms/task':>18} "
+        f"{'server CPU ms/task':>18}"
+    )
     print(header)
     print("-" * len(header))
     for r in results:
         net_ms = 1000 * r.net_per_task(start_up)
         net = "-" if r.name.startswith("(0)") else f"{net_ms:.2f}" if net_ms > 0 else "n/a"
-        print(f"{r.name:<14} {r.description:<44} {r.tasks:>5} {r.processes:>5} {r.wall:>7.2f} "
-              f"{1000 * r.per_task:>8.2f} {net:>11} {1000 * r.client_cpu / r.tasks:>18.2f} "
-              f"{1000 * r.server_cpu / r.tasks:>18.2f}")
+        print(
+            f"{r.name:<14} {r.description:<44} {r.tasks:>5} {r.processes:>5} {r.wall:>7.2f} "
+            f"{1000 * r.per_task:>8.2f} {net:>11} {1000 * r.client_cpu / r.tasks:>18.2f} "
+            f"{1000 * r.server_cpu / r.tasks:>18.2f}"
+        )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--tasks", type=int, default=300,
-                        help="working tasks seeded per server, cancelled by (a) and (b) (300)")
+    parser.add_argument(
+        "--tasks",
+        type=int,
+        default=300,
+        help="working tasks seeded per server, cancelled by (a) and (b) (300)",
+    )
     parser.add_argument("--page-size", type=int, default=50, help="tasks/list page size (50)")
-    parser.add_argument("--sample", type=int, default=20,
-                        help="tasks cancelled one process each in (c) (20)")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="run every variant this many times, interleaved; report the "
-                             "median run of each (1)")
+    parser.add_argument(
+        "--sample", type=int, default=20, help="tasks cancelled one process each in (c) (20)"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="run every variant this many times, interleaved; report the median run of each (1)",
+    )
     args = parser.parse_args()
-    if (args.tasks < 1 or args.page_size < 1 or args.repeat < 1
-            or not 1 <= args.sample <= args.tasks):
+    if (
+        args.tasks < 1
+        or args.page_size < 1
+        or args.repeat < 1
+        or not 1 <= args.sample <= args.tasks
+    ):
         parser.error("need --tasks, --page-size, --repeat >= 1 and 1 <= --sample <= --tasks")
 
     runs: dict[str, list[Result]] = {"0": [], "a": [], "b": [], "c": []}
     try:
-        print(f"{args.tasks} working tasks per server, page size {args.page_size}; "
-              f"per-process sample {args.sample}; {args.repeat} run(s) of each", flush=True)
+        print(
+            f"{args.tasks} working tasks per server, page size {args.page_size}; "
+            f"per-process sample {args.sample}; {args.repeat} run(s) of each",
+            flush=True,
+        )
         for _ in range(args.repeat):
             runs["0"].append(start_up_variant(args))
-            runs["a"].append(bulk_variant("(a) bulk sse", "1 x `cancel --all-working`, SSE",
-                                          args))
-            runs["b"].append(bulk_variant("(b) bulk json", "1 x `cancel --all-working`, JSON",
-                                          args, "--answer", "json"))
+            runs["a"].append(bulk_variant("(a) bulk sse", "1 x `cancel --all-working`, SSE", args))
+            runs["b"].append(
+                bulk_variant(
+                    "(b) bulk json", "1 x `cancel --all-working`, JSON", args, "--answer", "json"
+                )
+            )
             runs["c"].append(per_task_variant(args))
     except BenchError as exc:
         print(f"bulk_cancel: FAILED: {exc}", file=sys.stderr)
@@ -338,6 +382,7 @@ def main() -> int:
 def _ratio(a: float, b: float) -> str:
     """a/b, or 'n/a' when the start-up estimate swallowed a figure (noise)."""
     return f"{a / b:.2f}x" if a > 0 and b > 0 else "n/a"
+
 
 if __name__ == "__main__":
     sys.exit(main())

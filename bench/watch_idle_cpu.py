@@ -93,11 +93,22 @@ class Server:
 
     def __init__(self, tasks: int, answer: str) -> None:
         argv = mcptask_argv(
-            "reference-server", "--http", "127.0.0.1:0", "--seed", f"working={tasks}",
-            "--poll-interval", "1000", "--answer", answer, "--log",
+            "reference-server",
+            "--http",
+            "127.0.0.1:0",
+            "--seed",
+            f"working={tasks}",
+            "--poll-interval",
+            "1000",
+            "--answer",
+            answer,
+            "--log",
         )
         self.proc = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             cwd=REPO_ROOT,
         )
         self._requests = 0
@@ -124,8 +135,7 @@ class Server:
             stop_popen(self.proc)
             time.sleep(0.2)  # let the reader catch the last words of a dying server
             said = self._tail.decode("utf-8", "replace").strip()
-            raise SystemExit(f"reference server did not start (stdout: {line!r}; "
-                             f"stderr: {said!r})")
+            raise SystemExit(f"reference server did not start (stdout: {line!r}; stderr: {said!r})")
         self.url = line.removeprefix(URL_PREFIX)
 
     def _count(self, chunk: bytes) -> None:
@@ -163,7 +173,10 @@ class WatchProcess:
             self._drainer = threading.Thread(target=self._drain_pty, daemon=True)
         else:
             self._proc = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 cwd=REPO_ROOT,
             )
             self.pid = self._proc.pid
@@ -249,14 +262,23 @@ def wait_until(moment: float, check: Callable[[], None]) -> None:
 
 
 def measure_watch(
-    server: Server, args: argparse.Namespace, *, pty: bool, interval: float,
+    server: Server,
+    args: argparse.Namespace,
+    *,
+    pty: bool,
+    interval: float,
     baseline: list[Measure] | None = None,
 ) -> Measure:
     """Run one watch, measure it (and, if `baseline` is a list, an idle python beside it)."""
     window = args.duration - args.warmup
     watch_argv = mcptask_argv(
-        "watch", "--url", server.url, "--interval", f"{interval:g}",
-        "--wait-timeout", f"{args.duration + 10:g}",  # a safety bound; we stop it earlier
+        "watch",
+        "--url",
+        server.url,
+        "--interval",
+        f"{interval:g}",
+        "--wait-timeout",
+        f"{args.duration + 10:g}",  # a safety bound; we stop it earlier
         *([] if pty else ["-o", "jsonl"]),
     )
     sleeper: subprocess.Popen[bytes] | None = None
@@ -279,28 +301,49 @@ def measure_watch(
         # tasks/get per task) is over and has been printed: start-up is not what we measure.
         wait_until(started + args.warmup, check)
         give_up = started + START_TIMEOUT
-        while (server.requests - requests_before < args.tasks + 4
-               or watch.first_output is None):
+        while server.requests - requests_before < args.tasks + 4 or watch.first_output is None:
             if time.monotonic() > give_up:
                 raise SystemExit(f"{label}: no first polling round in {START_TIMEOUT:g} s")
             wait_until(time.monotonic() + 0.25, check)
 
         t0 = time.monotonic()
         cpu0, server0, requests0, out0 = (
-            cpu_seconds(watch.pid), cpu_seconds(server.proc.pid), server.requests, watch.out_bytes
+            cpu_seconds(watch.pid),
+            cpu_seconds(server.proc.pid),
+            server.requests,
+            watch.out_bytes,
         )
         sleep0 = cpu_seconds(sleeper.pid) if sleeper is not None else 0.0
         wait_until(t0 + window, check)
         t1 = time.monotonic()
         cpu1, server1, requests1, out1 = (
-            cpu_seconds(watch.pid), cpu_seconds(server.proc.pid), server.requests, watch.out_bytes
+            cpu_seconds(watch.pid),
+            cpu_seconds(server.proc.pid),
+            server.requests,
+            watch.out_bytes,
         )
         if sleeper is not None and baseline is not None:
-            baseline.append(Measure("idle python (sleep)", None, t1 - t0,
-                                    cpu_seconds(sleeper.pid) - sleep0, 0.0, 0, 0))
+            baseline.append(
+                Measure(
+                    "idle python (sleep)",
+                    None,
+                    t1 - t0,
+                    cpu_seconds(sleeper.pid) - sleep0,
+                    0.0,
+                    0,
+                    0,
+                )
+            )
         check()
-        return Measure(label, interval, t1 - t0, cpu1 - cpu0, server1 - server0,
-                       requests1 - requests0, out1 - out0)
+        return Measure(
+            label,
+            interval,
+            t1 - t0,
+            cpu1 - cpu0,
+            server1 - server0,
+            requests1 - requests0,
+            out1 - out0,
+        )
     finally:
         if watch is not None:
             watch.stop()
@@ -309,8 +352,10 @@ def measure_watch(
 
 
 def print_table(rows: list[Measure]) -> None:
-    header = (f"{'mode':<20} {'interval':>8} {'wall s':>7} {'CPU s':>6} {'CPU %':>6} "
-              f"{'requests':>8} {'ms/100 req':>10} {'out bytes':>9} {'server CPU %':>12}")
+    header = (
+        f"{'mode':<20} {'interval':>8} {'wall s':>7} {'CPU s':>6} {'CPU %':>6} "
+        f"{'requests':>8} {'ms/100 req':>10} {'out bytes':>9} {'server CPU %':>12}"
+    )
     print(header)
     print("-" * len(header))
     for row in rows:
@@ -319,8 +364,10 @@ def print_table(rows: list[Measure]) -> None:
         server = f"{row.server_percent:.2f}" if row.interval is not None else "-"
         requests = str(row.requests) if row.interval is not None else "-"
         out = str(row.out_bytes) if row.interval is not None else "-"
-        print(f"{row.label:<20} {interval:>8} {row.wall:>7.2f} {row.cpu:>6.2f} "
-              f"{row.cpu_percent:>6.2f} {requests:>8} {per:>10} {out:>9} {server:>12}")
+        print(
+            f"{row.label:<20} {interval:>8} {row.wall:>7.2f} {row.cpu:>6.2f} "
+            f"{row.cpu_percent:>6.2f} {requests:>8} {per:>10} {out:>9} {server:>12}"
+        )
 
 
 def fit(fast: Measure, slow: Measure) -> tuple[float, float] | None:
@@ -348,17 +395,21 @@ def summary(rows: list[Measure], idle: Measure, tick_percent: float) -> list[str
         fitted = fit(find(label, fast), find(label, slow))
         if fitted is not None:
             redraws = " (redraws included)" if label == "pty" else ""
-            lines.append(f"fit {label}: CPU % = floor + cost x requests/s over both intervals: "
-                         f"cost {fitted[0]:.2f} ms/request{redraws}, "
-                         f"floor {fitted[1]:+.2f}% of a core")
+            lines.append(
+                f"fit {label}: CPU % = floor + cost x requests/s over both intervals: "
+                f"cost {fitted[0]:.2f} ms/request{redraws}, "
+                f"floor {fitted[1]:+.2f}% of a core"
+            )
     piped, live = find("piped", fast), find("pty", fast)
     piped_slow, live_slow = find("piped", slow), find("pty", slow)
     if idle.cpu > 0:
         times = f"{piped.cpu / idle.cpu:.0f}x / {live.cpu / idle.cpu:.0f}x an idle python process"
     else:  # the idle process used less than one clock tick: count it as one
-        times = (f">={piped.cpu_percent / tick_percent:.0f}x / "
-                 f">={live.cpu_percent / tick_percent:.0f}x an idle python process, "
-                 f"which used < 1 clock tick = {tick_percent:.2f}%")
+        times = (
+            f">={piped.cpu_percent / tick_percent:.0f}x / "
+            f">={live.cpu_percent / tick_percent:.0f}x an idle python process, "
+            f"which used < 1 clock tick = {tick_percent:.2f}%"
+        )
     lines.append(
         f"watch CPU while idle is {piped.cpu_percent:.1f}% (piped) / {live.cpu_percent:.1f}% "
         f"(live table) of one core at --interval {fast:g} ({times}); "
@@ -379,15 +430,25 @@ def _ratio(a: float, b: float) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--tasks", type=int, default=100, help="working tasks to seed (100)")
-    parser.add_argument("--duration", type=float, default=15.0,
-                        help="seconds per watch run, warm-up included (15)")
-    parser.add_argument("--warmup", type=float, default=4.0,
-                        help="seconds before the measuring window opens (4)")
+    parser.add_argument(
+        "--duration", type=float, default=15.0, help="seconds per watch run, warm-up included (15)"
+    )
+    parser.add_argument(
+        "--warmup", type=float, default=4.0, help="seconds before the measuring window opens (4)"
+    )
     parser.add_argument("--interval", type=float, default=1.0, help="short --interval (1)")
-    parser.add_argument("--long-interval", type=float, default=5.0,
-                        help="long --interval, the idle floor (5, the cap)")
-    parser.add_argument("--answer", choices=("sse", "json"), default="sse",
-                        help="how the server answers POSTs (sse, its default)")
+    parser.add_argument(
+        "--long-interval",
+        type=float,
+        default=5.0,
+        help="long --interval, the idle floor (5, the cap)",
+    )
+    parser.add_argument(
+        "--answer",
+        choices=("sse", "json"),
+        default="sse",
+        help="how the server answers POSTs (sse, its default)",
+    )
     parser.add_argument("--rows", type=int, default=50, help="pseudo-terminal rows (50)")
     parser.add_argument("--cols", type=int, default=160, help="pseudo-terminal columns (160)")
     args = parser.parse_args()
@@ -398,14 +459,24 @@ def main() -> int:
     rows: list[Measure] = []
     baseline: list[Measure] = []
     try:
-        print(f"server {server.url} ({args.answer} answers): {args.tasks} working tasks; "
-              f"{args.duration:g} s per run, "
-              f"window {args.duration - args.warmup:g} s after a {args.warmup:g} s warm-up; "
-              f"clock tick {1000 / CLOCK_TICKS:g} ms", flush=True)
+        print(
+            f"server {server.url} ({args.answer} answers): {args.tasks} working tasks; "
+            f"{args.duration:g} s per run, "
+            f"window {args.duration - args.warmup:g} s after a {args.warmup:g} s warm-up; "
+            f"clock tick {1000 / CLOCK_TICKS:g} ms",
+            flush=True,
+        )
         for interval in (args.interval, args.long_interval):
             for pty in (False, True):
-                rows.append(measure_watch(server, args, pty=pty, interval=interval,
-                                          baseline=baseline if not rows else None))
+                rows.append(
+                    measure_watch(
+                        server,
+                        args,
+                        pty=pty,
+                        interval=interval,
+                        baseline=baseline if not rows else None,
+                    )
+                )
     finally:
         server.stop()
     idle = baseline[0]

@@ -56,8 +56,11 @@ def run_cancel(client: McpClient, screen: Screen, request: CancelRequest) -> Exi
         _show_report(screen, CancelReport(results=[]))
         screen.warn("no task matched; nothing to cancel")
         return ExitCode.OK
-    if request.all_working and len(selected) > 1 and not request.yes and not _confirmed(
-        screen, selected
+    if (
+        request.all_working
+        and len(selected) > 1
+        and not request.yes
+        and not _confirmed(screen, selected)
     ):
         screen.warn("nothing cancelled")
         return ExitCode.INTERRUPTED
@@ -126,8 +129,9 @@ def _show_dry_run(screen: Screen, named: list[str], selected: list[Task]) -> Non
             screen.out.print(render.task_table(selected))
         for task_id in extra:
             screen.out.print(task_id, markup=False, highlight=False)
-        screen.warn(f"dry run: {len(selected) + len(extra)} task(s) would be cancelled; "
-                    "nothing was sent")
+        screen.warn(
+            f"dry run: {len(selected) + len(extra)} task(s) would be cancelled; nothing was sent"
+        )
     elif screen.format == "ids":
         screen.ids([task.taskId for task in selected] + extra)
     else:

@@ -204,8 +204,12 @@ def _version_callback(value: bool) -> None:
 def _root(
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_version_callback, is_eager=True,
-                     help="Print the version and exit."),
+        typer.Option(
+            "--version",
+            callback=_version_callback,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
     ] = False,
 ) -> None:
     """Manage the long-running tasks of MCP servers: connect, list, get, cancel, watch."""
@@ -240,8 +244,9 @@ def connect(
         kind, target_shown, session = transport.kind, transport.target, transport.session_id
     if screen.format == "table":
         screen.out.print(
-            render.server_panel(server_info, transport=kind, target=target_shown,
-                                session_id=session)
+            render.server_panel(
+                server_info, transport=kind, target=target_shown, session_id=session
+            )
         )
         if not server_info.task_support.tasks:
             screen.warn("this server offers no tasks: list, get and cancel will not work here")
@@ -287,20 +292,27 @@ def list_tasks(
     else:
         screen.ids(task.taskId for task in tasks)
     if not tasks:
-        screen.warn(_empty_list_reasons(kind, filtered=statuses is not None,
-                                        joined=common.session_id is not None))
+        screen.warn(
+            _empty_list_reasons(
+                kind, filtered=statuses is not None, joined=common.session_id is not None
+            )
+        )
 
 
 def _empty_list_reasons(transport_kind: str, *, filtered: bool, joined: bool) -> str:
     if filtered:
         return "no tasks with that status"
     if transport_kind == "stdio":
-        return ("no tasks: this server was started by mcptask just now over stdio, so its task "
-                "store is likely empty; connect to a long-running server with --url instead")
+        return (
+            "no tasks: this server was started by mcptask just now over stdio, so its task "
+            "store is likely empty; connect to a long-running server with --url instead"
+        )
     reasons = "the tasks expired (ttl), or the server lists none"
     if not joined:
-        reasons = ("the server keeps tasks per session and this is a new one (join the session "
-                   "that made them with --session-id), " + reasons)
+        reasons = (
+            "the server keeps tasks per session and this is a new one (join the session "
+            "that made them with --session-id), " + reasons
+        )
     return f"no tasks; likely reasons: {reasons}"
 
 
@@ -384,8 +396,13 @@ def cancel(
         )
     invocation = Invocation(common)
     request = CancelRequest(
-        named_ids=named, all_working=all_working, statuses=statuses, yes=yes, dry_run=dry_run,
-        wait=not no_wait, wait_timeout=wait_timeout,
+        named_ids=named,
+        all_working=all_working,
+        statuses=statuses,
+        yes=yes,
+        dry_run=dry_run,
+        wait=not no_wait,
+        wait_timeout=wait_timeout,
     )
     with invocation.client(needs_list=all_working) as client:
         code = run_cancel(client, invocation.screen, request)
@@ -419,8 +436,11 @@ def watch(
     ] = False,
     retry_for: Annotated[
         float,
-        typer.Option("--retry-for", min=0.0,
-                     help="Seconds to keep retrying an unreachable server before exit 3."),
+        typer.Option(
+            "--retry-for",
+            min=0.0,
+            help="Seconds to keep retrying an unreachable server before exit 3.",
+        ),
     ] = 30.0,
     *,
     common: Common,
@@ -429,8 +449,11 @@ def watch(
     from mcptask.operations.watch import WatchOptions
     from mcptask.watch_command import run_watch
 
-    for name, value in (("--interval", interval), ("--wait-timeout", watch_timeout),
-                        ("--retry-for", retry_for)):
+    for name, value in (
+        ("--interval", interval),
+        ("--wait-timeout", watch_timeout),
+        ("--retry-for", retry_for),
+    ):
         _finite(name, value)
     statuses = _statuses(status)
     if statuses is not None and task_ids:
@@ -439,8 +462,12 @@ def watch(
     if invocation.screen.format == "ids":
         raise UsageError("watch has no ids output; use -o table, jsonl or json")
     options = WatchOptions(
-        task_ids=list(dict.fromkeys(task_ids or [])), statuses=statuses, interval=interval,
-        forever=forever, timeout=watch_timeout, retry_for=retry_for,
+        task_ids=list(dict.fromkeys(task_ids or [])),
+        statuses=statuses,
+        interval=interval,
+        forever=forever,
+        timeout=watch_timeout,
+        retry_for=retry_for,
     )
     with invocation.client(needs_list=not options.task_ids) as client:
         code = run_watch(client, invocation.screen, options, exit_status=exit_status)
@@ -449,8 +476,11 @@ def watch(
 
 @app.command(
     "reference-server",
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
-                      "help_option_names": []},
+    context_settings={
+        "allow_extra_args": True,
+        "ignore_unknown_options": True,
+        "help_option_names": [],
+    },
     add_help_option=False,
 )
 def reference_server(ctx: typer.Context) -> None:

@@ -340,7 +340,10 @@ class McpClient:
             meta = result.get("_meta")
             info = meta.get(META_SERVER_INFO) if isinstance(meta, dict) else None
         self._server = ServerInfo.from_result(
-            result, info, protocol_version=MODERN_VERSION, era=MODERN_ERA,
+            result,
+            info,
+            protocol_version=MODERN_VERSION,
+            era=MODERN_ERA,
             capabilities=capabilities,
             task_support=TaskSupport.from_modern_capabilities(capabilities),
             supported_versions=supported,
@@ -386,8 +389,12 @@ class McpClient:
                 "the server dropped the session it had just created (HTTP 404)"
             ) from None
         self._server = ServerInfo.from_result(
-            result, result.get("serverInfo"), protocol_version=version, era=LEGACY_ERA,
-            capabilities=capabilities, task_support=support,
+            result,
+            result.get("serverInfo"),
+            protocol_version=version,
+            era=LEGACY_ERA,
+            capabilities=capabilities,
+            task_support=support,
         )
         return self._server
 

@@ -30,12 +30,16 @@ class ConnectionSettings:
 
     def __repr__(self) -> str:
         # Headers may hold credentials: never let them reach a traceback or a log.
-        shown = {name: "<redacted>" if is_sensitive_header(name) else value
-                 for name, value in self.headers.items()}
+        shown = {
+            name: "<redacted>" if is_sensitive_header(name) else value
+            for name, value in self.headers.items()
+        }
         url = display_url(self.url) if self.url else None
-        return (f"ConnectionSettings(url={url!r}, server_command={self.server_command!r}, "
-                f"headers={shown!r}, session_id={self.session_id!r}, timeout={self.timeout!r}, "
-                f"protocol={self.protocol!r})")
+        return (
+            f"ConnectionSettings(url={url!r}, server_command={self.server_command!r}, "
+            f"headers={shown!r}, session_id={self.session_id!r}, timeout={self.timeout!r}, "
+            f"protocol={self.protocol!r})"
+        )
 
 
 def resolve_settings(
@@ -78,8 +82,12 @@ def resolve_settings(
             raise UsageError("the bearer token must be printable ASCII (it is not shown here)")
         headers["Authorization"] = f"Bearer {token}"
     return ConnectionSettings(
-        url=url, server_command=server_command, headers=headers,
-        session_id=session_id, timeout=timeout, protocol=protocol,
+        url=url,
+        server_command=server_command,
+        headers=headers,
+        session_id=session_id,
+        timeout=timeout,
+        protocol=protocol,
     )
 
 

@@ -64,9 +64,7 @@ def parse_statuses(text: str) -> tuple[str, ...]:
     wanted = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
     unknown = [status for status in wanted if status not in ALL_STATUSES]
     if unknown:
-        raise ValueError(
-            f"unknown status {unknown[0]!r}; choose from {', '.join(ALL_STATUSES)}"
-        )
+        raise ValueError(f"unknown status {unknown[0]!r}; choose from {', '.join(ALL_STATUSES)}")
     if not wanted:
         raise ValueError("empty status filter")
     return wanted
@@ -94,8 +92,10 @@ class Task(BaseModel):
 
         The modern era's `resultType` discriminator is kept like any other unknown field.
         """
-        if isinstance(result, dict) and "taskId" not in result and isinstance(
-            result.get("task"), dict
+        if (
+            isinstance(result, dict)
+            and "taskId" not in result
+            and isinstance(result.get("task"), dict)
         ):
             result = result["task"]
         try:
@@ -205,9 +205,7 @@ class TaskSupport:
         return tuple(name for name, offered in flags if offered)
 
 
-def request_message(
-    request_id: int | str, method: str, params: JsonObject | None
-) -> JsonObject:
+def request_message(request_id: int | str, method: str, params: JsonObject | None) -> JsonObject:
     """Build a JSON-RPC request."""
     message: JsonObject = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if params is not None:

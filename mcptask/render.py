@@ -102,8 +102,9 @@ def task_detail(task: Task) -> Table:
     return table
 
 
-def server_panel(server: ServerInfo, *, transport: str, target: str,
-                 session_id: str | None) -> Table:
+def server_panel(
+    server: ServerInfo, *, transport: str, target: str, session_id: str | None
+) -> Table:
     """What `connect` shows on a terminal."""
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(style="bold")
@@ -119,9 +120,15 @@ def server_panel(server: ServerInfo, *, transport: str, target: str,
     if not support.tasks:
         table.add_row("Tasks", Text("not offered by this server", style="yellow"))
     else:
-        table.add_row("Tasks", _offers(("get", True), ("list", support.list),
-                                       ("cancel", support.cancel),
-                                       ("task-augmented tools/call", support.tool_calls)))
+        table.add_row(
+            "Tasks",
+            _offers(
+                ("get", True),
+                ("list", support.list),
+                ("cancel", support.cancel),
+                ("task-augmented tools/call", support.tool_calls),
+            ),
+        )
     if server.instructions:
         table.add_row("Instructions", Text(clean(server.instructions)))
     return table

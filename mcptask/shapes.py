@@ -7,8 +7,9 @@ from mcptask.operations.cancel import CancelReport
 from mcptask.protocol import JsonObject, Task
 
 
-def connect_document(server: ServerInfo, *, transport: str, target: str,
-                     session_id: str | None) -> JsonObject:
+def connect_document(
+    server: ServerInfo, *, transport: str, target: str, session_id: str | None
+) -> JsonObject:
     """`connect -o json`."""
     support = server.task_support
     return {

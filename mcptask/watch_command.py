@@ -38,7 +38,10 @@ def run_watch(
     signal = StopSignal(on_stop=lambda: watch.wake())
     stop = signal.event
     watch = Watch(
-        client, options, stop=stop, on_change=_change_printer(screen, live_view),
+        client,
+        options,
+        stop=stop,
+        on_change=_change_printer(screen, live_view),
         on_round=redraw,
         on_problem=lambda task_id, message: screen.warn(f"{task_id}: server error: {message}"),
     )
@@ -46,8 +49,13 @@ def run_watch(
         watch.run()
         redraw()
     if screen.format == "json":
-        screen.json({"tasks": [_final(watched) for watched in watch.tasks.values()],
-                     "interrupted": stop.is_set(), "timedOut": watch.timed_out})
+        screen.json(
+            {
+                "tasks": [_final(watched) for watched in watch.tasks.values()],
+                "interrupted": stop.is_set(),
+                "timedOut": watch.timed_out,
+            }
+        )
     if stop.is_set():
         return ExitCode.INTERRUPTED
     if not watch.tasks:
@@ -110,7 +118,8 @@ def _view(watch: Watch, *, max_rows: int) -> Group:
         message = watched.error or (task.statusMessage if task else None) or ""
         table.add_row(
             Text(clean(watched.task_id)),
-            render.status_text(watched.status) if watched.status != GONE
+            render.status_text(watched.status)
+            if watched.status != GONE
             else Text("gone", style="dim"),
             Text(clean(message)),
             render.age(task.created if task else None, now),
@@ -119,18 +128,20 @@ def _view(watch: Watch, *, max_rows: int) -> Group:
     if len(shown) < len(ordered):
         table.add_row(Text(f"… {len(ordered) - len(shown)} more", style="dim"))
     counts = Counter(clean(watched.status or "unknown") for watched in watch.tasks.values())
-    footer = Text(" · ".join(f"{count} {status}" for status, count in sorted(counts.items())),
-                  style="bold")
+    footer = Text(
+        " · ".join(f"{count} {status}" for status, count in sorted(counts.items())), style="bold"
+    )
     pushes = f"status pushes: {watch.pushes_seen}"
-    footer.append(f"   polling every {watch.poll_interval():g}s   {pushes}   Ctrl-C to stop",
-                  style="dim")
+    footer.append(
+        f"   polling every {watch.poll_interval():g}s   {pushes}   Ctrl-C to stop", style="dim"
+    )
     return Group(table, footer)
 
 
 def _final(watched: WatchedTask) -> dict[str, object]:
-    document: dict[str, object] = watched.task.to_wire() if watched.task else {
-        "taskId": watched.task_id
-    }
+    document: dict[str, object] = (
+        watched.task.to_wire() if watched.task else {"taskId": watched.task_id}
+    )
     if watched.gone:
         document["gone"] = True
     return document

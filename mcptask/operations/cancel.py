@@ -166,8 +166,9 @@ class CancelRun:
             else:
                 # Accepted, and the user chose not to wait for the outcome: not a failure.
                 status = task.status if task is not None else None
-                self._finish(target, Outcome.REQUESTED, status,
-                             "cancel accepted; not confirmed (--no-wait)")
+                self._finish(
+                    target, Outcome.REQUESTED, status, "cancel accepted; not confirmed (--no-wait)"
+                )
             return
         # Confirm at once, so that results stream out task by task; a task that is still
         # settling (a cooperative cancel) is polled again after the last cancel is sent.

@@ -17,8 +17,6 @@ def collect_tasks(
 
     Sorting needs every page, so the whole list is read even with a limit.
     """
-    tasks = [
-        task for task in client.iter_tasks() if statuses is None or task.status in statuses
-    ]
+    tasks = [task for task in client.iter_tasks() if statuses is None or task.status in statuses]
     tasks.sort(key=lambda task: task.created or _OLDEST, reverse=True)
     return tasks[:limit] if limit is not None else tasks

@@ -132,8 +132,8 @@ class Watch:
             self.client.require("list")
             self._relist()
         self.client.set_notification_handler(self._on_notification)
-        deadline = None if self.options.timeout is None else (
-            time.monotonic() + self.options.timeout
+        deadline = (
+            None if self.options.timeout is None else (time.monotonic() + self.options.timeout)
         )
         try:
             PollLoop(
@@ -232,8 +232,11 @@ class Watch:
         message = task.statusMessage if task is not None else None
         if watched.status != previous or (task is not None and message != previous_message):
             watched.changed_at = datetime.now(UTC)
-            self._on_change(Change(watched.changed_at, watched.task_id, previous,
-                                   watched.status or GONE, message))
+            self._on_change(
+                Change(
+                    watched.changed_at, watched.task_id, previous, watched.status or GONE, message
+                )
+            )
 
     def _on_notification(self, message: JsonObject) -> None:
         """Transport thread: queue a pushed task status and wake the loop."""

@@ -167,7 +167,10 @@ class HttpTransport:
         self._trace(f"> POST {self.target} {redact_headers(request_headers)} {body}")
         try:
             with self._client.stream(
-                "POST", self.url, content=body.encode(), headers=request_headers,
+                "POST",
+                self.url,
+                content=body.encode(),
+                headers=request_headers,
                 timeout=httpx.Timeout(10.0, read=None),
             ) as response:
                 self._trace(f"< {response.status_code} {_media_type(response) or '-'} (stream)")
@@ -240,8 +243,10 @@ class HttpTransport:
         if status in (401, 403):
             response.read()
             challenge = response.headers.get("WWW-Authenticate")
-            reason = "authentication required or token rejected" if status == 401 else (
-                "the credentials lack permission"
+            reason = (
+                "authentication required or token rejected"
+                if status == 401
+                else ("the credentials lack permission")
             )
             detail = f"; challenge: {challenge}" if challenge else ""
             raise AuthError(f"{reason} (HTTP {status}){detail}")
@@ -264,8 +269,11 @@ class HttpTransport:
         if status in _GATEWAY_STATUSES:
             raise UnreachableError(f"{self.target} answered HTTP {status} {response.reason_phrase}")
         if status == 404:
-            raise HttpStatusError(f"no MCP endpoint at {self.target} (HTTP 404)", status=status,
-                                  exit_code=ExitCode.UNREACHABLE)
+            raise HttpStatusError(
+                f"no MCP endpoint at {self.target} (HTTP 404)",
+                status=status,
+                exit_code=ExitCode.UNREACHABLE,
+            )
         raise HttpStatusError(
             f"{self.target} answered HTTP {status} {response.reason_phrase} with no JSON-RPC error",
             status=status,

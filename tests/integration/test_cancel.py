@@ -69,15 +69,23 @@ def test_all_working_over_many_pages(reference_server: StartServer) -> None:
 
 def test_all_working_over_stdio_with_status_filter() -> None:
     server = reference_stdio_command("--seed", "working=3,input_required=2", "--page-size", "2")
-    result = run_mcptask("cancel", "--all-working", "--status", "input_required", "--server",
-                         server, "-o", "ids")
+    result = run_mcptask(
+        "cancel", "--all-working", "--status", "input_required", "--server", server, "-o", "ids"
+    )
     assert result.code == 0, result.stderr
     assert sorted(result.stdout.split()) == ["input_required-001", "input_required-002"]
 
 
 def test_finished_and_unknown_ids(target: Options) -> None:
-    result = run_mcptask("cancel", "failed-001", "nope", "working-001",
-                         *target("--seed", "working=1,failed=1"), "-o", "json")
+    result = run_mcptask(
+        "cancel",
+        "failed-001",
+        "nope",
+        "working-001",
+        *target("--seed", "working=1,failed=1"),
+        "-o",
+        "json",
+    )
     assert result.code == 6
     assert outcomes(result) == {
         "failed-001": ("already-finished", "failed"),
@@ -106,18 +114,35 @@ def test_lenient_server_that_succeeds_on_a_finished_task(reference_server: Start
 
 
 def test_cooperative_cancel_is_confirmed_by_polling(reference_server: StartServer) -> None:
-    url = reference_server("--seed", "working=2", "--cancel-mode", "cooperative",
-                           "--cancel-delay", "600", "--poll-interval", "100")
+    url = reference_server(
+        "--seed",
+        "working=2",
+        "--cancel-mode",
+        "cooperative",
+        "--cancel-delay",
+        "600",
+        "--poll-interval",
+        "100",
+    )
     result = run_mcptask("cancel", "working-001", "working-002", "--url", url, "-o", "json")
     assert result.code == 0, result.stderr
     assert set(outcomes(result).values()) == {("cancelled", "cancelled")}
 
 
 def test_cancel_that_never_settles_is_pending(reference_server: StartServer) -> None:
-    url = reference_server("--seed", "working=1", "--cancel-mode", "cooperative",
-                           "--cancel-delay", "-1", "--poll-interval", "100")
-    result = run_mcptask("cancel", "working-001", "--url", url, "--wait-timeout", "0.5",
-                         "-o", "json")
+    url = reference_server(
+        "--seed",
+        "working=1",
+        "--cancel-mode",
+        "cooperative",
+        "--cancel-delay",
+        "-1",
+        "--poll-interval",
+        "100",
+    )
+    result = run_mcptask(
+        "cancel", "working-001", "--url", url, "--wait-timeout", "0.5", "-o", "json"
+    )
     assert result.code == 7
     assert outcomes(result) == {"working-001": ("pending", "working")}
 
@@ -210,7 +235,10 @@ def test_cancel_usage_errors(args: tuple[str, ...], fragment: str) -> None:
 def _start_cancel(options: list[str], output: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [*mcptask_argv(), "cancel", "--all-working", "--yes", *options, "-o", output],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -250,8 +278,11 @@ def test_sigint_partway_streams_every_task_once_in_jsonl(
     reference_server: StartServer, transport: str
 ) -> None:
     seed = ("--seed", "working=200", "--latency", "25")
-    options = (["--url", reference_server(*seed)] if transport == "http"
-               else ["--server", reference_stdio_command(*seed)])
+    options = (
+        ["--url", reference_server(*seed)]
+        if transport == "http"
+        else ["--server", reference_stdio_command(*seed)]
+    )
     process = _start_cancel(options, "jsonl")
     try:
         assert process.stdout is not None
@@ -279,9 +310,13 @@ def test_bulk_cancel_asks_at_a_terminal(
 ) -> None:
     url = reference_server("--seed", "working=3")
     argv = mcptask_argv()
-    child = pexpect.spawn(argv[0], [*argv[1:], "cancel", "--all-working", "--url", url],
-                          encoding="utf-8", timeout=30, env={"NO_COLOR": "1", "TERM": "xterm",
-                                                             "PATH": "/usr/bin:/bin"})
+    child = pexpect.spawn(
+        argv[0],
+        [*argv[1:], "cancel", "--all-working", "--url", url],
+        encoding="utf-8",
+        timeout=30,
+        env={"NO_COLOR": "1", "TERM": "xterm", "PATH": "/usr/bin:/bin"},
+    )
     try:
         child.expect(r"Cancel these 3 tasks\?")
         child.sendline(answer)

@@ -36,7 +36,10 @@ def test_connect_http_reports_server_era_session_and_operations(seeded_url: str)
     assert document["transport"] == "http"
     assert document["sessionId"]
     assert document["tasks"] == {
-        "supported": True, "list": True, "cancel": True, "toolCalls": True,
+        "supported": True,
+        "list": True,
+        "cancel": True,
+        "toolCalls": True,
     }
 
 
@@ -78,11 +81,15 @@ def test_list_follows_every_page(seeded_url: str) -> None:
 
 
 def test_list_filters_limits_and_prints_ids(seeded_url: str) -> None:
-    result = run_mcptask("list", "--url", seeded_url, "--status", "working,input_required",
-                         "-o", "ids")
+    result = run_mcptask(
+        "list", "--url", seeded_url, "--status", "working,input_required", "-o", "ids"
+    )
     assert result.code == 0, result.stderr
     assert sorted(result.stdout.split()) == [
-        "input_required-001", "working-001", "working-002", "working-003",
+        "input_required-001",
+        "working-001",
+        "working-002",
+        "working-003",
     ]
     limited = run_mcptask("list", "--url", seeded_url, "--limit", "2", "-o", "jsonl")
     assert len(limited.stdout.splitlines()) == 2
@@ -145,8 +152,9 @@ def test_get_one_task(seeded_url: str) -> None:
 
 
 def test_get_table_over_stdio() -> None:
-    result = run_mcptask("get", "working-002", "--server",
-                         reference_stdio_command("--seed", SEED), "-o", "table")
+    result = run_mcptask(
+        "get", "working-002", "--server", reference_stdio_command("--seed", SEED), "-o", "table"
+    )
     assert result.code == 0, result.stderr
     assert "working-002" in result.stdout
     assert "working" in result.stdout
@@ -199,7 +207,10 @@ def test_runs_as_a_python_module(seeded_url: str) -> None:
 
     completed = subprocess.run(
         [sys.executable, "-m", "mcptask", "get", "working-001", "--url", seeded_url, "-o", "ids"],
-        capture_output=True, text=True, timeout=60, check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.split() == ["working-001"]
@@ -220,8 +231,9 @@ def test_forbidden(reference_server: StartServer) -> None:
 
 def test_token_is_sent_and_never_logged(reference_server: StartServer) -> None:
     url = reference_server("--require-token", "t0ken-value", "--seed", "working=1")
-    result = run_mcptask("list", "--url", url, "-o", "ids", "-v",
-                         env={"MCPTASK_TOKEN": "t0ken-value"})
+    result = run_mcptask(
+        "list", "--url", url, "-o", "ids", "-v", env={"MCPTASK_TOKEN": "t0ken-value"}
+    )
     assert result.code == 0, result.stderr
     assert result.stdout.split() == ["working-001"]
     assert "t0ken-value" not in result.stderr + result.stdout
@@ -247,8 +259,12 @@ def test_protocol_faults_over_http(
 
 @pytest.mark.parametrize(
     ("fault", "code", "fragment"),
-    [("not-json", 8, "not JSON"), ("not-jsonrpc", 8, "not a JSON-RPC"), ("drop", 3, "exited"),
-     ("wrong-id", 8, "never sent")],
+    [
+        ("not-json", 8, "not JSON"),
+        ("not-jsonrpc", 8, "not a JSON-RPC"),
+        ("drop", 3, "exited"),
+        ("wrong-id", 8, "never sent"),
+    ],
 )
 def test_protocol_faults_over_stdio(fault: str, code: int, fragment: str) -> None:
     server = reference_stdio_command("--seed", "working=1", "--fault", fault)
@@ -306,19 +322,39 @@ def _start_task_in_new_session(url: str, *, end: bool = False) -> tuple[str, str
     """Initialize a session by hand and start a long task in it; optionally end the session."""
     accept = {"Accept": "application/json, text/event-stream"}
     with httpx.Client(headers=accept, timeout=10) as http:
-        init = http.post(url, headers={"Accept": "application/json"} | accept, json={
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {"tasks": {}},
-                       "clientInfo": {"name": "test", "version": "0"}},
-        })
+        init = http.post(
+            url,
+            headers={"Accept": "application/json"} | accept,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tasks": {}},
+                    "clientInfo": {"name": "test", "version": "0"},
+                },
+            },
+        )
         session = init.headers["Mcp-Session-Id"]
         headers = {"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"}
-        http.post(url, headers=headers,
-                  json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-        call = http.post(url, headers=headers, json={
-            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "long_job", "arguments": {"seconds": 600}, "task": {"ttl": 600000}},
-        })
+        http.post(
+            url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"}
+        )
+        call = http.post(
+            url,
+            headers=headers,
+            json={
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {
+                    "name": "long_job",
+                    "arguments": {"seconds": 600},
+                    "task": {"ttl": 600000},
+                },
+            },
+        )
         task_id = _result_of(call)["task"]["taskId"]
         if end:
             http.delete(url, headers=headers)
@@ -372,16 +408,20 @@ def test_more_usage_errors(args: tuple[str, ...], fragment: str) -> None:
 
 def test_environment_token_does_not_break_stdio_servers() -> None:
     server = reference_stdio_command("--seed", "working=1")
-    result = run_mcptask("list", "--server", server, "-o", "ids",
-                         env={"MCPTASK_TOKEN": "for-http-only"})
+    result = run_mcptask(
+        "list", "--server", server, "-o", "ids", env={"MCPTASK_TOKEN": "for-http-only"}
+    )
     assert result.code == 0, result.stderr
     assert result.stdout.split() == ["working-001"]
 
 
 def test_a_reader_that_goes_away_ends_output_quietly(reference_server: StartServer) -> None:
     url = reference_server("--seed", "working=10000", "--page-size", "1000")
-    process = subprocess.Popen([*mcptask_argv(), "list", "--url", url, "-o", "ids"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [*mcptask_argv(), "list", "--url", url, "-o", "ids"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         assert process.stdout is not None
         assert process.stdout.readline().startswith(b"working-")
@@ -395,8 +435,12 @@ def test_a_reader_that_goes_away_ends_output_quietly(reference_server: StartServ
 
 def test_sigterm_while_connecting_is_an_interruption(reference_server: StartServer) -> None:
     url = reference_server("--seed", "working=3", "--latency", "3000")
-    process = subprocess.Popen([*mcptask_argv(), "list", "--url", url],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [*mcptask_argv(), "list", "--url", url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         time.sleep(1.5)  # inside the slow tasks/list; not an assertion on timing
         process.send_signal(signal.SIGTERM)

@@ -38,13 +38,21 @@ def target(request: pytest.FixtureRequest, reference_server: StartServer) -> Opt
 def start_modern_job(url: str, *steps: tuple[float, str, str]) -> str:
     """A stateless 2026-07-28 `tools/call` of `long_job`; returns the task id it created."""
     body = {
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "long_job", "arguments": {"steps": [list(s) for s in steps]},
-                   "_meta": MODERN_META},
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": "long_job",
+            "arguments": {"steps": [list(s) for s in steps]},
+            "_meta": MODERN_META,
+        },
     }
-    headers = {"Accept": "application/json, text/event-stream",
-               "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
-               "Mcp-Name": "long_job"}
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "long_job",
+    }
     answer = httpx.post(url, json=body, headers=headers, timeout=10)
     result = _result(answer)
     assert result["resultType"] == "task"
@@ -76,8 +84,12 @@ def test_auto_speaks_modern_to_a_dual_era_server(target: Options) -> None:
     assert document["supportedVersions"] == ["2026-07-28", "2025-11-25"]
     assert "io.modelcontextprotocol/tasks" in document["extensions"]
     assert document["sessionId"] is None
-    assert document["tasks"] == {"supported": True, "list": False, "cancel": True,
-                                 "toolCalls": True}
+    assert document["tasks"] == {
+        "supported": True,
+        "list": False,
+        "cancel": True,
+        "toolCalls": True,
+    }
 
 
 def test_auto_falls_back_to_initialize_for_a_legacy_server(target: Options) -> None:
@@ -96,14 +108,16 @@ def test_pinned_legacy_protocol_on_a_dual_era_server(target: Options) -> None:
 
 
 def test_pinned_modern_protocol_against_a_legacy_server(target: Options) -> None:
-    result = run_mcptask("connect", *target("--protocol-eras", "legacy"),
-                         "--protocol", "2026-07-28")
+    result = run_mcptask(
+        "connect", *target("--protocol-eras", "legacy"), "--protocol", "2026-07-28"
+    )
     result.assert_one_line_error(5, "does not speak 2026-07-28")
 
 
 def test_pinned_legacy_protocol_against_a_modern_only_server(target: Options) -> None:
-    result = run_mcptask("connect", *target("--protocol-eras", "modern"),
-                         "--protocol", "2025-11-25")
+    result = run_mcptask(
+        "connect", *target("--protocol-eras", "modern"), "--protocol", "2025-11-25"
+    )
     result.assert_one_line_error(5, "2026-07-28")
 
 
@@ -126,8 +140,7 @@ def test_modern_requests_carry_meta_and_headers_and_no_session(
 # -- no list in this era -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", [("list",), ("cancel", "--all-working", "--yes"),
-                                     ("watch",)])
+@pytest.mark.parametrize("command", [("list",), ("cancel", "--all-working", "--yes"), ("watch",)])
 def test_no_list_in_a_modern_only_server(target: Options, command: tuple[str, ...]) -> None:
     result = run_mcptask(*command, *target("--protocol-eras", "modern", "--seed", "working=2"))
     result.assert_one_line_error(5, "no tasks/list", "--from-file")
@@ -172,10 +185,19 @@ def test_get_unknown_task_in_modern(target: Options) -> None:
 
 
 def test_cancel_is_acknowledged_then_confirmed_by_polling(target: Options) -> None:
-    options = target("--protocol-eras", "modern", "--seed", "working=2,completed=1",
-                     "--complete-on-cancel", "working-002", "--poll-interval", "100")
-    result = run_mcptask("cancel", "working-001", "working-002", "completed-001", "nope",
-                         *options, "-o", "json")
+    options = target(
+        "--protocol-eras",
+        "modern",
+        "--seed",
+        "working=2,completed=1",
+        "--complete-on-cancel",
+        "working-002",
+        "--poll-interval",
+        "100",
+    )
+    result = run_mcptask(
+        "cancel", "working-001", "working-002", "completed-001", "nope", *options, "-o", "json"
+    )
     assert result.code == 6, result.stderr
     assert outcomes(result) == {
         "working-001": ("cancelled", "cancelled"),
@@ -186,8 +208,16 @@ def test_cancel_is_acknowledged_then_confirmed_by_polling(target: Options) -> No
 
 
 def test_ack_only_cancel_stays_pending(target: Options) -> None:
-    options = target("--protocol-eras", "modern", "--seed", "working=1",
-                     "--modern-cancel-delay", "-1", "--poll-interval", "100")
+    options = target(
+        "--protocol-eras",
+        "modern",
+        "--seed",
+        "working=1",
+        "--modern-cancel-delay",
+        "-1",
+        "--poll-interval",
+        "100",
+    )
     result = run_mcptask("cancel", "working-001", *options, "--wait-timeout", "1", "-o", "json")
     assert result.code == 7
     assert outcomes(result) == {"working-001": ("pending", "working")}
@@ -195,8 +225,9 @@ def test_ack_only_cancel_stays_pending(target: Options) -> None:
 
 def test_modern_cancel_ids_from_stdin(target: Options) -> None:
     options = target("--protocol-eras", "modern", "--seed", "working=3", "--poll-interval", "100")
-    result = run_mcptask("cancel", "-", *options, "-o", "ids",
-                         stdin="working-003\n# skip\n\nworking-001\n")
+    result = run_mcptask(
+        "cancel", "-", *options, "-o", "ids", stdin="working-003\n# skip\n\nworking-001\n"
+    )
     assert result.code == 0, result.stderr
     assert result.stdout.split() == ["working-003", "working-001"]
 
@@ -225,15 +256,28 @@ def test_watch_over_http_with_and_without_pushes(
 
 def test_watch_over_stdio_through_input_required(tmp_path: Path) -> None:
     script = tmp_path / "tasks.json"
-    script.write_text(json.dumps([
-        {"taskId": "asker", "steps": [[2.0, "input_required", "name?"], [0.8, "working", "ok"],
-                                      [0.8, "failed", "no"]]},
-    ]))
-    server = reference_stdio_command("--protocol-eras", "modern", "--tasks-file", str(script),
-                                     "--poll-interval", "200")
+    script.write_text(
+        json.dumps(
+            [
+                {
+                    "taskId": "asker",
+                    "steps": [
+                        [2.0, "input_required", "name?"],
+                        [0.8, "working", "ok"],
+                        [0.8, "failed", "no"],
+                    ],
+                },
+            ]
+        )
+    )
+    server = reference_stdio_command(
+        "--protocol-eras", "modern", "--tasks-file", str(script), "--poll-interval", "200"
+    )
     result = run_mcptask("watch", "asker", "--server", server, "-o", "jsonl", "--exit-status")
     assert result.code == 7, result.stderr
     assert changes(result.stdout) == [
-        ("asker", None, "working"), ("asker", "working", "input_required"),
-        ("asker", "input_required", "working"), ("asker", "working", "failed"),
+        ("asker", None, "working"),
+        ("asker", "working", "input_required"),
+        ("asker", "input_required", "working"),
+        ("asker", "working", "failed"),
     ]

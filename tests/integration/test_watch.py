@@ -22,18 +22,37 @@ def start_job(url: str, *steps: Step) -> str:
     """Start a scripted task-augmented `long_job` on the server; returns its task id."""
     headers = {"Accept": "application/json, text/event-stream"}
     with httpx.Client(headers=headers, timeout=10) as http:
-        init = http.post(url, json={
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {"tasks": {}},
-                       "clientInfo": {"name": "test", "version": "0"}},
-        })
-        session = {"Mcp-Session-Id": init.headers["Mcp-Session-Id"],
-                   "MCP-Protocol-Version": "2025-11-25"}
-        call = http.post(url, headers=session, json={
-            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "long_job", "arguments": {"steps": [list(s) for s in steps]},
-                       "task": {"ttl": 600000}},
-        })
+        init = http.post(
+            url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tasks": {}},
+                    "clientInfo": {"name": "test", "version": "0"},
+                },
+            },
+        )
+        session = {
+            "Mcp-Session-Id": init.headers["Mcp-Session-Id"],
+            "MCP-Protocol-Version": "2025-11-25",
+        }
+        call = http.post(
+            url,
+            headers=session,
+            json={
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {
+                    "name": "long_job",
+                    "arguments": {"steps": [list(s) for s in steps]},
+                    "task": {"ttl": 600000},
+                },
+            },
+        )
         return str(_result(call)["task"]["taskId"])
 
 
@@ -61,8 +80,12 @@ def test_watch_until_complete_fail_and_input_required(server: str) -> None:
     # outlasts mcptask's start-up.
     done = start_job(server, (2.0, "completed", "all done"))
     broke = start_job(server, (2.0, "failed", "it broke"))
-    asker = start_job(server, (2.0, "input_required", "need a name"), (0.8, "working", "thanks"),
-                      (0.8, "completed", "ok"))
+    asker = start_job(
+        server,
+        (2.0, "input_required", "need a name"),
+        (0.8, "working", "thanks"),
+        (0.8, "completed", "ok"),
+    )
     result = run_mcptask("watch", done, broke, asker, "--url", server, "-o", "jsonl")
     assert result.code == 0, result.stderr
     seen = changes(result.stdout)
@@ -70,7 +93,9 @@ def test_watch_until_complete_fail_and_input_required(server: str) -> None:
     assert (broke, "working", "failed") in seen
     asker_moves = [(before, after) for task, before, after in seen if task == asker]
     assert asker_moves == [
-        (None, "working"), ("working", "input_required"), ("input_required", "working"),
+        (None, "working"),
+        ("working", "input_required"),
+        ("input_required", "working"),
         ("working", "completed"),
     ]
 
@@ -102,14 +127,25 @@ def test_push_notifications_are_used_when_offered(reference_server: StartServer)
 
 def test_watch_over_stdio_with_scripted_tasks(tmp_path: Path) -> None:
     script = tmp_path / "tasks.json"
-    script.write_text(json.dumps([
-        {"taskId": "quick", "steps": [[2.0, "completed", "done"]]},
-        {"taskId": "asker", "steps": [[2.0, "input_required", "?"], [0.8, "working", "ok"],
-                                      [0.8, "failed", "no"]]},
-    ]))
+    script.write_text(
+        json.dumps(
+            [
+                {"taskId": "quick", "steps": [[2.0, "completed", "done"]]},
+                {
+                    "taskId": "asker",
+                    "steps": [
+                        [2.0, "input_required", "?"],
+                        [0.8, "working", "ok"],
+                        [0.8, "failed", "no"],
+                    ],
+                },
+            ]
+        )
+    )
     server = reference_stdio_command("--tasks-file", str(script), "--poll-interval", "200")
-    result = run_mcptask("watch", "quick", "asker", "--server", server, "-o", "jsonl",
-                         "--exit-status")
+    result = run_mcptask(
+        "watch", "quick", "asker", "--server", server, "-o", "jsonl", "--exit-status"
+    )
     assert result.code == 7, result.stderr
     seen = changes(result.stdout)
     assert ("quick", "working", "completed") in seen
@@ -121,7 +157,9 @@ def test_task_cancelled_by_another_process_while_watching(server: str) -> None:
     task = start_job(server, (600.0, "completed", "never"))
     watcher = subprocess.Popen(
         [*mcptask_argv(), "watch", task, "--url", server, "-o", "jsonl", "--exit-status"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert watcher.stdout is not None
@@ -154,9 +192,10 @@ def test_watch_all_listed_tasks_until_the_timeout(reference_server: StartServer)
 def test_unreachable_server_is_retried_then_reported(reference_server: StartServer) -> None:
     url = reference_server("--seed", "working=1", "--poll-interval", "200")
     watcher = subprocess.Popen(
-        [*mcptask_argv(), "watch", "working-001", "--url", url, "-o", "jsonl",
-         "--retry-for", "1"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [*mcptask_argv(), "watch", "working-001", "--url", url, "-o", "jsonl", "--retry-for", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert watcher.stdout is not None
@@ -173,15 +212,20 @@ def test_unreachable_server_is_retried_then_reported(reference_server: StartServ
 def test_ctrl_c_in_a_terminal_restores_it(reference_server: StartServer) -> None:
     url = reference_server("--seed", "working=2", "--poll-interval", "200")
     argv = mcptask_argv()
-    child = pexpect.spawn(argv[0], [*argv[1:], "watch", "--url", url], encoding="utf-8",
-                          timeout=30, dimensions=(30, 120),
-                          env={"TERM": "xterm-256color", "PATH": "/usr/bin:/bin"})
+    child = pexpect.spawn(
+        argv[0],
+        [*argv[1:], "watch", "--url", url],
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(30, 120),
+        env={"TERM": "xterm-256color", "PATH": "/usr/bin:/bin"},
+    )
     try:
         child.expect("working-002")
         child.expect("polling every")
         child.sendintr()
         child.expect(pexpect.EOF)
-        screen = (child.before or "")
+        screen = child.before or ""
     finally:
         child.close()
     assert child.exitstatus == 130
@@ -193,9 +237,14 @@ def test_ctrl_c_in_a_terminal_restores_it(reference_server: StartServer) -> None
 def test_live_table_shows_what_fits_the_terminal(reference_server: StartServer) -> None:
     url = reference_server("--seed", "working=40", "--poll-interval", "200")
     argv = mcptask_argv()
-    child = pexpect.spawn(argv[0], [*argv[1:], "watch", "--url", url], encoding="utf-8",
-                          timeout=30, dimensions=(15, 120),
-                          env={"TERM": "xterm-256color", "PATH": "/usr/bin:/bin"})
+    child = pexpect.spawn(
+        argv[0],
+        [*argv[1:], "watch", "--url", url],
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(15, 120),
+        env={"TERM": "xterm-256color", "PATH": "/usr/bin:/bin"},
+    )
     try:
         child.expect(r"… (\d+) more")
         hidden = int(child.match.group(1))

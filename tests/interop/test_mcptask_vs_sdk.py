@@ -71,7 +71,13 @@ SDK_CAPABILITIES: JSON = {
 TASK_KEYS = {"taskId", "status", "createdAt", "lastUpdatedAt", "ttl", "pollInterval"}
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 OUTCOMES = (
-    "cancelled", "already-finished", "not-found", "pending", "requested", "error", "skipped",
+    "cancelled",
+    "already-finished",
+    "not-found",
+    "pending",
+    "requested",
+    "error",
+    "skipped",
 )
 LONG = 600.0  # seconds a "long" task stays working: longer than any test
 TTL_MS = 3_600_000  # above LONG: the SDK purges a task at its ttl even while it works

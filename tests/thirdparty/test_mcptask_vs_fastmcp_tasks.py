@@ -63,7 +63,13 @@ UNKNOWN_ID = "no-such-task-7e3a"
 WATCH_KEYS = {"time", "taskId", "previous", "status", "statusMessage"}
 CANCEL_RESULT_KEYS = {"taskId", "outcome", "status", "message"}
 OUTCOMES = (
-    "cancelled", "already-finished", "not-found", "pending", "requested", "error", "skipped",
+    "cancelled",
+    "already-finished",
+    "not-found",
+    "pending",
+    "requested",
+    "error",
+    "skipped",
 )
 NO_LIST_FRAGMENTS = ("2026-07-28", "tasks/list", "--from-file", "stdin")
 

@@ -29,9 +29,7 @@ class FakeServer:
     """A scripted 2025-11-25 server. `on_cancel[id]` overrides what a cancel does."""
 
     tasks: dict[str, JsonObject] = field(default_factory=dict)
-    capabilities: JsonObject = field(
-        default_factory=lambda: {"tasks": {"list": {}, "cancel": {}}}
-    )
+    capabilities: JsonObject = field(default_factory=lambda: {"tasks": {"list": {}, "cancel": {}}})
     page_size: int = 2
     on_cancel: dict[str, Callable[[JsonObject], JsonObject]] = field(default_factory=dict)
     calls: list[str] = field(default_factory=list)

@@ -136,8 +136,11 @@ def test_stop_skips_the_rest_and_reports_every_task_once() -> None:
     heard: list[CancelResult] = []
     progress: list[int] = []
     cancel_run = CancelRun(
-        connected(server), sleep=no_sleep, stop=lambda: len(progress) >= 4,
-        on_result=heard.append, on_progress=lambda: progress.append(1),
+        connected(server),
+        sleep=no_sleep,
+        stop=lambda: len(progress) >= 4,
+        on_result=heard.append,
+        on_progress=lambda: progress.append(1),
     )
     report = cancel_run.run([Target(f"t{index}", False) for index in range(10)])
     assert report.interrupted
@@ -157,7 +160,9 @@ def test_fatal_error_mid_run_keeps_the_report_whole() -> None:
         [Target(task_id, True) for task_id in ("a", "b", "c")]
     )
     assert [r.outcome for r in report.results] == [
-        Outcome.CANCELLED, Outcome.SKIPPED, Outcome.SKIPPED,
+        Outcome.CANCELLED,
+        Outcome.SKIPPED,
+        Outcome.SKIPPED,
     ]
     assert report.exit_code() is ExitCode.UNSUPPORTED
 
@@ -249,19 +254,32 @@ def test_requests_in_a_joined_session_use_ids_of_their_own() -> None:
         body = json.loads(request.content)
         seen.append((request.headers.get("Mcp-Session-Id"), body.get("id")))
         if body.get("method") == "server/discover":
-            return httpx.Response(400, json={"jsonrpc": "2.0", "id": None,
-                                             "error": {"code": -32600, "message": "no session"}})
+            return httpx.Response(
+                400,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {"code": -32600, "message": "no session"},
+                },
+            )
         if "id" not in body:
             return httpx.Response(202)
         result: dict[str, object] = {"taskId": "t", "status": "working"}
         if body["method"] == "initialize":
-            result = {"protocolVersion": "2025-11-25", "capabilities": {"tasks": {}},
-                      "serverInfo": {"name": "s", "version": "1"}}
-        return httpx.Response(200, json={"jsonrpc": "2.0", "id": body["id"], "result": result},
-                              headers={"Mcp-Session-Id": "ours"})
+            result = {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tasks": {}},
+                "serverInfo": {"name": "s", "version": "1"},
+            }
+        return httpx.Response(
+            200,
+            json={"jsonrpc": "2.0", "id": body["id"], "result": result},
+            headers={"Mcp-Session-Id": "ours"},
+        )
 
-    transport = HttpTransport("http://server.test/mcp",
-                              client=httpx.Client(transport=httpx.MockTransport(handler)))
+    transport = HttpTransport(
+        "http://server.test/mcp", client=httpx.Client(transport=httpx.MockTransport(handler))
+    )
     client = McpClient(transport)
     client.connect(join_session="theirs")
     client.get_task("t")

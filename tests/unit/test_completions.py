@@ -16,7 +16,10 @@ COMPLETIONS = Path(__file__).resolve().parents[2] / "completions"
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_completion_script_is_current(shell: str) -> None:
     generated = subprocess.run(
-        mcptask_argv(), capture_output=True, text=True, check=True,
+        mcptask_argv(),
+        capture_output=True,
+        text=True,
+        check=True,
         env=os.environ | {"_MCPTASK_COMPLETE": f"source_{shell}"},
     ).stdout
     assert "_MCPTASK_COMPLETE" in generated
@@ -27,10 +30,12 @@ def test_completion_script_is_current(shell: str) -> None:
 
 def test_completion_suggests_commands_and_options() -> None:
     def complete(words: str) -> list[str]:
-        env = os.environ | {"_MCPTASK_COMPLETE": "complete_bash", "COMP_WORDS": words,
-                            "COMP_CWORD": str(len(words.split()) - 1)}
-        result = subprocess.run(mcptask_argv(), capture_output=True, text=True, env=env,
-                                check=True)
+        env = os.environ | {
+            "_MCPTASK_COMPLETE": "complete_bash",
+            "COMP_WORDS": words,
+            "COMP_CWORD": str(len(words.split()) - 1),
+        }
+        result = subprocess.run(mcptask_argv(), capture_output=True, text=True, env=env, check=True)
         return result.stdout.split()
 
     assert complete("mcptask can") == ["cancel"]

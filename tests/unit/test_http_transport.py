@@ -58,8 +58,11 @@ def test_sse_answer_skips_priming_and_routes_notifications() -> None:
         request_id = json.loads(request.content)["id"]
         note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info"}}
         reply = {"jsonrpc": "2.0", "id": request_id, "result": {"tasks": []}}
-        return sse("id: 1\ndata:", f"event: message\ndata: {json.dumps(note)}",
-                   f"id: 3\ndata: {json.dumps(reply)}")
+        return sse(
+            "id: 1\ndata:",
+            f"event: message\ndata: {json.dumps(note)}",
+            f"id: 3\ndata: {json.dumps(reply)}",
+        )
 
     transport = transport_for(handler)
     transport.set_notification_handler(notifications.append)
@@ -121,11 +124,15 @@ def test_jsonrpc_error_on_http_error_status_becomes_the_answer() -> None:
 @pytest.mark.parametrize(
     ("response", "message"),
     [
-        (httpx.Response(200, headers={"Content-Type": "application/json"}, content=b"nope"),
-         "not valid JSON"),
+        (
+            httpx.Response(200, headers={"Content-Type": "application/json"}, content=b"nope"),
+            "not valid JSON",
+        ),
         (httpx.Response(200, json={"hello": "world"}), "not a JSON-RPC 2.0 message"),
-        (httpx.Response(200, headers={"Content-Type": "text/html"}, content=b"<html>"),
-         "content type 'text/html'"),
+        (
+            httpx.Response(200, headers={"Content-Type": "text/html"}, content=b"<html>"),
+            "content type 'text/html'",
+        ),
         (httpx.Response(200, json={"jsonrpc": "2.0", "id": 999, "result": {}}), "with the id 999"),
         (httpx.Response(202), "202 Accepted"),
         (httpx.Response(500, content=b"boom"), "HTTP 500"),
