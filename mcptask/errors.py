@@ -1,7 +1,30 @@
-"""The one exception tree of mcptask, and the exit codes it maps to.
+"""Every exception of mcptask, and the exit codes they map to.
 
-Every failure that reaches the user is a `McptaskError`; its class decides the exit code.
-`cli.py` is the only place that turns these into messages and exit codes.
+The tree (each class carries its exit code; no instance overrides it):
+
+    McptaskError ...................... 1  a bug: the message says how to report it
+     ├── UsageError ................... 2  bad options, arguments or input files
+     ├── UnreachableError ............. 3  refused, DNS, TLS, timeout
+     │    ├── ResponseTimeout              no answer in time (the server may be alive)
+     │    ├── EndpointNotFound             HTTP 404 outside a session: no MCP endpoint there
+     │    └── ServerExited                 the stdio server process ended: final, no retry
+     ├── AuthError .................... 4  HTTP 401 / 403, challenge shown
+     ├── UnsupportedError ............. 5  capability not negotiated, -32601, version refused
+     │    └── UnsupportedVersionError      -32022, with the versions the server names
+     ├── TaskError .................... 6  a task (or its session) could not be acted on
+     │    ├── SessionGone                  a joined session ended on the server
+     │    └── RpcError                     a JSON-RPC error answer, classified by code
+     │         ├── TaskNotFound            -32602 on tasks/get: unknown, expired, not visible
+     │         └── CancelRefused           -32602 on tasks/cancel: finished, or unknown
+     └── ProtocolViolation ............ 8  invalid JSON, not JSON-RPC, wrong content type or id
+          └── HttpStatusError              an HTTP error status without a JSON-RPC error body
+
+    SessionExpired (not a McptaskError)    HTTP 404 on a request that carried a session id;
+                                           the client re-initializes once or raises SessionGone
+
+`ExitCode` appears only here and in `mcptask.cli`, the one layer that turns exceptions and
+reports into exit codes. The transports raise these classes at their boundary: nothing above
+them sees httpx or OS errors.
 """
 
 from __future__ import annotations
@@ -46,6 +69,20 @@ class UnreachableError(McptaskError):
     exit_code = ExitCode.UNREACHABLE
 
 
+class ResponseTimeout(UnreachableError):
+    """No answer arrived in time (the server may still be alive)."""
+
+
+class EndpointNotFound(UnreachableError):
+    """HTTP 404 to a request outside any session: there is no MCP endpoint at that URL."""
+
+    status = 404
+
+
+class ServerExited(UnreachableError):
+    """The stdio server process ended (or never started): waiting brings nothing back."""
+
+
 class AuthError(McptaskError):
     """The server refused the credentials (HTTP 401 or 403)."""
 
@@ -58,6 +95,54 @@ class UnsupportedError(McptaskError):
     exit_code = ExitCode.UNSUPPORTED
 
 
+class UnsupportedVersionError(UnsupportedError):
+    """The server rejected our protocol version; `supported` lists the ones it speaks."""
+
+    def __init__(self, message: str, *, supported: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.supported = supported
+
+
+class TaskError(McptaskError):
+    """A task, or the session holding it, could not be acted on."""
+
+    exit_code = ExitCode.TASK_FAILED
+
+
+class SessionGone(TaskError):
+    """A session the user asked to join no longer exists on the server."""
+
+
+class RpcError(TaskError):
+    """A JSON-RPC error answer. Callers classify it by class and `code`, never by wording."""
+
+    def __init__(self, code: int, message: str, data: object = None) -> None:
+        super().__init__(f"server error {code}: {message}")
+        self.code = code
+        self.server_message = message
+        self.data = data
+
+
+class TaskNotFound(RpcError):
+    """`tasks/get` answered -32602: the task is unknown, expired, or not visible to us."""
+
+    def __init__(self, task_id: str, code: int, server_message: str) -> None:
+        super().__init__(code, server_message)
+        self.task_id = task_id
+        self.message = (
+            f"task {task_id} not found (unknown, expired, or not visible to this session): "
+            f"{server_message}"
+        )
+        self.args = (self.message,)
+
+
+class CancelRefused(RpcError):
+    """`tasks/cancel` answered -32602: the task had finished, or is unknown.
+
+    The message is not standardised, so only a follow-up `tasks/get` tells the two apart.
+    """
+
+
 class ProtocolViolation(McptaskError):
     """The server broke the protocol: invalid JSON, not JSON-RPC, wrong content type or id."""
 
@@ -67,36 +152,14 @@ class ProtocolViolation(McptaskError):
 class HttpStatusError(ProtocolViolation):
     """An HTTP error status without a JSON-RPC error body (era detection falls back on it)."""
 
-    def __init__(self, message: str, *, status: int, exit_code: ExitCode | None = None) -> None:
+    def __init__(self, message: str, *, status: int) -> None:
         super().__init__(message)
         self.status = status
-        if exit_code is not None:
-            self.exit_code = exit_code
 
 
-class ResponseTimeout(UnreachableError):
-    """No answer arrived in time (the server may still be alive)."""
+class SessionExpired(Exception):
+    """The server answered 404 to a request that carried a session id: the session is gone.
 
-
-class SessionGone(McptaskError):
-    """A session the user asked to join no longer exists on the server."""
-
-    exit_code = ExitCode.TASK_FAILED
-
-
-class TaskNotFound(McptaskError):
-    """A task the user named does not exist (or is not visible to this session)."""
-
-    exit_code = ExitCode.TASK_FAILED
-
-
-class RpcError(McptaskError):
-    """A JSON-RPC error answer. Callers classify it by `code`, never by message wording."""
-
-    exit_code = ExitCode.TASK_FAILED
-
-    def __init__(self, code: int, message: str, data: object = None) -> None:
-        super().__init__(f"server error {code}: {message}")
-        self.code = code
-        self.server_message = message
-        self.data = data
+    Internal to the client, which re-initializes once or reports a joined session as gone;
+    it never reaches the user, so it is not a McptaskError.
+    """

@@ -205,6 +205,78 @@ class TaskSupport:
         return tuple(name for name, offered in flags if offered)
 
 
+@dataclass(frozen=True)
+class ServerInfo:
+    """What the handshake told us about the server."""
+
+    name: str
+    version: str
+    protocol_version: str
+    era: str
+    """`legacy` (2025-11-25) or `modern` (2026-07-28): for display; code never branches on it."""
+    capabilities: JsonObject
+    task_support: TaskSupport
+    instructions: str | None = None
+    title: str | None = None
+    supported_versions: tuple[str, ...] = ()
+
+    @classmethod
+    def from_result(
+        cls,
+        result: JsonObject,
+        info: object,
+        *,
+        protocol_version: str,
+        era: str,
+        capabilities: JsonObject,
+        task_support: TaskSupport,
+        supported_versions: tuple[str, ...] = (),
+    ) -> ServerInfo:
+        """Read the server's identity and instructions from a handshake result."""
+        identity: JsonObject = info if isinstance(info, dict) else {}
+        title = identity.get("title")
+        instructions = result.get("instructions")
+        return cls(
+            name=str(identity.get("name", "")),
+            version=str(identity.get("version", "")),
+            title=title if isinstance(title, str) else None,
+            protocol_version=protocol_version,
+            era=era,
+            capabilities=capabilities,
+            task_support=task_support,
+            instructions=instructions if isinstance(instructions, str) else None,
+            supported_versions=supported_versions,
+        )
+
+    @property
+    def extensions(self) -> tuple[str, ...]:
+        """The extension identifiers the server advertises (modern era)."""
+        extensions = self.capabilities.get("extensions")
+        return tuple(extensions) if isinstance(extensions, dict) else ()
+
+
+@dataclass(frozen=True)
+class CancelAnswer:
+    """What the server answered to one accepted `tasks/cancel`, in either era.
+
+    `task` is the task as the answer reports it (2025-11-25 answers with the Task), or None
+    when the answer is an acknowledgement only (2026-07-28), whose outcome polling tells.
+    """
+
+    task_id: str
+    task: Task | None
+
+    @property
+    def status(self) -> str | None:
+        """The status the answer reports, if it reports one."""
+        return self.task.status if self.task is not None else None
+
+    @property
+    def message(self) -> str | None:
+        """The status message the answer reports, if any."""
+        return self.task.statusMessage if self.task is not None else None
+
+
 def request_message(request_id: int | str, method: str, params: JsonObject | None) -> JsonObject:
     """Build a JSON-RPC request."""
     message: JsonObject = {"jsonrpc": "2.0", "id": request_id, "method": method}

@@ -7,18 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.reference_server_process import start_reference_server
-
-
-def stop_process(process: subprocess.Popen[bytes] | subprocess.Popen[str]) -> None:
-    """Terminate a process by PID, then kill it if it does not go."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+from tests.reference_server_process import start_reference_server, stop_process
 
 
 class StartServer:

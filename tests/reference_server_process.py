@@ -26,7 +26,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 URL_LINE_PREFIX = "mcptask reference server listening on "
@@ -132,7 +132,7 @@ def start_stdio_reference_server(*args: str) -> ReferenceServerProcess:
     return _spawn(["--stdio", *args], stdin=subprocess.PIPE)
 
 
-def stop_process(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> None:
+def stop_process(proc: subprocess.Popen[Any], timeout: float = 5.0) -> None:
     """Stop a process we started, by PID: terminate, wait, then kill if needed."""
     if proc.poll() is None:
         proc.terminate()

@@ -1,4 +1,7 @@
-"""Cancel tasks one request at a time, confirm each by polling, and give every task an outcome."""
+"""Cancel tasks one request at a time, confirm each by polling, and give every task an outcome.
+
+Pure: it returns a report and never prints; `mcptask.cli` turns the report into an exit code.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +10,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from mcptask.client import McpClient
-from mcptask.errors import ExitCode, McptaskError, RpcError
+from mcptask.client.session import McpClient
+from mcptask.errors import CancelRefused, McptaskError, RpcError, TaskNotFound, UnsupportedError
+from mcptask.operations.listing import collect_tasks
 from mcptask.operations.polling import PollLoop, poll_delay
-from mcptask.protocol import CANCELLED, INVALID_PARAMS, JsonObject, Task, is_terminal
+from mcptask.protocol import ACTIVE_STATUSES, CANCELLED, CancelAnswer, JsonObject, Task, is_terminal
 
 DEFAULT_WAIT_TIMEOUT_SECONDS = 5.0
 
@@ -77,17 +81,15 @@ class CancelReport:
             counts[result.outcome.value] += 1
         return counts
 
-    def exit_code(self) -> ExitCode:
-        """Interrupted > fatal error > a failure > something pending > success."""
-        if self.interrupted:
-            return ExitCode.INTERRUPTED
-        if self.fatal is not None:
-            return self.fatal.exit_code
-        if any(result.failed for result in self.results):
-            return ExitCode.TASK_FAILED
-        if any(result.outcome is Outcome.PENDING for result in self.results):
-            return ExitCode.PENDING
-        return ExitCode.OK
+    @property
+    def failed(self) -> bool:
+        """True when some task makes the run fail."""
+        return any(result.failed for result in self.results)
+
+    @property
+    def pending(self) -> bool:
+        """True when some task was still not terminal when the wait ran out."""
+        return any(result.outcome is Outcome.PENDING for result in self.results)
 
 
 @dataclass
@@ -146,26 +148,28 @@ class CancelRun:
             if self.stop():
                 return
             try:
-                task = self.client.cancel_task(target.task_id)
-            except RpcError as exc:
+                answer = self.client.cancel_task(target.task_id)
+            except CancelRefused as exc:
                 self._classify_refusal(target, exc)
+            except RpcError as exc:
+                self._finish(target, Outcome.ERROR, None, exc.server_message)
             else:
-                self._after_accepted_cancel(target, task)
+                self._after_accepted_cancel(target, answer)
             self.on_progress()
 
-    def _after_accepted_cancel(self, target: Target, task: Task | None) -> None:
-        """`task` is what the cancel answered, or None for a bare acknowledgement."""
-        if task is not None and is_terminal(task.status) and task.status != CANCELLED:
+    def _after_accepted_cancel(self, target: Target, answer: CancelAnswer) -> None:
+        """`answer.task` is the task the cancel answered with, or None for an acknowledgement."""
+        status = answer.status
+        if status is not None and is_terminal(status) and status != CANCELLED:
             # Some servers "succeed" on a finished task and leave it as it was.
-            self._finish(target, Outcome.ALREADY_FINISHED, task.status, task.statusMessage)
+            self._finish(target, Outcome.ALREADY_FINISHED, status, answer.message)
             return
-        awaiting = _Awaiting(target, task, None if task else "cancel acknowledged")
+        awaiting = _Awaiting(target, answer.task, None if answer.task else "cancel acknowledged")
         if not self.wait:
-            if task is not None and task.status == CANCELLED:
-                self._finish(target, Outcome.CANCELLED, task.status, task.statusMessage)
+            if status == CANCELLED:
+                self._finish(target, Outcome.CANCELLED, status, answer.message)
             else:
                 # Accepted, and the user chose not to wait for the outcome: not a failure.
-                status = task.status if task is not None else None
                 self._finish(
                     target, Outcome.REQUESTED, status, "cancel accepted; not confirmed (--no-wait)"
                 )
@@ -175,18 +179,15 @@ class CancelRun:
         self._awaiting[target.task_id] = awaiting
         self._observe(target.task_id, self._fetch(target.task_id))
 
-    def _classify_refusal(self, target: Target, refusal: RpcError) -> None:
+    def _classify_refusal(self, target: Target, refusal: CancelRefused) -> None:
         """A refused cancel: ask `tasks/get` whether the task is finished or unknown.
 
-        The message of a -32602 is not standardised, so the code and a follow-up get decide.
+        The message of a -32602 is not standardised, so a follow-up get decides.
         """
-        if refusal.code != INVALID_PARAMS:
-            self._finish(target, Outcome.ERROR, None, refusal.server_message)
-            return
         try:
             task = self.client.get_task(target.task_id)
         except RpcError as exc:
-            outcome = Outcome.NOT_FOUND if exc.code == INVALID_PARAMS else Outcome.ERROR
+            outcome = Outcome.NOT_FOUND if isinstance(exc, TaskNotFound) else Outcome.ERROR
             self._finish(target, outcome, None, refusal.server_message)
             return
         if is_terminal(task.status):
@@ -215,12 +216,12 @@ class CancelRun:
 
     def _observe(self, task_id: str, answer: Task | RpcError) -> None:
         awaiting = self._awaiting[task_id]
+        if isinstance(answer, TaskNotFound):
+            # Gone after an accepted cancel: purged right after cancelling, or expired.
+            self._finish_from(awaiting, awaiting.last_seen, gone=True)
+            return
         if isinstance(answer, RpcError):
-            if answer.code != INVALID_PARAMS:
-                self._finish(awaiting.target, Outcome.ERROR, None, answer.server_message)
-            else:
-                # Gone after an accepted cancel: purged right after cancelling, or expired.
-                self._finish_from(awaiting, awaiting.last_seen, gone=True)
+            self._finish(awaiting.target, Outcome.ERROR, None, answer.server_message)
             return
         awaiting.last_seen = answer
         if is_terminal(answer.status):
@@ -269,3 +270,41 @@ def unique_targets(named_ids: Iterable[str], selected_ids: Iterable[str]) -> lis
     for task_id in selected_ids:
         targets.setdefault(task_id, Target(task_id, named=False))
     return list(targets.values())
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What a cancel run will act on: the ids the user named and the tasks a selector listed."""
+
+    named_ids: list[str]
+    listed: list[Task]
+    targets: list[Target]
+
+    @property
+    def bulk(self) -> bool:
+        """True when a selector chose more than one task (a person is asked first)."""
+        return len(self.listed) > 1
+
+
+def select_targets(
+    client: McpClient,
+    named_ids: list[str],
+    *,
+    all_working: bool,
+    statuses: tuple[str, ...] | None,
+) -> Selection:
+    """The gate for cancelling, then the targets: named ids first, then (with `all_working`)
+    every listed task in `statuses` (default: the active ones), each id once."""
+    client.require("cancel")
+    listed: list[Task] = []
+    if all_working:
+        try:
+            client.require("list")
+        except UnsupportedError as exc:
+            raise UnsupportedError(
+                f"--all-working needs tasks/list: {exc.message}; give task ids instead (as "
+                "arguments, with --from-file FILE, or '-' to read them from stdin)"
+            ) from None
+        listed = collect_tasks(client, statuses=statuses or ACTIVE_STATUSES)
+    targets = unique_targets(named_ids, (task.taskId for task in listed))
+    return Selection(named_ids=named_ids, listed=listed, targets=targets)

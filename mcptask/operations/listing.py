@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from mcptask.client import McpClient
+from mcptask.client.session import McpClient
 from mcptask.protocol import Task
 
 _OLDEST = datetime.min.replace(tzinfo=UTC)

@@ -1,21 +1,31 @@
-"""Follow tasks until they settle: poll `tasks/get`, take status pushes, report every change."""
+"""Follow tasks until they settle: poll `tasks/get`, take status pushes, report every change.
+
+Pure: changes go to callbacks and the end state is a `WatchReport`; nothing is printed here.
+"""
 
 from __future__ import annotations
 
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TypeVar
 
 from pydantic import ValidationError
 
-from mcptask.client import McpClient
-from mcptask.errors import RpcError, UnreachableError
+from mcptask.client.session import McpClient
+from mcptask.errors import (
+    ResponseTimeout,
+    RpcError,
+    ServerExited,
+    TaskNotFound,
+    UnreachableError,
+)
 from mcptask.operations.polling import POLL_CAP_SECONDS, PollLoop, poll_delay
-from mcptask.protocol import ACTIVE_STATUSES, INVALID_PARAMS, JsonObject, Task, is_terminal
+from mcptask.protocol import ACTIVE_STATUSES, COMPLETED, JsonObject, Task, is_terminal
 
 T = TypeVar("T")
 
@@ -79,6 +89,24 @@ class WatchOptions:
     forever: bool = False
     timeout: float | None = None
     retry_for: float = DEFAULT_RETRY_SECONDS
+    exit_status: bool = False
+    """A task that ends other than `completed` fails the run."""
+
+
+@dataclass(frozen=True)
+class WatchReport:
+    """How a watch ended: every task as last seen, and why it stopped."""
+
+    tasks: list[WatchedTask]
+    interrupted: bool
+    timed_out: bool
+    exit_status: bool
+    """The user asked that a task ending other than `completed` fail the run."""
+
+    @property
+    def all_completed(self) -> bool:
+        """True when every watched task ended `completed`."""
+        return all(watched.status == COMPLETED for watched in self.tasks)
 
 
 class Watch:
@@ -126,11 +154,21 @@ class Watch:
             self.options.interval,
         )
 
-    def run(self) -> None:
+    def run(self) -> WatchReport:
         """Watch until every task settles (unless forever), the timeout, or a stop request."""
-        if self.listing:
-            self.client.require("list")
-            self._relist()
+        with self._push_stream():
+            if self.listing:
+                self.client.require("list")
+                self._relist()
+            self._poll()
+        return WatchReport(
+            tasks=list(self.tasks.values()),
+            interrupted=self._stop.is_set(),
+            timed_out=self.timed_out,
+            exit_status=self.options.exit_status,
+        )
+
+    def _poll(self) -> None:
         self.client.set_notification_handler(self._on_notification)
         deadline = (
             None if self.options.timeout is None else (time.monotonic() + self.options.timeout)
@@ -151,6 +189,22 @@ class Watch:
             deadline is not None and time.monotonic() >= deadline and bool(self._pending())
         )
 
+    @contextmanager
+    def _push_stream(self) -> Iterator[None]:
+        """Follow the server's status pushes in a background thread while the block runs."""
+        stop = threading.Event()
+        listener = threading.Thread(
+            target=self.client.follow_status_pushes,
+            args=(list(self.options.task_ids), stop),
+            daemon=True,
+        )
+        listener.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            listener.join(timeout=0.5)
+
     def wake(self) -> None:
         """Cut the current wait short (a push arrived, or the user asked to stop)."""
         self._wake.set()
@@ -166,15 +220,17 @@ class Watch:
 
     def _retrying(self, call: Callable[[], T]) -> T:
         """Run `call`; while the HTTP server is unreachable, retry with backoff for
-        `retry_for` seconds. A dead stdio server is final: waiting brings nothing back."""
+        `retry_for` seconds."""
         first_failure: float | None = None
         backoff = 0.5
         while True:
             try:
                 return call()
+            except (ServerExited, ResponseTimeout):
+                # stdio: the process is the only channel; a dead or silent one does not come
+                # back by waiting.
+                raise
             except UnreachableError:
-                if self.client.transport.kind == "stdio":
-                    raise
                 now = time.monotonic()
                 first_failure = first_failure if first_failure is not None else now
                 if now - first_failure >= self.options.retry_for or self._stop.is_set():
@@ -184,10 +240,11 @@ class Watch:
 
     def _observe(self, task_id: str, answer: Task | RpcError) -> None:
         watched = self.tasks[task_id]
+        if isinstance(answer, TaskNotFound):
+            self._record(watched, None, gone=True)
+            return
         if isinstance(answer, RpcError):
-            if answer.code == INVALID_PARAMS:
-                self._record(watched, None, gone=True)
-            elif watched.error != answer.server_message:
+            if watched.error != answer.server_message:
                 watched.error = answer.server_message
                 self._on_problem(task_id, answer.server_message)
             return

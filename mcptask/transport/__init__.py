@@ -3,6 +3,6 @@
 They turn httpx and OS errors into mcptask errors; nothing above them sees httpx.
 """
 
-from mcptask.transport.base import NotificationHandler, SessionExpired, Transport, WireLog
+from mcptask.transport.base import NotificationHandler, Transport, WireLog
 
-__all__ = ["NotificationHandler", "SessionExpired", "Transport", "WireLog"]
+__all__ = ["NotificationHandler", "Transport", "WireLog"]

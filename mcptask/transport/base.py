@@ -15,13 +15,6 @@ NotificationHandler = Callable[[JsonObject], None]
 """Receives each notification the server sends, from whatever thread the transport uses."""
 
 
-class SessionExpired(Exception):
-    """The server answered 404 to a request that carried a session id: the session is gone.
-
-    Internal to the client, which re-initializes once or reports a joined session as gone.
-    """
-
-
 class Transport(Protocol):
     """Send JSON-RPC messages to one server and get the answers back."""
 
@@ -60,12 +53,24 @@ class Transport(Protocol):
         """
         ...
 
+    def listen(self, stop: threading.Event) -> None:
+        """Follow the server's own stream of notifications until `stop` (blocks on HTTP).
+
+        Streamable HTTP: the session's GET stream. stdio: nothing to do, since pushes arrive
+        on stdout anyway. Failures never surface: polling stays the baseline.
+        """
+        ...
+
     def notify(self, message: JsonObject) -> None:
         """Send a notification; nothing comes back."""
         ...
 
     def set_notification_handler(self, handler: NotificationHandler | None) -> None:
         """Route the server's notifications to `handler` (None drops them)."""
+        ...
+
+    def join_session(self, session_id: str) -> None:
+        """Send later requests in an existing session that this process did not create."""
         ...
 
     def reset_session(self) -> None:

@@ -14,15 +14,16 @@ from httpx_sse import EventSource, SSEError
 
 from mcptask.errors import (
     AuthError,
-    ExitCode,
+    EndpointNotFound,
     HttpStatusError,
     McptaskError,
     ProtocolViolation,
+    SessionExpired,
     UnreachableError,
     UsageError,
 )
 from mcptask.protocol import JsonObject, check_message, is_notification, is_response
-from mcptask.transport.base import NotificationHandler, SessionExpired, WireLog
+from mcptask.transport.base import NotificationHandler, WireLog
 from mcptask.transport.redact import display_url, redact_headers
 
 SESSION_HEADER = "Mcp-Session-Id"
@@ -77,22 +78,19 @@ class HttpTransport:
         headers: dict[str, str] | None = None,
     ) -> JsonObject:
         """POST a request; read its answer from a JSON body or an SSE stream."""
-        request_id = message.get("id")
-        try:
-            with self._post(message, timeout=timeout, headers=headers) as response:
-                return self._read_answer(response, message)
-        except _ErrorAnswer as answer:
-            return {"jsonrpc": "2.0", "id": request_id, "error": answer.error}
+        with self._post(message, timeout=timeout, headers=headers) as (response, error):
+            if error is not None:
+                return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
+            return self._read_answer(response, message)
 
     def notify(self, message: JsonObject) -> None:
         """POST a notification; the server answers 202 Accepted (any 2xx is accepted)."""
-        try:
-            with self._post(message, timeout=None, headers=None) as response:
-                response.read()
-        except _ErrorAnswer as answer:
+        with self._post(message, timeout=None, headers=None) as (response, error):
+            response.read()
+        if error is not None:
             raise ProtocolViolation(
-                f"the server rejected {message.get('method')}: {answer.error.get('message')}"
-            ) from None
+                f"the server rejected {message.get('method')}: {error.get('message')}"
+            )
 
     def set_notification_handler(self, handler: NotificationHandler | None) -> None:
         """Route notifications found in answer streams to `handler`."""
@@ -214,8 +212,9 @@ class HttpTransport:
     @contextmanager
     def _post(
         self, message: JsonObject, *, timeout: float | None, headers: dict[str, str] | None
-    ) -> Iterator[httpx.Response]:
-        """POST one message and yield the open response after the HTTP-level checks."""
+    ) -> Iterator[tuple[httpx.Response, JsonObject | None]]:
+        """POST one message and yield the open response after the HTTP-level checks, with
+        the JSON-RPC error object that an HTTP error status carried (else None)."""
         headers = self._headers(headers)
         body = json.dumps(message, separators=(",", ":"))
         self._trace(f"> POST {self.target} {redact_headers(headers)} {body}")
@@ -231,14 +230,15 @@ class HttpTransport:
             response = self._client.send(request, stream=True)
             try:
                 self._trace(f"< {response.status_code} {_media_type(response) or '-'}")
-                self._check_status(response, sent_session, message)
-                yield response
+                yield response, self._check_status(response, sent_session, message)
             finally:
                 response.close()
 
     def _check_status(
         self, response: httpx.Response, sent_session: str | None, message: JsonObject
-    ) -> None:
+    ) -> JsonObject | None:
+        """Raise for statuses that end the request; return a JSON-RPC error that an HTTP
+        error status carried (its id may not be ours), for the client to classify by code."""
         status = response.status_code
         if status in (401, 403):
             response.read()
@@ -259,21 +259,15 @@ class HttpTransport:
                 self.session_id = new_session
                 self._created_session = True
         if status < 400:
-            return
+            return None
         response.read()
         error = _jsonrpc_error_body(response)
         if error is not None:
-            # A JSON-RPC error carried by an HTTP error status (its id may not be ours):
-            # hand it up as the answer so the client can classify it by code.
-            raise _ErrorAnswer(error)
+            return error
         if status in _GATEWAY_STATUSES:
             raise UnreachableError(f"{self.target} answered HTTP {status} {response.reason_phrase}")
         if status == 404:
-            raise HttpStatusError(
-                f"no MCP endpoint at {self.target} (HTTP 404)",
-                status=status,
-                exit_code=ExitCode.UNREACHABLE,
-            )
+            raise EndpointNotFound(f"no MCP endpoint at {self.target} (HTTP 404)")
         raise HttpStatusError(
             f"{self.target} answered HTTP {status} {response.reason_phrase} with no JSON-RPC error",
             status=status,
@@ -329,14 +323,6 @@ class HttpTransport:
     def _trace(self, line: str) -> None:
         if self._log is not None:
             self._log(line)
-
-
-class _ErrorAnswer(Exception):
-    """A JSON-RPC error that arrived with an HTTP error status."""
-
-    def __init__(self, error: JsonObject) -> None:
-        super().__init__(error.get("message"))
-        self.error = error
 
 
 def _media_type(response: httpx.Response) -> str:

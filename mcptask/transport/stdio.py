@@ -14,7 +14,7 @@ from mcptask.errors import (
     McptaskError,
     ProtocolViolation,
     ResponseTimeout,
-    UnreachableError,
+    ServerExited,
     UsageError,
 )
 from mcptask.protocol import (
@@ -79,7 +79,7 @@ class StdioTransport:
                 start_new_session=True,
             )
         except OSError as exc:
-            raise UnreachableError(
+            raise ServerExited(
                 f"cannot start the server {argv[0]!r}: {exc.strerror or exc}"
             ) from None
         assert self._process.stdout is not None
@@ -127,6 +127,9 @@ class StdioTransport:
         with contextlib.suppress(McptaskError):  # polling stays the baseline
             self._write(message)
 
+    def listen(self, stop: threading.Event) -> None:
+        """Nothing to open: the server's notifications arrive on stdout anyway."""
+
     def notify(self, message: JsonObject) -> None:
         """Write a notification line."""
         self._write(message)
@@ -134,6 +137,10 @@ class StdioTransport:
     def set_notification_handler(self, handler: NotificationHandler | None) -> None:
         """Route notifications read from stdout to `handler` (called on the reader thread)."""
         self._handler = handler
+
+    def join_session(self, session_id: str) -> None:
+        """stdio has no sessions to join."""
+        raise UsageError("--session-id needs a Streamable HTTP server (--url)")
 
     def reset_session(self) -> None:
         """stdio has no sessions."""
@@ -231,7 +238,7 @@ class StdioTransport:
             if self._stderr_log is not None:
                 self._stderr_log(f"server: {line}")
 
-    def _death(self) -> UnreachableError:
+    def _death(self) -> ServerExited:
         """The error for a server whose stdout closed: its exit code and its last words."""
         try:
             code: int | None = self._process.wait(timeout=1.0)
@@ -241,7 +248,7 @@ class StdioTransport:
         status = f"exited with code {code}" if code is not None else "closed its output"
         tail = " | ".join(line for line in self._stderr_tail if line.strip())
         detail = f"; its last output: {tail}" if tail else ""
-        return UnreachableError(f"the server process {status}{detail}")
+        return ServerExited(f"the server process {status}{detail}")
 
     def _trace(self, line: str) -> None:
         if self._log is not None:

@@ -14,7 +14,8 @@ import pexpect
 import pytest
 
 from tests.cli_process import Result, mcptask_argv, reference_stdio_command, run_mcptask
-from tests.conftest import StartServer, stop_process
+from tests.conftest import StartServer
+from tests.reference_server_process import stop_process
 
 MANY = "working=150,input_required=50,completed=10,failed=5,cancelled=5"
 

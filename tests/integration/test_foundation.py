@@ -13,7 +13,8 @@ import httpx
 import pytest
 
 from tests.cli_process import mcptask_argv, reference_stdio_command, run_mcptask, unused_port
-from tests.conftest import StartServer, stop_process
+from tests.conftest import StartServer
+from tests.reference_server_process import stop_process
 
 SEED = "working=3,completed=2,failed=1,input_required=1"
 

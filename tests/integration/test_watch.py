@@ -13,7 +13,8 @@ import pexpect
 import pytest
 
 from tests.cli_process import mcptask_argv, reference_stdio_command, run_mcptask
-from tests.conftest import StartServer, stop_process
+from tests.conftest import StartServer
+from tests.reference_server_process import stop_process
 
 Step = tuple[float, str, str]
 

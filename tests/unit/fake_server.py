@@ -76,6 +76,12 @@ class FakeServer:
     def set_notification_handler(self, handler: NotificationHandler | None) -> None:
         pass
 
+    def listen(self, stop: threading.Event) -> None:
+        self.calls.append("GET stream")
+
+    def join_session(self, session_id: str) -> None:
+        self.session_id = session_id
+
     def reset_session(self) -> None:
         pass
 

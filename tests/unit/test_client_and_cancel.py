@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcptask.client import McpClient
+from mcptask.cli.exit_codes import exit_code_for
+from mcptask.client.session import McpClient
 from mcptask.errors import ExitCode, ProtocolViolation, UnsupportedError
 from mcptask.operations.cancel import CancelResult, CancelRun, Outcome, Target, unique_targets
 from mcptask.operations.listing import collect_tasks
@@ -54,7 +55,7 @@ def test_method_not_found_on_a_task_method_is_unsupported() -> None:
     server = FakeServer()
     server.add("a", "working")
     server.on_cancel["a"] = raise_error(-32601, "Method not found")
-    with pytest.raises(UnsupportedError):
+    with pytest.raises(UnsupportedError, match=r"does not support tasks/cancel \(-32601"):
         connected(server).cancel_task("a")
 
 
@@ -118,7 +119,7 @@ def test_never_settling_task_is_pending_after_the_wait() -> None:
     cancel_run = CancelRun(connected(server), wait_timeout=0.0, sleep=no_sleep)
     report = cancel_run.run([Target("stuck", True)])
     assert report.results[0].outcome is Outcome.PENDING
-    assert report.exit_code() is ExitCode.PENDING
+    assert exit_code_for(report) is ExitCode.PENDING
 
 
 def test_no_wait_reports_what_the_cancel_answered() -> None:
@@ -144,7 +145,7 @@ def test_stop_skips_the_rest_and_reports_every_task_once() -> None:
     )
     report = cancel_run.run([Target(f"t{index}", False) for index in range(10)])
     assert report.interrupted
-    assert report.exit_code() is ExitCode.INTERRUPTED
+    assert exit_code_for(report) is ExitCode.INTERRUPTED
     assert [r.task_id for r in report.results] == [f"t{index}" for index in range(10)]
     assert sorted(r.task_id for r in heard) == sorted(r.task_id for r in report.results)
     assert report.counts()["skipped"] == 6
@@ -164,7 +165,7 @@ def test_fatal_error_mid_run_keeps_the_report_whole() -> None:
         Outcome.SKIPPED,
         Outcome.SKIPPED,
     ]
-    assert report.exit_code() is ExitCode.UNSUPPORTED
+    assert exit_code_for(report) is ExitCode.UNSUPPORTED
 
 
 def test_unique_targets_keeps_named_first_and_each_id_once() -> None:
@@ -208,7 +209,7 @@ def test_modern_ack_without_waiting_is_requested_and_not_a_failure() -> None:
     cancel_run = CancelRun(connected(server), wait=False, sleep=no_sleep)
     report = cancel_run.run([Target("a", True)])
     assert report.results[0].outcome is Outcome.REQUESTED
-    assert report.exit_code() is ExitCode.OK
+    assert exit_code_for(report) is ExitCode.OK
     assert "tasks/get" not in server.calls
 
 

@@ -8,9 +8,14 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
-from mcptask.errors import AuthError, ProtocolViolation, UnreachableError, UsageError
+from mcptask.errors import (
+    AuthError,
+    ProtocolViolation,
+    SessionExpired,
+    UnreachableError,
+    UsageError,
+)
 from mcptask.protocol import JsonObject, request_message
-from mcptask.transport import SessionExpired
 from mcptask.transport.http import HttpTransport
 
 URL = "http://server.test/mcp"
@@ -107,7 +112,7 @@ def test_404_with_a_session_means_session_expired() -> None:
 
     transport = transport_for(handler)
     transport.session_id = "old"
-    with pytest.raises(SessionExpired):
+    with pytest.raises(SessionExpired, match="old"):
         transport.request(request_message(1, "tasks/list", {}))
 
 
@@ -167,8 +172,26 @@ def test_timeout_is_unreachable() -> None:
 
 
 def test_notification_accepts_202() -> None:
-    transport = transport_for(lambda request: httpx.Response(202))
-    transport.notify({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    sent: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(202)
+
+    notification = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    transport_for(handler).notify(notification)
+    assert [request.method for request in sent] == ["POST"]
+    assert json.loads(sent[0].content) == notification
+
+
+def test_notification_refused_with_a_jsonrpc_error_is_a_protocol_violation() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            400, json={"jsonrpc": "2.0", "error": {"code": -32600, "message": "no"}}
+        )
+
+    with pytest.raises(ProtocolViolation, match="rejected notifications/initialized: no"):
+        transport_for(handler).notify({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
 
 def test_wire_log_redacts_credentials() -> None:
@@ -192,7 +215,7 @@ def test_wire_log_redacts_credentials() -> None:
 
 
 def test_bad_url_is_a_usage_error() -> None:
-    with pytest.raises(UsageError):
+    with pytest.raises(UsageError, match=r"invalid server URL .*expected http\(s\)://HOST/PATH"):
         HttpTransport("ftp://server.test/mcp")
 
 

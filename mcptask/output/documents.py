@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mcptask.client import ServerInfo
 from mcptask.operations.cancel import CancelReport
-from mcptask.protocol import JsonObject, Task
+from mcptask.operations.watch import WatchedTask, WatchReport
+from mcptask.protocol import JsonObject, ServerInfo, Task
 
 
 def connect_document(
@@ -37,12 +37,28 @@ def list_document(tasks: list[Task]) -> JsonObject:
     return {"tasks": [task.to_wire() for task in tasks], "count": len(tasks)}
 
 
-def cancel_document(report: CancelReport) -> JsonObject:
+def cancel_document(report: CancelReport, exit_code: int) -> JsonObject:
     """`cancel -o json`: every task touched or skipped, the counts and the exit code."""
     return {
         "results": [result.to_json() for result in report.results],
         "summary": report.counts(),
         "interrupted": report.interrupted,
         "error": report.fatal.message if report.fatal is not None else None,
-        "exitCode": int(report.exit_code()),
+        "exitCode": exit_code,
     }
+
+
+def watch_document(report: WatchReport) -> JsonObject:
+    """`watch -o json`: every task as last seen, and how the watch ended."""
+    return {
+        "tasks": [_watched_document(watched) for watched in report.tasks],
+        "interrupted": report.interrupted,
+        "timedOut": report.timed_out,
+    }
+
+
+def _watched_document(watched: WatchedTask) -> JsonObject:
+    document: JsonObject = watched.task.to_wire() if watched.task else {"taskId": watched.task_id}
+    if watched.gone:
+        document["gone"] = True
+    return document

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import signal
 
-from mcptask.operations.interrupt import StopSignal
+import pytest
+
+from mcptask.cli.signals import StopSignal
 
 
 def test_signal_handler_never_takes_the_event_lock() -> None:
@@ -22,8 +24,5 @@ def test_signal_handler_never_takes_the_event_lock() -> None:
 def test_second_signal_interrupts_at_once() -> None:
     stop = StopSignal()
     stop._on_signal(signal.SIGINT, None)
-    try:
+    with pytest.raises(KeyboardInterrupt):
         stop._on_signal(signal.SIGINT, None)
-    except KeyboardInterrupt:
-        return
-    raise AssertionError("the second signal did not interrupt")

@@ -15,10 +15,10 @@ from typing import IO, Literal
 from rich.console import Console
 from rich.text import Text
 
-from mcptask.sanitize import clean
+from mcptask.output.sanitize import clean
 
 OutputFormat = Literal["table", "json", "jsonl", "ids"]
-OUTPUT_FORMATS: tuple[str, ...] = ("table", "json", "jsonl", "ids")
+OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("table", "json", "jsonl", "ids")
 
 
 class Screen:
@@ -88,6 +88,7 @@ def resolve_format(requested: str | None, is_terminal: bool) -> OutputFormat:
     """The output format: as requested, else a table on a terminal and JSON elsewhere."""
     if requested is None:
         return "table" if is_terminal else "json"
-    if requested not in OUTPUT_FORMATS:
-        raise ValueError(f"unknown output format {requested!r}; choose {', '.join(OUTPUT_FORMATS)}")
-    return requested  # type: ignore[return-value]
+    for known in OUTPUT_FORMATS:
+        if requested == known:
+            return known
+    raise ValueError(f"unknown output format {requested!r}; choose {', '.join(OUTPUT_FORMATS)}")

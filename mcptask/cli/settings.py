@@ -1,45 +1,21 @@
-"""Where to connect and with which credentials: options first, then the environment."""
+"""Where to connect and with which credentials: options first, then the environment.
+
+The result is the client's `ConnectionSettings`; every problem is a one-line UsageError.
+"""
 
 from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from mcptask.client.connect import DEFAULT_TIMEOUT_SECONDS, ConnectionSettings
 from mcptask.errors import UsageError
 from mcptask.protocol import PROTOCOL_CHOICES
-from mcptask.transport.redact import display_url, is_sensitive_header
 
 ENV_URL = "MCPTASK_URL"
 ENV_SERVER = "MCPTASK_SERVER"
 ENV_TOKEN = "MCPTASK_TOKEN"
-DEFAULT_TIMEOUT_SECONDS = 30.0
-
-
-@dataclass(frozen=True)
-class ConnectionSettings:
-    """Everything needed to open a transport to one server."""
-
-    url: str | None = None
-    server_command: str | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    session_id: str | None = None
-    timeout: float = DEFAULT_TIMEOUT_SECONDS
-    protocol: str = "auto"
-
-    def __repr__(self) -> str:
-        # Headers may hold credentials: never let them reach a traceback or a log.
-        shown = {
-            name: "<redacted>" if is_sensitive_header(name) else value
-            for name, value in self.headers.items()
-        }
-        url = display_url(self.url) if self.url else None
-        return (
-            f"ConnectionSettings(url={url!r}, server_command={self.server_command!r}, "
-            f"headers={shown!r}, session_id={self.session_id!r}, timeout={self.timeout!r}, "
-            f"protocol={self.protocol!r})"
-        )
 
 
 def resolve_settings(

@@ -1,4 +1,4 @@
-"""Rich views of servers, tasks and cancel results.
+"""Rich renderables of servers, tasks and cancel results, shared by the command views.
 
 Server text is always passed through `sanitize.clean` and shown as Rich `Text`, never parsed
 as markup.
@@ -12,10 +12,9 @@ from datetime import UTC, datetime
 from rich.table import Table
 from rich.text import Text
 
-from mcptask.client import ServerInfo
 from mcptask.operations.cancel import CancelReport, CancelResult, Outcome
-from mcptask.protocol import Task
-from mcptask.sanitize import clean
+from mcptask.output.sanitize import clean
+from mcptask.protocol import ServerInfo, Task
 
 STATUS_STYLES = {
     "working": "yellow",

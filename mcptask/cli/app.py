@@ -1,0 +1,133 @@
+"""The `mcptask` Typer app, and the one place where exceptions become exit codes.
+
+Commands live one per module in `mcptask.cli.commands`; they raise mcptask errors and end
+with `typer.Exit(code)` where `cli.exit_codes` decided the code of a report. `run` turns
+everything else into one line on stderr and a documented exit code, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from typing import Annotated, NoReturn
+
+import typer
+
+from mcptask import __version__
+from mcptask.cli.commands.cancel import cancel
+from mcptask.cli.commands.connect import connect
+from mcptask.cli.commands.get import get
+from mcptask.cli.commands.list_tasks import list_tasks
+from mcptask.cli.commands.reference_server import reference_server
+from mcptask.cli.commands.watch import watch
+from mcptask.cli.options import color_wanted
+from mcptask.errors import ExitCode, McptaskError
+
+app = typer.Typer(
+    name="mcptask",
+    help="Manage the long-running tasks of MCP servers: connect, list, get, cancel, watch.",
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        print(f"mcptask {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_version_callback,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Manage the long-running tasks of MCP servers: connect, list, get, cancel, watch."""
+
+
+app.command()(connect)
+app.command("list")(list_tasks)
+app.command()(get)
+app.command()(cancel)
+app.command()(watch)
+app.command(
+    "reference-server",
+    context_settings={
+        "allow_extra_args": True,
+        "ignore_unknown_options": True,
+        "help_option_names": [],
+    },
+    add_help_option=False,
+)(reference_server)
+
+
+def main(argv: list[str] | None = None) -> NoReturn:
+    """Run the CLI; every failure ends as one line on stderr and a documented exit code."""
+    code = run(argv)
+    sys.exit(code)
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the CLI and return its exit code (used by `main` and by tests)."""
+    from mcptask.output.screen import Screen
+
+    args = sys.argv[1:] if argv is None else argv
+    errors = Screen("table", color=color_wanted("--no-color" in args))
+    # SIGTERM ends any command like Ctrl-C does (exit 130, one line); the bulk cancel and watch
+    # loops install their own handlers that stop between requests instead.
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, _interrupt)
+    try:
+        result = app(args=args, prog_name="mcptask", standalone_mode=False)
+    except McptaskError as exc:
+        errors.error(exc.message)
+        return int(exc.exit_code)
+    except typer.TyperException as exc:  # usage errors from the option parser
+        message = exc.format_message()
+        if message.startswith("No such option"):
+            message += " (a task id that starts with '-' goes after '--', e.g. cancel -- -abc)"
+        errors.error(message + _help_pointer(getattr(exc, "ctx", None)))
+        return int(ExitCode.USAGE)
+    except (KeyboardInterrupt, typer.Abort):
+        errors.error("interrupted")
+        return int(ExitCode.INTERRUPTED)
+    except Exception as exc:  # a bug: say so in one line, keep the traceback for debugging
+        if os.environ.get("MCPTASK_DEBUG"):
+            raise
+        errors.error(
+            f"internal error ({type(exc).__name__}: {exc}); this is a bug in mcptask: please "
+            "report it with the output of the same command run with -v and MCPTASK_DEBUG=1"
+        )
+        return int(ExitCode.UNEXPECTED)
+    # Typer returns the code of an explicit Exit (and 130 for a Ctrl-C it caught itself).
+    code = result if isinstance(result, int) else int(ExitCode.OK)
+    if code == ExitCode.INTERRUPTED and _signalled:
+        errors.error("interrupted")
+    return code
+
+
+_signalled: list[int] = []
+"""Records Ctrl-C or SIGTERM outside the loops that handle them (a plain list: a signal
+handler must not take locks)."""
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    _signalled.append(signum)
+    raise KeyboardInterrupt
+
+
+def _help_pointer(ctx: object) -> str:
+    path = getattr(ctx, "command_path", None)
+    return f" (see: {path} --help)" if isinstance(path, str) and path else ""

@@ -1,0 +1,90 @@
+"""`mcptask cancel`: cancel tasks by id, from a file or stdin, or every working one."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from mcptask.cli.ids import read_ids
+from mcptask.cli.options import (
+    Common,
+    Invocation,
+    StatusOption,
+    finite,
+    statuses,
+    with_server_options,
+)
+from mcptask.errors import ExitCode, UsageError
+
+
+@with_server_options
+def cancel(
+    task_ids: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="[ID]...", help="Task ids to cancel; '-' reads ids from stdin."),
+    ] = None,
+    all_working: Annotated[
+        bool,
+        typer.Option("--all-working", help="Cancel every working and input_required task."),
+    ] = False,
+    status: StatusOption = None,
+    from_file: Annotated[
+        str | None,
+        typer.Option("--from-file", help="Read ids from FILE ('-' = stdin), one per line."),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before a bulk cancel.")] = (
+        False
+    ),
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what would be cancelled; send no cancel.")
+    ] = False,
+    no_wait: Annotated[
+        bool, typer.Option("--no-wait", help="Do not poll tasks/get to confirm the outcome.")
+    ] = False,
+    wait_timeout: Annotated[
+        float,
+        typer.Option("--wait-timeout", min=0.0, help="Seconds to wait for confirmation, per run."),
+    ] = 5.0,
+    *,
+    common: Common,
+) -> None:
+    """Cancel tasks by id, from a file or stdin, or every working one; confirm each outcome."""
+    from mcptask.cli.exit_codes import exit_code_for
+    from mcptask.cli.signals import StopSignal
+    from mcptask.operations.cancel import CancelRun, select_targets
+    from mcptask.output.views.cancel import CancelOutcome, CancelView
+
+    finite("--wait-timeout", wait_timeout)
+    wanted = statuses(status)
+    if wanted is not None and not all_working:
+        raise UsageError("--status narrows --all-working; give --all-working too")
+    named = read_ids(task_ids or [], from_file)
+    if not named and not all_working:
+        raise UsageError(
+            "nothing to cancel: give task ids, --from-file FILE, '-' for stdin, or --all-working"
+        )
+    invocation = Invocation(common)
+    view = CancelView(invocation.screen)
+    with invocation.client(needs_list=all_working) as client:
+        selection = select_targets(client, named, all_working=all_working, statuses=wanted)
+        if dry_run:
+            view.dry_run(selection)
+            return
+        if selection.bulk and not yes and not view.confirmed(selection):
+            view.declined()
+            raise typer.Exit(int(ExitCode.INTERRUPTED))
+        with StopSignal() as stop, view.progress(len(selection.targets)) as advance:
+            run = CancelRun(
+                client,
+                wait=not no_wait,
+                wait_timeout=wait_timeout,
+                stop=lambda: stop.stopped,
+                sleep=stop.event.wait,
+                on_result=view.result_ready,
+                on_progress=advance,
+            )
+            report = run.run(selection.targets)
+    code = exit_code_for(report)
+    view.show(CancelOutcome(report, int(code)))
+    raise typer.Exit(int(code))

@@ -1,0 +1,25 @@
+"""`mcptask get`: one task in full."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from mcptask.cli.options import Common, Invocation, with_server_options
+
+
+@with_server_options
+def get(
+    task_id: Annotated[str, typer.Argument(metavar="ID", help="The task id.")],
+    *,
+    common: Common,
+) -> None:
+    """Show one task in full."""
+    from mcptask.output.views.get import GetView
+
+    invocation = Invocation(common)
+    view = GetView(invocation.screen)
+    with invocation.client() as client:
+        task = client.get_task(task_id)
+    view.show(task)

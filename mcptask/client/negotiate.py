@@ -1,0 +1,161 @@
+"""Choose the protocol era with a server: `server/discover` (2026-07-28), `initialize`
+(2025-11-25), or discover with a fallback to initialize (`--protocol auto`).
+
+Negotiation is the one place that compares version strings; it returns the server's identity
+and the era object that the client speaks from then on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mcptask.client.answers import result_of
+from mcptask.client.eras import Era, LegacyEra, ModernEra
+from mcptask.errors import (
+    EndpointNotFound,
+    HttpStatusError,
+    ProtocolViolation,
+    ResponseTimeout,
+    SessionExpired,
+    UnsupportedError,
+    UnsupportedVersionError,
+)
+from mcptask.protocol import (
+    CLIENT_INFO,
+    LEGACY_VERSION,
+    MODERN_ERROR_CODES,
+    MODERN_VERSION,
+    ServerInfo,
+    notification_message,
+    request_message,
+)
+from mcptask.transport import Transport
+
+# Versions released before tasks existed: a server that negotiates one of them is reachable
+# but has no tasks, which is a capability answer (exit 5), not a protocol violation.
+PRE_TASK_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18")
+
+# How long a stdio server gets to answer the `server/discover` probe: some legacy servers
+# ignore requests that come before `initialize` instead of answering with an error.
+DISCOVER_PROBE_SECONDS = 5.0
+
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
+NextId = Callable[[], int | str]
+Negotiated = tuple[ServerInfo, Era]
+
+
+def negotiate(
+    transport: Transport, next_id: NextId, *, protocol: str, prefer_legacy: bool
+) -> Negotiated:
+    """Perform the handshake that `protocol` asks for (`auto`, or one version).
+
+    `prefer_legacy`: the command needs what only 2025-11-25 has (a list, a session to join),
+    so a dual-era server is spoken to in that era.
+    """
+    if protocol == LEGACY_VERSION:
+        return initialize(transport, next_id)
+    return discover(transport, next_id, fallback=protocol == "auto", prefer_legacy=prefer_legacy)
+
+
+def discover(
+    transport: Transport, next_id: NextId, *, fallback: bool, prefer_legacy: bool
+) -> Negotiated:
+    """The 2026-07-28 way in: `server/discover`; with `fallback`, a legacy server's answer
+    leads to the `initialize` handshake instead."""
+    era = ModernEra()
+    transport.protocol_version = MODERN_VERSION
+    params, headers = era.stamp("server/discover", None)
+    message = request_message(next_id(), "server/discover", params)
+    probe = DISCOVER_PROBE_SECONDS if transport.kind == "stdio" else None
+
+    def not_modern(reason: str) -> Negotiated:
+        if fallback:
+            return _fall_back(transport, next_id)
+        raise UnsupportedError(f"the server does not speak {MODERN_VERSION}{reason}")
+
+    try:
+        answer = transport.request(message, headers=headers, timeout=probe)
+    except (HttpStatusError, EndpointNotFound, ResponseTimeout) as exc:
+        # A 4xx without a modern error body, or silence on stdio: a legacy server.
+        return not_modern(f": {exc.message}")
+    error = answer.get("error")
+    if isinstance(error, dict) and error.get("code") not in MODERN_ERROR_CODES:
+        return not_modern(f" (server/discover: {error.get('code')} {error.get('message', '')})")
+    try:
+        result = result_of(answer, "server/discover")
+    except UnsupportedVersionError as exc:
+        if fallback and LEGACY_VERSION in exc.supported:
+            return _fall_back(transport, next_id)
+        raise
+    listed = result.get("supportedVersions")
+    supported = tuple(v for v in listed if isinstance(v, str)) if isinstance(listed, list) else ()
+    if MODERN_VERSION not in supported or (prefer_legacy and LEGACY_VERSION in supported):
+        if fallback and LEGACY_VERSION in supported:
+            return _fall_back(transport, next_id)
+        raise UnsupportedError(
+            f"the server supports protocol versions {', '.join(supported) or 'none'}, "
+            f"not {MODERN_VERSION}"
+        )
+    capabilities = result.get("capabilities")
+    if not isinstance(capabilities, dict):
+        raise ProtocolViolation("the server's server/discover result has no capabilities")
+    info = result.get("serverInfo")
+    if not isinstance(info, dict):
+        meta = result.get("_meta")
+        info = meta.get(META_SERVER_INFO) if isinstance(meta, dict) else None
+    server = ServerInfo.from_result(
+        result,
+        info,
+        protocol_version=MODERN_VERSION,
+        era=era.name,
+        capabilities=capabilities,
+        task_support=era.task_support(capabilities),
+        supported_versions=supported,
+    )
+    return server, era
+
+
+def initialize(transport: Transport, next_id: NextId) -> Negotiated:
+    """The 2025-11-25 handshake: initialize, read the answer, notifications/initialized."""
+    params = {
+        "protocolVersion": LEGACY_VERSION,
+        "capabilities": {"tasks": {}},
+        "clientInfo": dict(CLIENT_INFO),
+    }
+    answer = transport.request(request_message(next_id(), "initialize", params))
+    result = result_of(answer, "initialize")
+    version = result.get("protocolVersion")
+    if not isinstance(version, str):
+        raise ProtocolViolation("the server's initialize result has no protocolVersion")
+    if version != LEGACY_VERSION and version not in PRE_TASK_VERSIONS:
+        raise UnsupportedError(
+            f"the server speaks protocol version {version!r}, which mcptask does not know"
+        )
+    capabilities = result.get("capabilities")
+    if not isinstance(capabilities, dict):
+        raise ProtocolViolation("the server's initialize result has no capabilities object")
+    era = LegacyEra(version)
+    transport.protocol_version = version
+    try:
+        transport.notify(notification_message("notifications/initialized"))
+    except SessionExpired:
+        raise ProtocolViolation(
+            "the server dropped the session it had just created (HTTP 404)"
+        ) from None
+    server = ServerInfo.from_result(
+        result,
+        result.get("serverInfo"),
+        protocol_version=version,
+        era=era.name,
+        capabilities=capabilities,
+        task_support=era.task_support(capabilities),
+    )
+    return server, era
+
+
+def _fall_back(transport: Transport, next_id: NextId) -> Negotiated:
+    """Forget the modern attempt and perform the legacy handshake."""
+    transport.protocol_version = None
+    transport.reset_session()
+    return initialize(transport, next_id)

@@ -1,0 +1,205 @@
+"""The MCP client: one connection, the capability gate, and typed task calls."""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+import threading
+from collections.abc import Iterator
+
+from mcptask.client.answers import result_of
+from mcptask.client.eras import Era, Operation
+from mcptask.client.negotiate import initialize, negotiate
+from mcptask.errors import (
+    CancelRefused,
+    ProtocolViolation,
+    RpcError,
+    SessionExpired,
+    SessionGone,
+    TaskNotFound,
+    UnsupportedError,
+)
+from mcptask.protocol import (
+    INVALID_PARAMS,
+    CancelAnswer,
+    JsonObject,
+    ServerInfo,
+    Task,
+    TaskPage,
+    request_message,
+)
+from mcptask.transport import NotificationHandler, Transport
+
+
+class McpClient:
+    """One connection to one MCP server, over any transport, in the era negotiated with it."""
+
+    def __init__(
+        self, transport: Transport, *, protocol: str = "auto", needs_list: bool = False
+    ) -> None:
+        self.transport = transport
+        self.protocol = protocol
+        """`auto` (discover, fall back to initialize), or the one version to speak."""
+        self.needs_list = needs_list
+        """The command reads `tasks/list`: in auto mode, a dual-era server is then spoken to
+        in 2025-11-25, the era that has a list."""
+        self._counter = itertools.count(1)
+        self._id_prefix: str | None = None
+        self._negotiated: tuple[ServerInfo, Era] | None = None
+        self._joined_session: str | None = None
+
+    # -- connection -----------------------------------------------------------------------------
+
+    def connect(self, *, join_session: str | None = None) -> ServerInfo:
+        """Perform the handshake; with `join_session`, then move into that existing session.
+
+        The capabilities are learned in a short session of our own (which we end again),
+        because joining a session skips its initialize.
+        """
+        self._negotiated = negotiate(
+            self.transport,
+            self._next_id,
+            protocol=self.protocol,
+            prefer_legacy=self.needs_list or join_session is not None,
+        )
+        if join_session is not None:
+            self.era.join_session(self.transport, join_session)
+            self._joined_session = join_session
+            # The session's owner numbers its requests 1, 2, 3... too, and servers match
+            # answers by id within a session: ids of our own keep both sides' answers apart.
+            self._id_prefix = f"mcptask-{secrets.token_hex(4)}-"
+        return self.server
+
+    @property
+    def server(self) -> ServerInfo:
+        """The server met in the handshake (connect first)."""
+        return self._connected()[0]
+
+    @property
+    def era(self) -> Era:
+        """The protocol era negotiated with the server (connect first)."""
+        return self._connected()[1]
+
+    def _connected(self) -> tuple[ServerInfo, Era]:
+        if self._negotiated is None:
+            raise RuntimeError("connect() has not been called")
+        return self._negotiated
+
+    def set_notification_handler(self, handler: NotificationHandler | None) -> None:
+        """Receive the server's notifications (status pushes) as they arrive."""
+        self.transport.set_notification_handler(handler)
+
+    def follow_status_pushes(self, task_ids: list[str], stop: threading.Event) -> None:
+        """Ask the server to push task status changes, until `stop` (blocks on HTTP).
+
+        Pushes reach the notification handler; failures are silent (polling is the baseline).
+        """
+        self.era.follow_status_pushes(self, task_ids, stop)
+
+    def listen(self, stop: threading.Event) -> None:
+        """Follow the transport's own notification stream, unless in a joined session:
+        each message goes to one stream, and the session's owner may be listening."""
+        if self._joined_session is None:
+            self.transport.listen(stop)
+
+    def subscribe(self, method: str, params: JsonObject, stop: threading.Event) -> None:
+        """Send a long-lived request whose answer is a stream of notifications."""
+        stamped, headers = self.era.stamp(method, params)
+        message = request_message(self._next_id(), method, stamped)
+        self.transport.subscribe(message, headers=headers, stop=stop)
+
+    def close(self) -> None:
+        """End the session if we created it and release the transport."""
+        self.transport.close()
+
+    # -- the capability gate --------------------------------------------------------------------
+
+    def require(self, operation: Operation) -> None:
+        """Stop before sending anything when the server did not offer `operation`."""
+        server = self.server
+        support = server.task_support
+        if not support.tasks:
+            raise UnsupportedError(
+                f"the server offers no tasks (protocol {server.protocol_version}, "
+                "no tasks capability)"
+            )
+        if operation == "get" or getattr(support, operation):
+            return
+        raise self.era.missing(operation, support)
+
+    # -- task calls -----------------------------------------------------------------------------
+
+    def get_task(self, task_id: str) -> Task:
+        """`tasks/get` for one task; raises TaskNotFound for an unknown, expired or hidden one."""
+        self.require("get")
+        try:
+            result = self.call("tasks/get", {"taskId": task_id})
+        except RpcError as exc:
+            if exc.code == INVALID_PARAMS:
+                raise TaskNotFound(task_id, exc.code, exc.server_message) from None
+            raise
+        return Task.from_result(result, method="tasks/get")
+
+    def iter_tasks(self) -> Iterator[Task]:
+        """Every task from `tasks/list`, following `nextCursor` page after page."""
+        self.require("list")
+        cursor: str | None = None
+        seen_cursors: set[str] = set()
+        while True:
+            page = TaskPage.from_result(
+                self.call("tasks/list", {"cursor": cursor} if cursor else {})
+            )
+            yield from page.tasks
+            if page.next_cursor is None:
+                return
+            if page.next_cursor in seen_cursors:
+                raise ProtocolViolation("the server's tasks/list cursors loop back on themselves")
+            seen_cursors.add(page.next_cursor)
+            cursor = page.next_cursor
+
+    def cancel_task(self, task_id: str) -> CancelAnswer:
+        """`tasks/cancel` for one task: what the server answered, in one shape for both eras.
+
+        Raises CancelRefused for a -32602 (the task had finished, or is unknown: only
+        `tasks/get` tells which), RpcError for any other error answer.
+        """
+        self.require("cancel")
+        try:
+            result = self.call("tasks/cancel", {"taskId": task_id})
+        except RpcError as exc:
+            if exc.code == INVALID_PARAMS:
+                raise CancelRefused(exc.code, exc.server_message, exc.data) from None
+            raise
+        return self.era.read_cancel(task_id, result)
+
+    # -- JSON-RPC -------------------------------------------------------------------------------
+
+    def call(self, method: str, params: JsonObject | None = None) -> JsonObject:
+        """Send a request and return its result; a lost session is re-initialized once."""
+        try:
+            return self._call_once(method, params)
+        except SessionExpired:
+            if self._joined_session is not None:
+                raise SessionGone(
+                    f"session {self._joined_session} has ended on the server "
+                    "(its tasks ended with it)"
+                ) from None
+            self.transport.reset_session()
+            self._negotiated = initialize(self.transport, self._next_id)
+            try:
+                return self._call_once(method, params)
+            except SessionExpired:
+                raise ProtocolViolation(
+                    "the server dropped the new session at once (HTTP 404 again)"
+                ) from None
+
+    def _next_id(self) -> int | str:
+        number = next(self._counter)
+        return number if self._id_prefix is None else f"{self._id_prefix}{number}"
+
+    def _call_once(self, method: str, params: JsonObject | None) -> JsonObject:
+        stamped, headers = self.era.stamp(method, params)
+        answer = self.transport.request(
+            request_message(self._next_id(), method, stamped), headers=headers
+        )
+        return result_of(answer, method)

@@ -1,0 +1,148 @@
+"""`mcptask cancel`: the prompt, the progress bar, results as they come, and the report."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from mcptask.operations.cancel import CancelReport, CancelResult, Outcome, Selection
+from mcptask.output import documents, tables
+from mcptask.output.screen import Screen
+from mcptask.output.views.base import View
+from mcptask.protocol import JsonObject
+
+PROGRESS_THRESHOLD = 5
+"""Show a progress bar only for runs longer than this many tasks."""
+
+
+@dataclass(frozen=True)
+class CancelOutcome:
+    """A finished run and the exit code `mcptask.cli` decided for it."""
+
+    report: CancelReport
+    exit_code: int
+
+
+class CancelView(View[CancelOutcome]):
+    """Everything `cancel` shows: on stdout the results; on stderr the prompt, progress,
+    summary (for jsonl) and what went wrong."""
+
+    command = "cancel"
+
+    def __init__(self, screen: Screen) -> None:
+        super().__init__(screen)
+        self._streaming = screen.format == "jsonl"
+
+    # -- before and during the run --------------------------------------------------------------
+
+    def confirmed(self, selection: Selection) -> bool:
+        """Ask before a bulk cancel, only when a person is at the terminal."""
+        if not (sys.stdin.isatty() and self.screen.err.is_terminal):
+            return True
+        from rich.prompt import Confirm
+
+        self.screen.err.print(tables.task_table(selection.listed))
+        count = len(selection.listed)
+        return Confirm.ask(f"Cancel these {count} tasks?", console=self.screen.err, default=False)
+
+    def declined(self) -> None:
+        """The person said no."""
+        self.screen.warn("nothing cancelled")
+
+    @contextmanager
+    def progress(self, total: int) -> Iterator[Callable[[], None]]:
+        """A progress bar on stderr for long runs on a terminal; a no-op otherwise."""
+        if total <= PROGRESS_THRESHOLD or not self.screen.err.is_terminal:
+            yield lambda: None
+            return
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        columns = (TextColumn("cancelling"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, console=self.screen.err, transient=True) as bar:
+            task = bar.add_task("cancel", total=total)
+            yield lambda: bar.advance(task)
+
+    def result_ready(self, result: CancelResult) -> None:
+        """One task's final word, streamed at once in jsonl (the other formats wait)."""
+        if self._streaming:
+            self.screen.json_line(result.to_json())
+
+    # -- the dry run ----------------------------------------------------------------------------
+
+    def dry_run(self, selection: Selection) -> None:
+        """What would be cancelled; nothing was sent."""
+        _DryRunView(self.screen).show(selection)
+
+    # -- the report -----------------------------------------------------------------------------
+
+    def show(self, shown: CancelOutcome) -> None:
+        """The report in the chosen format, then what stopped the run, if anything."""
+        super().show(shown)
+        report = shown.report
+        if not report.results and not report.interrupted and report.fatal is None:
+            self.screen.warn("no task matched; nothing to cancel")
+        elif report.fatal is not None:
+            self.screen.error(report.fatal.message)
+        elif report.interrupted:
+            self.screen.warn("interrupted: the tasks not attempted are reported as skipped")
+
+    def table(self, shown: CancelOutcome) -> None:
+        """One row per task, then the summary line."""
+        if shown.report.results:
+            self.screen.out.print(tables.cancel_table(shown.report.results))
+        self.screen.out.print(tables.cancel_summary(shown.report))
+
+    def document(self, shown: CancelOutcome) -> JsonObject:
+        """Every task touched or skipped, the counts and the exit code."""
+        return documents.cancel_document(shown.report, shown.exit_code)
+
+    def jsonl(self, shown: CancelOutcome) -> None:
+        """The lines went out as results came; the summary goes to stderr."""
+        self.screen.err.print(tables.cancel_summary(shown.report))
+
+    def ids(self, shown: CancelOutcome) -> Iterable[str]:
+        """The tasks this run cancelled."""
+        return (r.task_id for r in shown.report.results if r.outcome is Outcome.CANCELLED)
+
+
+class _DryRunView(View[Selection]):
+    """The selection of a dry run: the listed tasks, then named ids the list did not show."""
+
+    command = "cancel"
+
+    def table(self, shown: Selection) -> None:
+        """The listed tasks as a table, then the other named ids, one per line; the count
+        that would be cancelled on stderr."""
+        if shown.listed:
+            self.screen.out.print(tables.task_table(shown.listed))
+        unlisted = self._unlisted(shown)
+        for task_id in unlisted:
+            self.screen.out.print(task_id, markup=False, highlight=False)
+        count = len(shown.listed) + len(unlisted)
+        self.screen.warn(f"dry run: {count} task(s) would be cancelled; nothing was sent")
+
+    def document(self, shown: Selection) -> JsonObject:
+        """`{"dryRun": true, "tasks": [...]}`."""
+        return {"dryRun": True, "tasks": list(self.lines(shown))}
+
+    def lines(self, shown: Selection) -> Iterable[JsonObject]:
+        """Each task as listed; a named id the list did not show, as `{"taskId"}`."""
+        listed = [task.to_wire() for task in shown.listed]
+        return listed + [{"taskId": task_id} for task_id in self._unlisted(shown)]
+
+    def ids(self, shown: Selection) -> Iterable[str]:
+        """The ids that would be cancelled."""
+        return [task.taskId for task in shown.listed] + self._unlisted(shown)
+
+    @staticmethod
+    def _unlisted(selection: Selection) -> list[str]:
+        listed = {task.taskId for task in selection.listed}
+        return [task_id for task_id in selection.named_ids if task_id not in listed]

@@ -1,0 +1,66 @@
+"""`mcptask list`: the tasks, and why a list came back empty."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from mcptask.output import documents, tables
+from mcptask.output.views.base import View
+from mcptask.protocol import JsonObject, Task
+
+
+@dataclass(frozen=True)
+class Listing:
+    """The tasks to show, and what is needed to explain an empty list."""
+
+    tasks: list[Task]
+    transport: str
+    filtered: bool
+    joined: bool
+
+
+class ListView(View[Listing]):
+    """A table, a document, one line per task, or ids; an empty list is explained on stderr."""
+
+    command = "list"
+
+    def show(self, shown: Listing) -> None:
+        """Print the tasks, then the likely reasons when there were none."""
+        super().show(shown)
+        if not shown.tasks:
+            self.screen.warn(_empty_list_reasons(shown))
+
+    def table(self, shown: Listing) -> None:
+        """The task table (nothing at all for an empty list)."""
+        if shown.tasks:
+            self.screen.out.print(tables.task_table(shown.tasks))
+
+    def document(self, shown: Listing) -> JsonObject:
+        """The `list -o json` document."""
+        return documents.list_document(shown.tasks)
+
+    def lines(self, shown: Listing) -> Iterable[JsonObject]:
+        """One task per line."""
+        return (task.to_wire() for task in shown.tasks)
+
+    def ids(self, shown: Listing) -> Iterable[str]:
+        """One id per line."""
+        return (task.taskId for task in shown.tasks)
+
+
+def _empty_list_reasons(listing: Listing) -> str:
+    if listing.filtered:
+        return "no tasks with that status"
+    if listing.transport == "stdio":
+        return (
+            "no tasks: this server was started by mcptask just now over stdio, so its task "
+            "store is likely empty; connect to a long-running server with --url instead"
+        )
+    reasons = "the tasks expired (ttl), or the server lists none"
+    if not listing.joined:
+        reasons = (
+            "the server keeps tasks per session and this is a new one (join the session "
+            "that made them with --session-id), " + reasons
+        )
+    return f"no tasks; likely reasons: {reasons}"

@@ -1,0 +1,125 @@
+"""`mcptask watch`: a live table on a terminal, one line per change anywhere else."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+
+from rich.console import Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from mcptask.operations.watch import GONE, Change, Watch, WatchReport
+from mcptask.output import documents, tables
+from mcptask.output.sanitize import clean
+from mcptask.output.screen import Screen
+from mcptask.output.views.base import View
+from mcptask.protocol import JsonObject
+
+
+class WatchView(View[WatchReport]):
+    """Changes as they happen (a live table, lines, or JSON lines); `-o json` prints the
+    final state of every task once the watch ends."""
+
+    command = "watch"
+    formats = ("table", "jsonl", "json")
+
+    def __init__(self, screen: Screen) -> None:
+        super().__init__(screen)
+        live = screen.format == "table" and screen.out.is_terminal
+        # No redraw thread: the view is redrawn after each polling round, so idle means idle.
+        self._live = Live(console=screen.out, auto_refresh=False) if live else None
+        self._lines = screen.format == "table" and not live
+        self._json_lines = screen.format == "jsonl"
+
+    @contextmanager
+    def following(self, watch: Watch) -> Iterator[None]:
+        """Keep the live table on screen while the block runs; draw it one last time."""
+        if self._live is None:
+            yield
+            return
+        with self._live:
+            try:
+                yield
+            finally:
+                self.redraw(watch)
+
+    def redraw(self, watch: Watch) -> None:
+        """After a polling round: redraw the live table (the other outputs print changes)."""
+        if self._live is not None:
+            self._live.update(_live_table(watch, self.screen.out.size.height - 3), refresh=True)
+
+    def change(self, change: Change) -> None:
+        """One task changed: a timestamped line, or a JSON line."""
+        if self._json_lines:
+            self.screen.json_line(change.to_json())
+        elif self._lines:
+            status = clean(change.status)
+            moved = f"{clean(change.previous)} -> {status}" if change.previous else status
+            message = f"  {clean(change.message)}" if change.message else ""
+            stamp = change.at.isoformat(timespec="seconds").replace("+00:00", "Z")
+            self.screen.stdout.write(f"{stamp}  {clean(change.task_id)}  {moved}{message}\n")
+            self.screen.stdout.flush()
+
+    def problem(self, task_id: str, message: str) -> None:
+        """The server answered a task's poll with an error (said once per new error)."""
+        self.screen.warn(f"{task_id}: server error: {message}")
+
+    def show(self, shown: WatchReport) -> None:
+        """The final document (json), then why the watch ended, if that needs saying."""
+        super().show(shown)
+        if shown.interrupted:
+            return
+        if not shown.tasks:
+            self.screen.warn("no tasks to watch")
+        elif shown.timed_out:
+            self.screen.warn("timed out with tasks still running")
+
+    def table(self, shown: WatchReport) -> None:
+        """Nothing more: the changes are on screen already."""
+
+    def jsonl(self, shown: WatchReport) -> None:
+        """Nothing more: every change went out as a line."""
+
+    def document(self, shown: WatchReport) -> JsonObject:
+        """Every task as last seen, and how the watch ended."""
+        return documents.watch_document(shown)
+
+
+def _live_table(watch: Watch, max_rows: int) -> Group:
+    """The live table: the tasks that fit the screen, unsettled ones first, then a footer.
+
+    Only the rows shown are built: Rich would render every row and then crop the screen.
+    """
+    now = datetime.now(UTC)
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for column in ("TASK ID", "STATUS", "MESSAGE", "AGE", "SINCE CHANGE"):
+        table.add_column(column, overflow="ellipsis", no_wrap=True)
+    ordered = sorted(watch.tasks.values(), key=lambda watched: watched.settled)
+    shown = ordered[: max(1, max_rows - 1)] if len(ordered) > max_rows else ordered
+    for watched in shown:
+        task = watched.task
+        message = watched.error or (task.statusMessage if task else None) or ""
+        table.add_row(
+            Text(clean(watched.task_id)),
+            tables.status_text(watched.status)
+            if watched.status != GONE
+            else Text("gone", style="dim"),
+            Text(clean(message)),
+            tables.age(task.created if task else None, now),
+            tables.age(watched.changed_at, now),
+        )
+    if len(shown) < len(ordered):
+        table.add_row(Text(f"… {len(ordered) - len(shown)} more", style="dim"))
+    counts = Counter(clean(watched.status or "unknown") for watched in watch.tasks.values())
+    footer = Text(
+        " · ".join(f"{count} {status}" for status, count in sorted(counts.items())), style="bold"
+    )
+    pushes = f"status pushes: {watch.pushes_seen}"
+    footer.append(
+        f"   polling every {watch.poll_interval():g}s   {pushes}   Ctrl-C to stop", style="dim"
+    )
+    return Group(table, footer)
