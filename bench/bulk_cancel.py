@@ -28,12 +28,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import queue
-import resource
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,10 +38,13 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-URL_PREFIX = "mcptask reference server listening on "
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-START_TIMEOUT = 20.0
-STOP_TIMEOUT = 5.0
+if str(REPO_ROOT) not in sys.path:  # run as `python bench/NAME.py`: share the test helpers
+    sys.path.insert(0, str(REPO_ROOT))
+
+from bench.measure import children_cpu, cpu_seconds  # noqa: E402
+from tests.cli_process import mcptask_argv  # noqa: E402
+from tests.reference_server_process import start_reference_server, stop_process  # noqa: E402
+
 START_UP_RUNS = 3
 RUN_TIMEOUT = 90.0
 """Upper bound for one mcptask process; a hung run fails the benchmark instead of hanging it."""
@@ -55,87 +54,21 @@ class BenchError(Exception):
     """A run did not do what it should (the benchmark's figures would be meaningless)."""
 
 
-def mcptask_argv(*args: str) -> list[str]:
-    """The command line running mcptask: the venv's console script, else `python -m`."""
-    script = Path(sys.executable).parent / "mcptask"
-    if script.exists():
-        return [str(script), *args]
-    return [sys.executable, "-m", "mcptask", *args]
-
-
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of a live process (all its threads), in seconds."""
-    with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-        text = stat.read()
-    fields = text.rsplit(")", 1)[1].split()  # state is field 3; utime 14, stime 15
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-
-
-def children_cpu() -> float:
-    """CPU seconds of every child reaped so far (user + system)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def stop_popen(proc: subprocess.Popen[bytes]) -> None:
-    """Stop a process we started, by its PID: SIGTERM, wait, then SIGKILL."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(STOP_TIMEOUT)
-
-
 @contextmanager
 def reference_server(*args: str) -> Iterator[tuple[str, int]]:
     """A reference server on 127.0.0.1 with a free port: yields (url, pid); always stopped."""
-    proc = subprocess.Popen(
-        mcptask_argv("reference-server", "--http", "127.0.0.1:0", *args),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=REPO_ROOT,
-    )
+    url, proc = start_reference_server(*args)
     try:
-        stdout, stderr = proc.stdout, proc.stderr
-        assert stdout is not None
-        assert stderr is not None
-        first: queue.Queue[bytes] = queue.Queue()
-        errors: list[bytes] = []
-
-        def read_url() -> None:
-            with stdout:
-                first.put(stdout.readline())
-                while os.read(stdout.fileno(), 65536):
-                    pass
-
-        def read_errors() -> None:  # drained so that the server never blocks on a full pipe
-            with stderr:
-                while chunk := os.read(stderr.fileno(), 65536):
-                    errors.append(chunk)
-
-        threading.Thread(target=read_url, daemon=True).start()
-        threading.Thread(target=read_errors, daemon=True).start()
-        try:
-            line = first.get(timeout=START_TIMEOUT).decode("utf-8", "replace").strip()
-        except queue.Empty:
-            line = ""
-        if not line.startswith(URL_PREFIX):
-            time.sleep(0.2)  # let the reader catch the last words of a dying server
-            said = b"".join(errors).decode("utf-8", "replace").strip()[-400:]
-            raise BenchError(f"reference server did not start (stdout: {line!r}; stderr: {said!r})")
-        yield line.removeprefix(URL_PREFIX), proc.pid
+        yield url, proc.pid
     finally:
-        stop_popen(proc)
+        stop_process(proc)
 
 
 def mcptask(*args: str) -> tuple[int, str, str]:
     """Run mcptask to completion: (exit status, stdout, stderr)."""
     try:
         done = subprocess.run(
-            mcptask_argv(*args),
+            [*mcptask_argv(), *args],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=RUN_TIMEOUT,

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import queue
 import signal
 import subprocess
 import sys
@@ -42,115 +41,36 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 import pexpect
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-URL_PREFIX = "mcptask reference server listening on "
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+if str(REPO_ROOT) not in sys.path:  # run as `python bench/NAME.py`: share the test helpers
+    sys.path.insert(0, str(REPO_ROOT))
+
+from bench.measure import CLOCK_TICKS, cpu_seconds, drain  # noqa: E402
+from tests.cli_process import mcptask_argv  # noqa: E402
+from tests.reference_server_process import start_reference_server, stop_process  # noqa: E402
+
 START_TIMEOUT = 20.0
 STOP_TIMEOUT = 5.0
-
-
-def mcptask_argv(*args: str) -> list[str]:
-    """The command line running mcptask: the venv's console script, else `python -m`."""
-    script = Path(sys.executable).parent / "mcptask"
-    if script.exists():
-        return [str(script), *args]
-    return [sys.executable, "-m", "mcptask", *args]
-
-
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of a live process (all its threads), in seconds."""
-    with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-        text = stat.read()
-    # Fields after "(comm)": state is field 3, utime field 14, stime field 15.
-    fields = text.rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-
-
-def stop_popen(proc: subprocess.Popen[bytes]) -> None:
-    """Stop a process we started, by its PID: SIGTERM, wait, then SIGKILL."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(STOP_TIMEOUT)
-
-
-def _drain(stream: IO[bytes], on_chunk: Callable[[bytes], None]) -> None:
-    """Read a pipe until EOF so the writer never blocks, handing each chunk on."""
-    with stream:
-        while chunk := os.read(stream.fileno(), 65536):
-            on_chunk(chunk)
 
 
 class Server:
     """A reference server process with request logging; counts the requests it logged."""
 
     def __init__(self, tasks: int, answer: str) -> None:
-        argv = mcptask_argv(
-            "reference-server",
-            "--http",
-            "127.0.0.1:0",
-            "--seed",
-            f"working={tasks}",
-            "--poll-interval",
-            "1000",
-            "--answer",
-            answer,
-            "--log",
+        self.url, self.proc = start_reference_server(
+            "--seed", f"working={tasks}", "--poll-interval", "1000", "--answer", answer, "--log"
         )
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=REPO_ROOT,
-        )
-        self._requests = 0
-        self._pending = b""
-        self._tail = b""
-        assert self.proc.stdout is not None
-        assert self.proc.stderr is not None
-        threading.Thread(target=_drain, args=(self.proc.stderr, self._count), daemon=True).start()
-        first: queue.Queue[bytes] = queue.Queue()
-        stdout = self.proc.stdout
-
-        def read_url() -> None:
-            with stdout:
-                first.put(stdout.readline())
-                while os.read(stdout.fileno(), 65536):
-                    pass
-
-        threading.Thread(target=read_url, daemon=True).start()
-        try:
-            line = first.get(timeout=START_TIMEOUT).decode("utf-8", "replace").strip()
-        except queue.Empty:
-            line = ""
-        if not line.startswith(URL_PREFIX):
-            stop_popen(self.proc)
-            time.sleep(0.2)  # let the reader catch the last words of a dying server
-            said = self._tail.decode("utf-8", "replace").strip()
-            raise SystemExit(f"reference server did not start (stdout: {line!r}; stderr: {said!r})")
-        self.url = line.removeprefix(URL_PREFIX)
-
-    def _count(self, chunk: bytes) -> None:
-        self._tail = (self._tail + chunk)[-400:]
-        lines = (self._pending + chunk).split(b"\n")
-        self._pending = lines.pop()
-        self._requests += sum(1 for line in lines if b'"POST ' in line)
 
     @property
     def requests(self) -> int:
         """POST requests logged so far (tasks/get, tasks/list pages, initialize...)."""
-        return self._requests
+        return self.proc.stderr_text().count('"POST ')
 
     def stop(self) -> None:
-        stop_popen(self.proc)
+        stop_process(self.proc)
 
 
 class WatchProcess:
@@ -183,10 +103,10 @@ class WatchProcess:
             assert self._proc.stdout is not None
             assert self._proc.stderr is not None
             self._drainer = threading.Thread(
-                target=_drain, args=(self._proc.stdout, self._seen), daemon=True
+                target=drain, args=(self._proc.stdout, self._seen), daemon=True
             )
             threading.Thread(
-                target=_drain, args=(self._proc.stderr, lambda chunk: None), daemon=True
+                target=drain, args=(self._proc.stderr, lambda chunk: None), daemon=True
             ).start()
         self._drainer.start()
 
@@ -217,7 +137,7 @@ class WatchProcess:
         self._stop_draining.set()
         self._drainer.join(timeout=1.0)
         if self._proc is not None:
-            stop_popen(self._proc)
+            stop_process(self._proc)
             return
         child = self._child
         assert child is not None
@@ -271,7 +191,8 @@ def measure_watch(
 ) -> Measure:
     """Run one watch, measure it (and, if `baseline` is a list, an idle python beside it)."""
     window = args.duration - args.warmup
-    watch_argv = mcptask_argv(
+    watch_argv = [
+        *mcptask_argv(),
         "watch",
         "--url",
         server.url,
@@ -280,7 +201,7 @@ def measure_watch(
         "--wait-timeout",
         f"{args.duration + 10:g}",  # a safety bound; we stop it earlier
         *([] if pty else ["-o", "jsonl"]),
-    )
+    ]
     sleeper: subprocess.Popen[bytes] | None = None
     watch: WatchProcess | None = None
     label = f"{'pty live table' if pty else 'piped -o jsonl'}"
@@ -348,7 +269,7 @@ def measure_watch(
         if watch is not None:
             watch.stop()
         if sleeper is not None:
-            stop_popen(sleeper)
+            stop_process(sleeper)
 
 
 def print_table(rows: list[Measure]) -> None:
