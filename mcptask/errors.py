@@ -4,6 +4,7 @@ The tree (each class carries its exit code; no instance overrides it):
 
     McptaskError ...................... 1  a bug: the message says how to report it
      ├── UsageError ................... 2  bad options, arguments or input files
+     │    └── ConfigFileError              a profiles file that cannot be read (file, line)
      ├── UnreachableError ............. 3  refused, DNS, TLS, timeout
      │    ├── ResponseTimeout              no answer in time (the server may be alive)
      │    ├── EndpointNotFound             HTTP 404 outside a session: no MCP endpoint there
@@ -61,6 +62,10 @@ class UsageError(McptaskError):
     """Bad options, arguments or input files."""
 
     exit_code = ExitCode.USAGE
+
+
+class ConfigFileError(UsageError):
+    """A configuration file cannot be read; the message names the file and the line."""
 
 
 class UnreachableError(McptaskError):

@@ -20,9 +20,10 @@ from mcptask.cli.commands.cancel import cancel
 from mcptask.cli.commands.connect import connect
 from mcptask.cli.commands.get import get
 from mcptask.cli.commands.list_tasks import list_tasks
+from mcptask.cli.commands.profiles import profiles
 from mcptask.cli.commands.reference_server import reference_server
 from mcptask.cli.commands.watch import watch
-from mcptask.cli.options import color_wanted
+from mcptask.cli.options import color_wanted, root_options
 from mcptask.errors import ExitCode, McptaskError
 
 app = typer.Typer(
@@ -42,6 +43,7 @@ def _version_callback(value: bool) -> None:
 
 
 @app.callback()
+@root_options
 def _root(
     version: Annotated[
         bool,
@@ -53,7 +55,11 @@ def _root(
         ),
     ] = False,
 ) -> None:
-    """Manage the long-running tasks of MCP servers: connect, list, get, cancel, watch."""
+    """Manage the long-running tasks of MCP servers: connect, list, get, cancel, watch.
+
+    The server options (--url, --server, --profile, -H, ...) may stand before or after the
+    command name; given in both places, the later one wins (-H and --env add up).
+    """
 
 
 app.command()(connect)
@@ -61,6 +67,7 @@ app.command("list")(list_tasks)
 app.command()(get)
 app.command()(cancel)
 app.command()(watch)
+app.command()(profiles)
 app.command(
     "reference-server",
     context_settings={
@@ -95,10 +102,11 @@ def run(argv: list[str] | None = None) -> int:
         errors.error(exc.message)
         return int(exc.exit_code)
     except typer.TyperException as exc:  # usage errors from the option parser
+        context = getattr(exc, "ctx", None)
         message = exc.format_message()
-        if message.startswith("No such option"):
+        if message.startswith("No such option") and _takes_arguments(context):
             message += " (a task id that starts with '-' goes after '--', e.g. cancel -- -abc)"
-        errors.error(message + _help_pointer(getattr(exc, "ctx", None)))
+        errors.error(message + _help_pointer(context))
         return int(ExitCode.USAGE)
     except (KeyboardInterrupt, typer.Abort):
         errors.error("interrupted")
@@ -126,6 +134,13 @@ handler must not take locks)."""
 def _interrupt(signum: int, frame: object) -> None:
     _signalled.append(signum)
     raise KeyboardInterrupt
+
+
+def _takes_arguments(ctx: object) -> bool:
+    """True when the failing command takes positional arguments (such as task ids)."""
+    command = getattr(ctx, "command", None)
+    parameters = getattr(command, "params", [])
+    return any(getattr(param, "param_type_name", "") == "argument" for param in parameters)
 
 
 def _help_pointer(ctx: object) -> str:

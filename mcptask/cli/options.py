@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar, cast
 
 import typer
 
@@ -21,19 +21,57 @@ if TYPE_CHECKING:
     from mcptask.client.session import McpClient
     from mcptask.output.screen import Screen
 
+
+def complete_profile(incomplete: str) -> list[str]:
+    """Shell completion of profile names: reads the profiles file, nothing more."""
+    from mcptask.store.profiles import profile_names
+
+    return [name for name in profile_names() if name.startswith(incomplete)]
+
+
 UrlOption = Annotated[
     str | None,
-    typer.Option("--url", help="Streamable HTTP endpoint of the server (env MCPTASK_URL)."),
+    typer.Option(
+        "--url",
+        help="Streamable HTTP endpoint of the server (env MCPTASK_URL).",
+        rich_help_panel="Server",
+    ),
 ]
 ServerOption = Annotated[
     str | None,
     typer.Option(
-        "--server", help="Server command to run over stdio, without a shell (env MCPTASK_SERVER)."
+        "--server",
+        help="Server command to run over stdio, without a shell (env MCPTASK_SERVER).",
+        rich_help_panel="Server",
+    ),
+]
+ProfileOption = Annotated[
+    str | None,
+    typer.Option(
+        "--profile",
+        "-P",
+        help="Use a saved profile (env MCPTASK_PROFILE; see: mcptask profiles).",
+        autocompletion=complete_profile,
+        rich_help_panel="Server",
     ),
 ]
 HeaderOption = Annotated[
     list[str] | None,
-    typer.Option("--header", "-H", help="Extra HTTP header 'Name: value' (repeatable)."),
+    typer.Option(
+        "--header",
+        "-H",
+        help="Extra HTTP header 'Name: value' (repeatable).",
+        rich_help_panel="Server",
+    ),
+]
+EnvOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--env",
+        "-e",
+        help="KEY=VALUE in the environment of a --server process (repeatable).",
+        rich_help_panel="Server",
+    ),
 ]
 TokenFileOption = Annotated[
     Path | None,
@@ -41,14 +79,55 @@ TokenFileOption = Annotated[
         "--token-file",
         help="Read a bearer token from this file (else MCPTASK_TOKEN).",
         dir_okay=False,
+        rich_help_panel="Server",
+    ),
+]
+TokenEnvOption = Annotated[
+    str | None,
+    typer.Option(
+        "--token-env",
+        metavar="NAME",
+        help="Read a bearer token from this variable.",
+        rich_help_panel="Server",
     ),
 ]
 SessionOption = Annotated[
     str | None,
-    typer.Option("--session-id", help="Join this existing Streamable HTTP session."),
+    typer.Option(
+        "--session-id", help="Join this existing Streamable HTTP session.", rich_help_panel="Server"
+    ),
 ]
 TimeoutOption = Annotated[
-    float, typer.Option("--timeout", help="Seconds to wait for each answer.", min=0.001)
+    float | None,
+    typer.Option(
+        "--timeout",
+        help="Seconds to wait for each answer (default 30).",
+        min=0.001,
+        rich_help_panel="Server",
+    ),
+]
+ProtocolOption = Annotated[
+    str | None,
+    typer.Option(
+        "--protocol",
+        help="auto (discover, else initialize; the default), 2025-11-25 or 2026-07-28.",
+        rich_help_panel="Server",
+    ),
+]
+CaCertOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--ca-cert",
+        help="Trust the CA certificates in this PEM file (else SSL_CERT_FILE, else the system's).",
+        dir_okay=False,
+        rich_help_panel="Server",
+    ),
+]
+InsecureOption = Annotated[
+    bool,
+    typer.Option(
+        "--insecure", help="Do not verify the server's TLS certificate.", rich_help_panel="Server"
+    ),
 ]
 OutputOption = Annotated[
     str | None,
@@ -56,18 +135,20 @@ OutputOption = Annotated[
         "--output",
         "-o",
         help="table, json, jsonl or ids (default: table on a terminal, else json).",
+        rich_help_panel="Output",
     ),
 ]
 VerboseOption = Annotated[
-    bool, typer.Option("--verbose", "-v", help="Log the wire traffic to stderr (redacted).")
-]
-NoColorOption = Annotated[bool, typer.Option("--no-color", help="No colours (also NO_COLOR).")]
-ProtocolOption = Annotated[
-    str,
+    bool,
     typer.Option(
-        "--protocol",
-        help="auto (discover, else initialize), 2025-11-25 or 2026-07-28.",
+        "--verbose",
+        "-v",
+        help="Log the wire traffic to stderr (redacted).",
+        rich_help_panel="Output",
     ),
+]
+NoColorOption = Annotated[
+    bool, typer.Option("--no-color", help="No colours (also NO_COLOR).", rich_help_panel="Output")
 ]
 StatusOption = Annotated[
     str | None,
@@ -77,70 +158,156 @@ StatusOption = Annotated[
 
 @dataclass(frozen=True)
 class Common:
-    """The shared options of one invocation."""
+    """The shared options of one invocation, as the command line gave them."""
 
-    url: str | None
-    server: str | None
-    header: list[str] | None
-    token_file: Path | None
-    session_id: str | None
-    timeout: float
-    output: str | None
-    verbose: bool
-    no_color: bool
-    protocol: str = "auto"
+    url: str | None = None
+    server: str | None = None
+    profile: str | None = None
+    header: list[str] | None = None
+    env: list[str] | None = None
+    token_file: Path | None = None
+    token_env: str | None = None
+    session_id: str | None = None
+    timeout: float | None = None
+    protocol: str | None = None
+    ca_cert: Path | None = None
+    insecure: bool = False
+    output: str | None = None
+    verbose: bool = False
+    no_color: bool = False
 
 
-_SERVER_OPTIONS: tuple[tuple[str, object, object], ...] = (
-    ("url", UrlOption, None),
-    ("server", ServerOption, None),
-    ("header", HeaderOption, None),
-    ("token_file", TokenFileOption, None),
-    ("session_id", SessionOption, None),
-    ("timeout", TimeoutOption, 30.0),
-    ("output", OutputOption, None),
-    ("verbose", VerboseOption, False),
-    ("no_color", NoColorOption, False),
-    ("protocol", ProtocolOption, "auto"),
+_SERVER_OPTIONS: tuple[tuple[str, object], ...] = (
+    ("url", UrlOption),
+    ("server", ServerOption),
+    ("profile", ProfileOption),
+    ("header", HeaderOption),
+    ("env", EnvOption),
+    ("token_file", TokenFileOption),
+    ("token_env", TokenEnvOption),
+    ("session_id", SessionOption),
+    ("timeout", TimeoutOption),
+    ("protocol", ProtocolOption),
+    ("ca_cert", CaCertOption),
+    ("insecure", InsecureOption),
+    ("output", OutputOption),
+    ("verbose", VerboseOption),
+    ("no_color", NoColorOption),
 )
-"""The options every server command takes, in the order of `Common`'s fields."""
+"""The options every server command takes (also before the command name), as `Common`."""
+
+_REPEATABLE = frozenset({"header", "env"})
+"""Given both before and after the command name, these add up; the others: the later wins."""
 
 CommandFunction = TypeVar("CommandFunction", bound=Callable[..., None])
+
+
+def _shared_parameters() -> list[inspect.Parameter]:
+    defaults = Common()
+    return [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            annotation=kind,
+            default=getattr(defaults, name),
+        )
+        for name, kind in _SERVER_OPTIONS
+    ]
 
 
 def with_server_options(command: CommandFunction) -> CommandFunction:
     """Give a command the shared server options, gathered into its `common: Common` argument.
 
     Typer reads a command's options from its signature, so the wrapper's signature is the
-    command's own parameters followed by the shared ones; they are declared once, here.
+    command's own parameters followed by the shared ones; they are declared once, here. The
+    same options given before the command name (see `root_options`) are merged in.
     """
     own = [p for p in inspect.signature(command).parameters.values() if p.name != "common"]
-    shared = [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=default)
-        for name, kind, default in _SERVER_OPTIONS
-    ]
     hints = typing.get_type_hints(command, include_extras=True)
 
     @functools.wraps(command, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
-    def run_command(**arguments: Any) -> None:
-        common = Common(*(arguments.pop(name) for name, _, _ in _SERVER_OPTIONS))
-        command(common=common, **arguments)
+    def run_command(ctx: typer.Context, **arguments: Any) -> None:
+        shared = {name: arguments.pop(name) for name, _ in _SERVER_OPTIONS}
+        command(common=_merged(ctx, shared), **arguments)
 
-    run_command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [p.replace(annotation=hints[p.name]) for p in own] + shared
+    context = inspect.Parameter(
+        "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context
     )
-    run_command.__annotations__ = {p.name: hints[p.name] for p in own} | {
-        name: kind for name, kind, _ in _SERVER_OPTIONS
-    }
+    run_command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [context, *(p.replace(annotation=hints[p.name]) for p in own), *_shared_parameters()]
+    )
+    run_command.__annotations__ = (
+        {"ctx": typer.Context} | {p.name: hints[p.name] for p in own} | dict(_SERVER_OPTIONS)
+    )
     return cast(CommandFunction, run_command)
+
+
+RootFunction = TypeVar("RootFunction", bound=Callable[..., None])
+
+
+def root_options(callback: RootFunction) -> RootFunction:
+    """Let the root callback take the shared server options too, so that they may stand
+    before the command name (`mcptask --profile prod list`); commands merge them in."""
+    own = list(inspect.signature(callback).parameters.values())
+    hints = typing.get_type_hints(callback, include_extras=True)
+
+    @functools.wraps(callback, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
+    def run_root(**arguments: Any) -> None:
+        callback(**{p.name: arguments[p.name] for p in own})
+
+    run_root.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [*(p.replace(annotation=hints[p.name]) for p in own), *_shared_parameters()]
+    )
+    run_root.__annotations__ = {p.name: hints[p.name] for p in own} | dict(_SERVER_OPTIONS)
+    return cast(RootFunction, run_root)
+
+
+class _Parsed(Protocol):
+    """What a parsed command line context tells (a command's, or the root's)."""
+
+    params: dict[str, Any]
+
+    def get_parameter_source(self, name: str) -> Any:
+        """Where an option's value came from (command line, default...)."""
+
+
+def _merged(ctx: typer.Context, command_values: dict[str, Any]) -> Common:
+    """The command's options over the root's: the later one on the line wins."""
+    root: _Parsed | None = ctx.parent
+    values: dict[str, Any] = {}
+    for name, _ in _SERVER_OPTIONS:
+        here = command_values[name]
+        before = root.params.get(name) if root is not None else None
+        given_here = _given(ctx, name)
+        given_before = root is not None and _given(root, name)
+        if name in _REPEATABLE:
+            values[name] = [*(before or []), *(here or [])] or None
+        elif given_here or not given_before:
+            values[name] = here
+        else:
+            values[name] = before
+    return Common(**values)
+
+
+def _given(ctx: _Parsed, name: str) -> bool:
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT", "PROMPT")
 
 
 class Invocation:
     """One command's screen and connection, built from its shared options."""
 
-    def __init__(self, common: Common, *, default_output: str | None = None) -> None:
-        from mcptask.cli.settings import resolve_settings
+    def __init__(
+        self,
+        common: Common,
+        *,
+        default_output: str | None = None,
+        keep_session: bool | None = None,
+        remember_session: bool = True,
+    ) -> None:
+        from mcptask.cli import settings
         from mcptask.output.screen import Screen
+        from mcptask.store import profiles
 
         self.common = common
         try:
@@ -149,15 +316,14 @@ class Invocation:
             )
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        self.settings = resolve_settings(
-            url=common.url,
-            server_command=common.server,
-            header_options=common.header,
-            token_file=common.token_file,
-            session_id=common.session_id,
-            timeout=common.timeout,
-            protocol=common.protocol,
+        self.profiles_path = profiles.profiles_path()
+        self.resolved = settings.resolve(
+            common, book=profiles.load(self.profiles_path), keep_session=keep_session
         )
+        self._remember_session = remember_session
+        self.settings = self.resolved.settings
+        for warning in self.resolved.warnings:
+            self.screen.warn(warning)
 
     @contextmanager
     def client(self, *, needs_list: bool = False) -> Iterator[McpClient]:
@@ -166,9 +332,26 @@ class Invocation:
 
         log = self.screen.note if self.common.verbose else None
         with connected_client(
-            self.settings, log=log, server_log=log, needs_list=needs_list
+            self.settings,
+            log=log,
+            server_log=log,
+            needs_list=needs_list,
+            on_session_change=self._session_changed,
         ) as client:
             yield client
+
+    def _session_changed(self, previous: str | None, current: str) -> None:
+        """A kept session was opened or renewed: say so, and remember it in the profile."""
+        from mcptask.store import profiles
+
+        name = self.resolved.profile if self._remember_session else None
+        if previous is not None:
+            self.screen.warn(
+                f"session {previous} had ended on the server (its tasks ended with it); "
+                f"opened session {current}" + (f" and saved it in profile {name!r}" if name else "")
+            )
+        if name is not None:
+            profiles.update_session(self.profiles_path, name, current)
 
 
 def color_wanted(no_color: bool) -> bool:

@@ -1,69 +1,174 @@
-"""Where to connect and with which credentials: options first, then the environment.
+"""Where to connect and with which credentials: the command line, a profile, the environment.
 
-The result is the client's `ConnectionSettings`; every problem is a one-line UsageError.
+Precedence, field by field: an option on the command line (before or after the command
+name, the later one winning) > the profile in use > the environment > the default. The
+profile in use is the one `--profile` names; else, when the line names no server,
+`MCPTASK_PROFILE`; else, when neither the line nor `MCPTASK_URL`/`MCPTASK_SERVER` names a
+server, the default profile. A profile's credentials go only to its own server: `--profile`
+with `--url`/`--server` is refused.
+
+The result is the client's `ConnectionSettings`, the same settings in the form a profile
+saves them (credentials as references unless asked), and warnings for the user.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
-from mcptask.client.connect import DEFAULT_TIMEOUT_SECONDS, ConnectionSettings
 from mcptask.errors import UsageError
-from mcptask.protocol import PROTOCOL_CHOICES
+from mcptask.store.profiles import Profile, ProfileBook, Reference, Value, read_secret_file
+
+if TYPE_CHECKING:
+    from mcptask.cli.options import Common
+    from mcptask.client.connect import ConnectionSettings
 
 ENV_URL = "MCPTASK_URL"
 ENV_SERVER = "MCPTASK_SERVER"
 ENV_TOKEN = "MCPTASK_TOKEN"
+ENV_PROFILE = "MCPTASK_PROFILE"
+DEFAULT_TIMEOUT_SECONDS = 30.0
+_LOCAL_NAMES = ("localhost", "localhost.localdomain")
 
 
-def resolve_settings(
+@dataclass(frozen=True)
+class Resolved:
+    """The settings of one invocation, and where they came from."""
+
+    settings: ConnectionSettings
+    sources: Profile
+    """The same settings with credentials as the line or profile gave them (references kept),
+    nameless: what `connect --save` writes, through `to_profile`."""
+    profile: str | None
+    """The profile in use, if any."""
+    warnings: tuple[str, ...] = field(default=())
+
+    def to_profile(
+        self, name: str, *, save_secrets: bool, session_id: str | None = None
+    ) -> Profile:
+        """These settings as profile `name`; a credential given as text is refused unless
+        `save_secrets`."""
+        sources = self.sources
+        return replace(
+            sources,
+            name=name,
+            env=_saveable(sources.env, save_secrets, "--env"),
+            headers=_saveable(sources.headers, save_secrets, "-H"),
+            session_id=session_id if sources.keep_session else None,
+        )
+
+
+def resolve(
+    line: Common,
     *,
-    url: str | None,
-    server_command: str | None,
-    header_options: list[str] | None = None,
-    token_file: Path | None = None,
-    session_id: str | None = None,
-    timeout: float = DEFAULT_TIMEOUT_SECONDS,
-    protocol: str = "auto",
-    environ: dict[str, str] | None = None,
-) -> ConnectionSettings:
-    """Combine options and environment into connection settings, or raise a UsageError."""
-    env = dict(os.environ) if environ is None else environ
-    if url and server_command:
-        raise UsageError("give either --url or --server, not both")
-    if not url and not server_command:
-        url, server_command = env.get(ENV_URL) or None, env.get(ENV_SERVER) or None
-        if url and server_command:
+    book: ProfileBook,
+    environ: Mapping[str, str] | None = None,
+    keep_session: bool | None = None,
+) -> Resolved:
+    """Combine the command line, the profile in use and the environment, or raise UsageError.
+
+    `keep_session` overrides the profile's (connect --keep-session).
+    """
+    from mcptask.client.connect import ConnectionSettings
+    from mcptask.protocol import PROTOCOL_CHOICES
+
+    env = os.environ if environ is None else environ
+    profile = _profile_in_use(line, book, env)
+    base = profile or Profile(name="")
+    url, server = line.url, line.server
+    if profile is not None and not (url or server):
+        url, server = profile.url, profile.server
+    if not (url or server):
+        url, server = env.get(ENV_URL) or None, env.get(ENV_SERVER) or None
+        if url and server:
             raise UsageError(f"both {ENV_URL} and {ENV_SERVER} are set; unset one")
-    if not url and not server_command:
+    if url and server:
+        raise UsageError("give either --url or --server, not both")
+    if not (url or server):
         raise UsageError(
             f"no server given: use --url URL or --server 'COMMAND ARGS' (or {ENV_URL} / "
-            f"{ENV_SERVER}); try --server 'mcptask reference-server --stdio'"
+            f"{ENV_SERVER}, or a profile: mcptask connect TARGET --save NAME); try --server "
+            "'mcptask reference-server --stdio'"
         )
+    protocol = line.protocol or base.protocol or "auto"
     if protocol not in PROTOCOL_CHOICES:
         raise UsageError(f"--protocol takes one of: {', '.join(PROTOCOL_CHOICES)}")
+    timeout = line.timeout if line.timeout is not None else base.timeout
+    timeout = DEFAULT_TIMEOUT_SECONDS if timeout is None else timeout
     if not (math.isfinite(timeout) and timeout > 0):
         raise UsageError("--timeout must be a positive number of seconds")
-    headers = parse_headers(header_options or [])
-    if server_command and (headers or session_id or token_file):
-        raise UsageError("--header, --token-file and --session-id apply to --url servers only")
+
+    line_headers = parse_headers(line.header or [])
+    header_values: dict[str, Value] = {**base.headers}
+    for name, value in line_headers.items():
+        header_values = {k: v for k, v in header_values.items() if k.lower() != name.lower()}
+        header_values[name] = value
+    env_values: dict[str, Value] = {**base.env, **parse_env(line.env or [])}
+    token_value, token_what = _token_source(line, base)
+    keep = base.keep_session if keep_session is None else keep_session
+    session_id = line.session_id or (base.session_id if keep else None)
+    if server and (line_headers or line.session_id or line.token_file or line.token_env):
+        raise UsageError(
+            "--header, --token-file, --token-env and --session-id apply to --url servers only"
+        )
+    if url and env_values:
+        raise UsageError("--env applies to --server (stdio) servers only")
+    if server and (line.ca_cert or line.insecure):
+        raise UsageError("--ca-cert and --insecure apply to https:// servers only")
     if session_id is not None and not _header_safe(session_id):
         raise UsageError("--session-id must be printable ASCII")
-    # The environment's token is for HTTP servers; a stdio server ignores it.
-    token = _read_token(token_file) if token_file is not None else env.get(ENV_TOKEN)
-    if url and token and not any(name.lower() == "authorization" for name in headers):
+
+    headers = {
+        name: _resolved(value, env, f"header {name!r}") for name, value in header_values.items()
+    }
+    for name, value in headers.items():
+        if not _header_safe(value):
+            raise UsageError(f"the value of header {name!r} must be printable ASCII")
+    # A token is for HTTP servers; a stdio server takes credentials from its environment.
+    token = None
+    if url:
+        token = _resolved(token_value, env, token_what) if token_value is not None else None
+        token = token or env.get(ENV_TOKEN) or None
+    if token and not any(name.lower() == "authorization" for name in headers):
         if not _header_safe(token):
             raise UsageError("the bearer token must be printable ASCII (it is not shown here)")
         headers["Authorization"] = f"Bearer {token}"
-    return ConnectionSettings(
+    settings = ConnectionSettings(
         url=url,
-        server_command=server_command,
+        server_command=server,
         headers=headers,
+        env={name: _resolved(value, env, f"--env {name}") for name, value in env_values.items()},
         session_id=session_id,
+        keep_session=keep,
         timeout=timeout,
         protocol=protocol,
+        ca_cert=line.ca_cert,
+        insecure=line.insecure,
+    )
+    sources = Profile(
+        name="",
+        url=url,
+        server=server,
+        env=env_values,
+        headers=header_values,
+        # Only a token the line or the profile named is saved; MCPTASK_TOKEN stays ambient.
+        token=token_value,
+        protocol=protocol if protocol != "auto" else None,
+        timeout=timeout if timeout != DEFAULT_TIMEOUT_SECONDS else None,
+        keep_session=keep,
+        session_id=session_id if keep else None,
+    )
+    return Resolved(
+        settings,
+        sources,
+        profile.name if profile else None,
+        tuple(_warnings(settings)),
     )
 
 
@@ -82,18 +187,105 @@ def parse_headers(options: list[str]) -> dict[str, str]:
     return headers
 
 
+def parse_env(options: list[str]) -> dict[str, str]:
+    """Parse repeated `--env KEY=VALUE` options (for a spawned stdio server)."""
+    variables: dict[str, str] = {}
+    for option in options:
+        name, separator, value = option.partition("=")
+        if not separator or not name or not name.replace("_", "a").isalnum() or name[0].isdigit():
+            raise UsageError("--env takes KEY=VALUE (a variable name, '=', a value)")
+        variables[name] = value
+    return variables
+
+
+def _profile_in_use(line: Common, book: ProfileBook, env: Mapping[str, str]) -> Profile | None:
+    if line.profile:
+        if line.url or line.server:
+            raise UsageError(
+                "give the server either with --profile or with --url/--server, not both "
+                "(a profile's credentials go only to its own server)"
+            )
+        return book.get(line.profile)
+    if line.url or line.server:
+        return None
+    named = env.get(ENV_PROFILE)
+    if named:
+        if env.get(ENV_URL) or env.get(ENV_SERVER):
+            raise UsageError(f"both {ENV_PROFILE} and {ENV_URL}/{ENV_SERVER} are set; unset one")
+        return book.get(named)
+    if env.get(ENV_URL) or env.get(ENV_SERVER):
+        return None
+    return book.profiles.get(book.default) if book.default else None
+
+
+def _token_source(line: Common, base: Profile) -> tuple[Value | None, str]:
+    """Where the bearer token comes from, and how to name that source in a message."""
+    if line.token_file is not None and line.token_env is not None:
+        raise UsageError("give either --token-file or --token-env, not both")
+    if line.token_file is not None:
+        return Reference("file", str(line.token_file)), "--token-file"
+    if line.token_env is not None:
+        return Reference("env", line.token_env), "--token-env"
+    return base.token, f"the token of profile {base.name!r}"
+
+
+def _resolved(value: Value, env: Mapping[str, str], what: str) -> str:
+    if isinstance(value, str):
+        return value
+    if value.kind == "file":
+        return read_secret_file(Path(value.name).expanduser(), what)
+    return value.resolve(env, what)
+
+
+def _saveable(values: dict[str, Value], save_secrets: bool, option: str) -> dict[str, Value]:
+    from mcptask.transport.redact import is_sensitive_header
+
+    for name, value in values.items():
+        if isinstance(value, str) and is_sensitive_header(name) and not save_secrets:
+            raise UsageError(
+                f"{option} {name} looks like a credential and is not saved in a profile unless "
+                f'you add --save-secrets; or keep it outside: {name} = {{ env = "VAR" }} in the '
+                "profiles file"
+            )
+    return dict(values)
+
+
+def _warnings(settings: ConnectionSettings) -> list[str]:
+    warnings: list[str] = []
+    if settings.insecure:
+        warnings.append(
+            "--insecure: the server's TLS certificate is not verified; anyone on the path "
+            "can read and change this traffic"
+        )
+    if settings.url and _credentials(settings.headers) and _plain_remote(settings.url):
+        host = urlsplit(settings.url).hostname
+        warnings.append(
+            f"sending credentials over plain http:// to {host}, which is not this machine; "
+            "use https://"
+        )
+    return warnings
+
+
+def _credentials(headers: Mapping[str, str]) -> bool:
+    from mcptask.transport.redact import is_sensitive_header
+
+    return any(is_sensitive_header(name) for name in headers)
+
+
+def _plain_remote(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        return False
+    if parts.scheme != "http" or host in _LOCAL_NAMES:
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True
+
+
 def _header_safe(text: str) -> bool:
     """True for text that can travel in an HTTP header: printable ASCII, no control bytes."""
     return all(0x20 <= ord(char) <= 0x7E for char in text)
-
-
-def _read_token(path: Path) -> str:
-    try:
-        token = path.read_text(encoding="utf-8").strip()
-    except OSError as exc:
-        raise UsageError(f"cannot read --token-file {str(path)!r}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"--token-file {str(path)!r} is not UTF-8 text") from None
-    if not token:
-        raise UsageError(f"--token-file {str(path)!r} is empty")
-    return token

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from mcptask.client.session import McpClient
+from mcptask.client.session import McpClient, SessionChange
 from mcptask.transport import Transport, WireLog
 from mcptask.transport.redact import display_url, is_sensitive_header
 
@@ -20,9 +21,15 @@ class ConnectionSettings:
     url: str | None = None
     server_command: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    """Added to the environment of a spawned stdio server (how it takes credentials)."""
     session_id: str | None = None
+    keep_session: bool = False
+    """Work in a session that outlives the process: never DELETE it; renew it when gone."""
     timeout: float = DEFAULT_TIMEOUT_SECONDS
     protocol: str = "auto"
+    ca_cert: Path | None = None
+    insecure: bool = False
 
     def __repr__(self) -> str:
         # Headers may hold credentials: never let them reach a traceback or a log.
@@ -33,8 +40,9 @@ class ConnectionSettings:
         url = display_url(self.url) if self.url else None
         return (
             f"ConnectionSettings(url={url!r}, server_command={self.server_command!r}, "
-            f"headers={shown!r}, session_id={self.session_id!r}, timeout={self.timeout!r}, "
-            f"protocol={self.protocol!r})"
+            f"headers={shown!r}, env={sorted(self.env)!r}, session_id={self.session_id!r}, "
+            f"keep_session={self.keep_session!r}, timeout={self.timeout!r}, "
+            f"protocol={self.protocol!r}, ca_cert={self.ca_cert!r}, insecure={self.insecure!r})"
         )
 
 
@@ -49,7 +57,12 @@ def open_transport(
         from mcptask.transport.http import HttpTransport
 
         return HttpTransport(
-            settings.url, headers=settings.headers, timeout=settings.timeout, log=log
+            settings.url,
+            headers=settings.headers,
+            timeout=settings.timeout,
+            log=log,
+            ca_cert=settings.ca_cert,
+            insecure=settings.insecure,
         )
     from mcptask.transport.stdio import StdioTransport, split_command
 
@@ -59,6 +72,7 @@ def open_transport(
         timeout=settings.timeout,
         log=log,
         stderr_log=server_log,
+        env=settings.env,
     )
 
 
@@ -69,15 +83,19 @@ def connected_client(
     log: WireLog | None = None,
     server_log: WireLog | None = None,
     needs_list: bool = False,
+    on_session_change: SessionChange | None = None,
 ) -> Iterator[McpClient]:
     """A client that has completed the handshake (joining `settings.session_id` if given).
 
     `needs_list`: the command reads `tasks/list`, which decides the era of a dual-era server.
+    `on_session_change` hears a kept session being opened or renewed.
     """
     client = McpClient(
         open_transport(settings, log=log, server_log=server_log),
         protocol=settings.protocol,
         needs_list=needs_list,
+        keep_session=settings.keep_session,
+        on_session_change=on_session_change,
     )
     try:
         client.connect(join_session=settings.session_id)

@@ -14,6 +14,7 @@ from mcptask.client.eras import Era, LegacyEra, ModernEra
 from mcptask.errors import (
     EndpointNotFound,
     HttpStatusError,
+    McptaskError,
     ProtocolViolation,
     ResponseTimeout,
     SessionExpired,
@@ -152,6 +153,32 @@ def initialize(transport: Transport, next_id: NextId) -> Negotiated:
         task_support=era.task_support(capabilities),
     )
     return server, era
+
+
+def survey(
+    transport: Transport, next_id: NextId, primary: ServerInfo
+) -> tuple[list[ServerInfo], list[str]]:
+    """What a dual-era server offers in 2025-11-25 when 2026-07-28 was negotiated, and any
+    problem met while asking.
+
+    Commands that need a list or a session switch such a server to 2025-11-25, so `connect`
+    reports that era too. Its short session is ended again; the transport is left as the
+    primary negotiation set it.
+    """
+    listed = primary.supported_versions
+    if primary.protocol_version != MODERN_VERSION or LEGACY_VERSION not in listed:
+        return [], []
+    transport.protocol_version = None
+    try:
+        legacy, _ = initialize(transport, next_id)
+    except McptaskError as exc:
+        # It listed the version but will not speak it: the primary era still stands.
+        return [], [f"the server lists {LEGACY_VERSION} but its initialize failed: {exc.message}"]
+    finally:
+        transport.end_session()
+        transport.reset_session()
+        transport.protocol_version = MODERN_VERSION
+    return [legacy], []
 
 
 def _fall_back(transport: Transport, next_id: NextId) -> Negotiated:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import itertools
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from mcptask.client.answers import result_of
 from mcptask.client.eras import Era, Operation
-from mcptask.client.negotiate import initialize, negotiate
+from mcptask.client.negotiate import initialize, negotiate, survey
 from mcptask.errors import (
     CancelRefused,
     ProtocolViolation,
@@ -30,12 +30,21 @@ from mcptask.protocol import (
 )
 from mcptask.transport import NotificationHandler, Transport
 
+SessionChange = Callable[[str | None, str], None]
+"""Hears (previous session or None, new session) when a kept session is opened or renewed."""
+
 
 class McpClient:
     """One connection to one MCP server, over any transport, in the era negotiated with it."""
 
     def __init__(
-        self, transport: Transport, *, protocol: str = "auto", needs_list: bool = False
+        self,
+        transport: Transport,
+        *,
+        protocol: str = "auto",
+        needs_list: bool = False,
+        keep_session: bool = False,
+        on_session_change: SessionChange | None = None,
     ) -> None:
         self.transport = transport
         self.protocol = protocol
@@ -43,6 +52,10 @@ class McpClient:
         self.needs_list = needs_list
         """The command reads `tasks/list`: in auto mode, a dual-era server is then spoken to
         in 2025-11-25, the era that has a list."""
+        self.keep_session = keep_session
+        """Work in a session that outlives this process: never DELETE it, and when it has
+        ended, open a new one (telling `on_session_change`) instead of failing."""
+        self._on_session_change = on_session_change
         self._counter = itertools.count(1)
         self._id_prefix: str | None = None
         self._negotiated: tuple[ServerInfo, Era] | None = None
@@ -60,7 +73,7 @@ class McpClient:
             self.transport,
             self._next_id,
             protocol=self.protocol,
-            prefer_legacy=self.needs_list or join_session is not None,
+            prefer_legacy=self.needs_list or join_session is not None or self.keep_session,
         )
         if join_session is not None:
             self.era.join_session(self.transport, join_session)
@@ -68,7 +81,16 @@ class McpClient:
             # The session's owner numbers its requests 1, 2, 3... too, and servers match
             # answers by id within a session: ids of our own keep both sides' answers apart.
             self._id_prefix = f"mcptask-{secrets.token_hex(4)}-"
+        elif self.keep_session:
+            self._keep(None)
         return self.server
+
+    def survey(self) -> tuple[list[ServerInfo], list[str]]:
+        """What the server offers in the other era it speaks, if any, and problems met
+        asking (connect reports both eras: auto mode uses either, as the command needs)."""
+        if self.protocol != "auto":
+            return [], []
+        return survey(self.transport, self._next_id, self.server)
 
     @property
     def server(self) -> ServerInfo:
@@ -179,19 +201,32 @@ class McpClient:
         try:
             return self._call_once(method, params)
         except SessionExpired:
-            if self._joined_session is not None:
+            previous = self._joined_session or self.transport.session_id
+            if self._joined_session is not None and not self.keep_session:
                 raise SessionGone(
                     f"session {self._joined_session} has ended on the server "
                     "(its tasks ended with it)"
                 ) from None
+            self._joined_session = None
             self.transport.reset_session()
             self._negotiated = initialize(self.transport, self._next_id)
+            if self.keep_session:
+                self._keep(previous)
             try:
                 return self._call_once(method, params)
             except SessionExpired:
                 raise ProtocolViolation(
                     "the server dropped the new session at once (HTTP 404 again)"
                 ) from None
+
+    def _keep(self, previous: str | None) -> None:
+        """Keep the session we are in past this process, and say which one it is."""
+        current = self.transport.session_id
+        if current is None:
+            return  # an era without sessions: nothing to keep
+        self.transport.keep_session()
+        if self._on_session_change is not None and current != previous:
+            self._on_session_change(previous, current)
 
     def _next_id(self) -> int | str:
         number = next(self._counter)

@@ -8,10 +8,16 @@ from mcptask.protocol import JsonObject, ServerInfo, Task
 
 
 def connect_document(
-    server: ServerInfo, *, transport: str, target: str, session_id: str | None
+    server: ServerInfo,
+    *,
+    others: list[ServerInfo],
+    transport: str,
+    target: str,
+    session_id: str | None,
 ) -> JsonObject:
-    """`connect -o json`."""
-    support = server.task_support
+    """`connect -o json`. `tasks` is what mcptask can do with this server in auto mode (any
+    era it speaks); `eras` details each era, the negotiated one first."""
+    eras = [server, *others]
     return {
         "server": {"name": server.name, "version": server.version, "title": server.title},
         "protocolVersion": server.protocol_version,
@@ -22,13 +28,31 @@ def connect_document(
         "target": target,
         "sessionId": session_id,
         "tasks": {
-            "supported": support.tasks,
-            "list": support.list,
-            "cancel": support.cancel,
-            "toolCalls": support.tool_calls,
+            "supported": any(era.task_support.tasks for era in eras),
+            "list": any(era.task_support.list for era in eras),
+            "cancel": any(era.task_support.cancel for era in eras),
+            "toolCalls": any(era.task_support.tool_calls for era in eras),
         },
+        "eras": [
+            {
+                "protocolVersion": era.protocol_version,
+                "era": era.era,
+                "tasks": _task_support(era),
+            }
+            for era in eras
+        ],
         "capabilities": server.capabilities,
         "instructions": server.instructions,
+    }
+
+
+def _task_support(server: ServerInfo) -> JsonObject:
+    support = server.task_support
+    return {
+        "supported": support.tasks,
+        "list": support.list,
+        "cancel": support.cancel,
+        "toolCalls": support.tool_calls,
     }
 
 

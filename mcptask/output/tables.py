@@ -102,35 +102,58 @@ def task_detail(task: Task) -> Table:
 
 
 def server_panel(
-    server: ServerInfo, *, transport: str, target: str, session_id: str | None
+    server: ServerInfo,
+    *,
+    others: list[ServerInfo],
+    transport: str,
+    target: str,
+    session_id: str | None,
 ) -> Table:
-    """What `connect` shows on a terminal."""
+    """What `connect` shows on a terminal: the negotiated era, and any other era the server
+    speaks (auto mode uses it for what only it offers, such as a list)."""
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(style="bold")
     table.add_column(overflow="fold")
     name = server.title or server.name or "(unnamed)"
     table.add_row("Server", Text(f"{clean(name)} {clean(server.version)}".strip()))
-    table.add_row("Protocol", Text(f"{clean(server.protocol_version)} ({server.era} era)"))
+    protocol = f"{clean(server.protocol_version)} ({server.era} era)"
+    if others:
+        protocol += "; also " + ", ".join(
+            f"{clean(other.protocol_version)} ({other.era} era)" for other in others
+        )
+    table.add_row("Protocol", Text(protocol))
     if server.extensions:
         table.add_row("Extensions", Text(", ".join(clean(name) for name in server.extensions)))
     table.add_row("Transport", Text(f"{transport} {clean(target)}"))
     table.add_row("Session", Text(clean(session_id) if session_id else "none"))
-    support = server.task_support
-    if not support.tasks:
-        table.add_row("Tasks", Text("not offered by this server", style="yellow"))
-    else:
+    for era in (server, *others):
+        label = f"Tasks ({clean(era.protocol_version)})" if others else "Tasks"
+        table.add_row(label, _task_offers(era))
+    if others and not server.task_support.list and any(o.task_support.list for o in others):
+        lister = next(o for o in others if o.task_support.list)
         table.add_row(
-            "Tasks",
-            _offers(
-                ("get", True),
-                ("list", support.list),
-                ("cancel", support.cancel),
-                ("task-augmented tools/call", support.tool_calls),
+            "",
+            Text(
+                f"list, cancel --all-working and watch without ids use "
+                f"{clean(lister.protocol_version)} here",
+                style="dim",
             ),
         )
     if server.instructions:
         table.add_row("Instructions", Text(clean(server.instructions)))
     return table
+
+
+def _task_offers(server: ServerInfo) -> Text:
+    support = server.task_support
+    if not support.tasks:
+        return Text("not offered by this server", style="yellow")
+    return _offers(
+        ("get", True),
+        ("list", support.list),
+        ("cancel", support.cancel),
+        ("task-augmented tools/call", support.tool_calls),
+    )
 
 
 def _offers(*flags: tuple[str, bool]) -> Text:

@@ -73,6 +73,10 @@ class Transport(Protocol):
         """Send later requests in an existing session that this process did not create."""
         ...
 
+    def keep_session(self) -> None:
+        """Never DELETE the current session: it is to outlive this process."""
+        ...
+
     def reset_session(self) -> None:
         """Forget the current session so that the next initialize starts a new one."""
         ...

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -47,6 +49,8 @@ class HttpTransport:
         timeout: float = 30.0,
         log: WireLog | None = None,
         client: httpx.Client | None = None,
+        ca_cert: Path | None = None,
+        insecure: bool = False,
     ) -> None:
         self.url = url
         self.target = display_url(url)
@@ -62,8 +66,12 @@ class HttpTransport:
             raise UsageError(f"invalid server URL {self.target!r}: {exc}") from None
         if parsed.scheme not in ("http", "https") or not parsed.host:
             raise UsageError(f"invalid server URL {self.target!r}: expected http(s)://HOST/PATH")
+        # Proxies come from HTTP(S)_PROXY / ALL_PROXY / NO_PROXY (httpx's trust_env), and
+        # so does SSL_CERT_FILE unless --ca-cert names the CA file.
         self._client = client or httpx.Client(
-            headers=dict(headers or {}), timeout=httpx.Timeout(timeout)
+            headers=dict(headers or {}),
+            timeout=httpx.Timeout(timeout),
+            verify=_verification(ca_cert, insecure),
         )
         if client is not None and headers:
             client.headers.update(headers)
@@ -104,6 +112,10 @@ class HttpTransport:
     def join_session(self, session_id: str) -> None:
         """Send later requests in an existing session this process did not create."""
         self.session_id = session_id
+        self._created_session = False
+
+    def keep_session(self) -> None:
+        """Never DELETE the current session: it is to outlive this process."""
         self._created_session = False
 
     def end_session(self) -> None:
@@ -369,6 +381,9 @@ def _translate_errors(target: str) -> Iterator[None]:
     except httpx.TimeoutException as exc:
         raise UnreachableError(f"{target} did not answer in time ({_timeout_kind(exc)})") from None
     except httpx.ConnectError as exc:
+        tls = _tls_failure(exc)
+        if tls is not None:
+            raise UnreachableError(tls.replace("{target}", target)) from None
         raise UnreachableError(f"cannot connect to {target}: {_reason(exc)}") from None
     except httpx.RemoteProtocolError:
         raise UnreachableError(f"{target} closed the connection without an answer") from None
@@ -379,6 +394,35 @@ def _translate_errors(target: str) -> Iterator[None]:
         ) from None
     except httpx.TransportError as exc:
         raise UnreachableError(f"cannot talk to {target}: {_reason(exc)}") from None
+
+
+def _verification(ca_cert: Path | None, insecure: bool) -> ssl.SSLContext | bool:
+    """What httpx verifies the server's certificate with."""
+    if insecure:
+        return False
+    if ca_cert is None:
+        return True
+    try:
+        return ssl.create_default_context(cafile=str(ca_cert))
+    except (OSError, ssl.SSLError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not PEM"
+        raise UsageError(f"cannot read --ca-cert {str(ca_cert)!r}: {reason}") from None
+
+
+def _tls_failure(exc: BaseException) -> str | None:
+    """The message for a connection that failed in its TLS handshake, if that is what failed."""
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, ssl.SSLError):
+        cause = cause.__cause__ or cause.__context__
+    if isinstance(cause, ssl.SSLCertVerificationError):
+        return (
+            f"TLS: cannot verify the certificate of {{target}} ({cause.verify_message}); "
+            "trust its CA with --ca-cert FILE (or SSL_CERT_FILE), or skip the check with "
+            "--insecure"
+        )
+    if isinstance(cause, ssl.SSLError):
+        return f"TLS handshake with {{target}} failed ({cause.reason or cause})"
+    return None
 
 
 def _timeout_kind(exc: httpx.TimeoutException) -> str:

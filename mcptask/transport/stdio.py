@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shlex
 import subprocess
 import threading
 from collections import deque
+from collections.abc import Mapping
 from typing import IO, Any
 
 from mcptask.errors import (
@@ -55,6 +57,7 @@ class StdioTransport:
         timeout: float = 30.0,
         log: WireLog | None = None,
         stderr_log: WireLog | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.target = display_command(argv)
         self.protocol_version: str | None = None
@@ -77,6 +80,7 @@ class StdioTransport:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                env={**os.environ, **env} if env else None,
             )
         except OSError as exc:
             raise ServerExited(
@@ -141,6 +145,9 @@ class StdioTransport:
     def join_session(self, session_id: str) -> None:
         """stdio has no sessions to join."""
         raise UsageError("--session-id needs a Streamable HTTP server (--url)")
+
+    def keep_session(self) -> None:
+        """stdio has no sessions."""
 
     def reset_session(self) -> None:
         """stdio has no sessions."""

@@ -19,6 +19,7 @@ URL = "http://127.0.0.1:9/mcp"  # never reached: the handshake is replaced below
 DOCUMENTED: dict[type[Exception], int] = {
     errors.McptaskError: 1,
     errors.UsageError: 2,
+    errors.ConfigFileError: 2,
     errors.UnreachableError: 3,
     errors.ResponseTimeout: 3,
     errors.EndpointNotFound: 3,
@@ -130,7 +131,9 @@ def test_ctrl_c_is_130_with_one_line(
     [
         (["get"], "Missing argument 'ID'"),
         (["list", "--limit", "0"], "--limit"),
-        (["list", "--bogus"], "(a task id that starts with '-' goes after '--'"),
+        (["cancel", "--bogus"], "(a task id that starts with '-' goes after '--'"),
+        (["list", "--bogus"], "No such option: --bogus"),
+        (["--bogus", "list"], "No such option: --bogus"),
         (["frobnicate"], "No such command 'frobnicate'"),
     ],
 )
@@ -142,4 +145,6 @@ def test_parser_errors_are_usage_errors_with_a_help_pointer(
     assert out == ""
     assert fragment in err
     assert "--help)" in err
+    # The hint about ids that start with '-' only where a command takes ids.
+    assert ("goes after '--'" in err) == (argv[0] == "cancel")
     assert len(err.strip().splitlines()) == 1

@@ -3,77 +3,94 @@ ones before anything is sent (in process: `resolve_settings` and Typer's CliRunn
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from mcptask.cli.app import app
-from mcptask.cli.settings import resolve_settings
+from mcptask.cli.options import Common
+from mcptask.cli.settings import resolve
+from mcptask.client.connect import ConnectionSettings
 from mcptask.client.session import McpClient
 from mcptask.errors import UsageError
+from mcptask.store.profiles import ProfileBook
 
 URL = "http://127.0.0.1:9/mcp"
 
 
+def resolved(
+    environ: dict[str, str] | None = None, book: ProfileBook | None = None, **line: Any
+) -> ConnectionSettings:
+    return resolve(
+        Common(**line),
+        book=book or ProfileBook(Path("/nonexistent/profiles.toml")),
+        environ=environ or {},
+    ).settings
+
+
 def test_options_win_over_the_environment() -> None:
-    settings = resolve_settings(
-        url=URL, server_command=None, environ={"MCPTASK_SERVER": "other-server"}
-    )
+    settings = resolved({"MCPTASK_SERVER": "other-server"}, url=URL)
     assert (settings.url, settings.server_command) == (URL, None)
 
 
 def test_the_environment_names_the_server_when_no_option_does() -> None:
-    settings = resolve_settings(url=None, server_command=None, environ={"MCPTASK_URL": URL})
-    assert settings.url == URL
-    stdio = resolve_settings(url=None, server_command=None, environ={"MCPTASK_SERVER": "srv"})
-    assert stdio.server_command == "srv"
+    assert resolved({"MCPTASK_URL": URL}).url == URL
+    assert resolved({"MCPTASK_SERVER": "srv"}).server_command == "srv"
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "environ", "message"),
+    ("line", "environ", "message"),
     [
-        ({"url": URL, "server_command": "srv"}, {}, "either --url or --server, not both"),
+        ({"url": URL, "server": "srv"}, {}, "either --url or --server, not both"),
         ({}, {"MCPTASK_URL": URL, "MCPTASK_SERVER": "s"}, "both MCPTASK_URL and MCPTASK_SERVER"),
         ({}, {}, "no server given"),
         ({"url": URL, "protocol": "2024-01-01"}, {}, "--protocol takes one of: auto"),
         ({"url": URL, "timeout": float("inf")}, {}, "--timeout must be a positive number"),
-        ({"server_command": "srv", "session_id": "s"}, {}, "apply to --url servers only"),
+        ({"server": "srv", "session_id": "s"}, {}, "apply to --url servers only"),
         ({"url": URL, "session_id": "s\u00e9"}, {}, "--session-id must be printable ASCII"),
-        ({"url": URL, "header_options": ["NoColon"]}, {}, "--header takes 'Name: value'"),
+        ({"url": URL, "header": ["NoColon"]}, {}, "--header takes 'Name: value'"),
+        ({"url": URL, "env": ["A=1"]}, {}, "--env applies to --server"),
+        ({"server": "srv", "env": ["1A=1"]}, {}, "--env takes KEY=VALUE"),
+        ({"server": "srv", "insecure": True}, {}, "apply to https:// servers only"),
+        ({"url": URL, "token_env": "T", "token_file": Path("f")}, {}, "either --token-file or"),
+        ({"url": URL, "token_env": "UNSET"}, {}, "the environment variable UNSET is not set"),
+        ({"url": URL, "profile": "p"}, {}, "either with --profile or with --url"),
+        ({"profile": "nope"}, {}, "no profile named 'nope'"),
+        ({}, {"MCPTASK_PROFILE": "p", "MCPTASK_URL": URL}, "both MCPTASK_PROFILE and"),
     ],
 )
 def test_bad_settings_are_usage_errors(
-    kwargs: dict[str, object], environ: dict[str, str], message: str
+    line: dict[str, Any], environ: dict[str, str], message: str
 ) -> None:
-    arguments: dict[str, object] = {"url": None, "server_command": None, **kwargs}
-    with pytest.raises(UsageError, match=message.replace("(", r"\(")):
-        resolve_settings(**arguments, environ=environ)  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=re.escape(message)):
+        resolved(environ, **line)
 
 
 def test_a_header_value_is_never_echoed() -> None:
     with pytest.raises(UsageError) as caught:
-        resolve_settings(
-            url=URL, server_command=None, header_options=["X-Api-Key: s3cr\u00e9t"], environ={}
-        )
+        resolved(url=URL, header=["X-Api-Key: s3cr\u00e9t"])
     assert "X-Api-Key" in caught.value.message
     assert "s3cr" not in caught.value.message
 
 
 def test_the_token_becomes_a_bearer_header_for_http_only(tmp_path: Path) -> None:
-    env = {"MCPTASK_TOKEN": "from-env"}
-    http = resolve_settings(url=URL, server_command=None, environ=env)
+    env = {"MCPTASK_TOKEN": "from-env", "OTHER": "from-variable"}
+    http = resolved(env, url=URL)
     assert http.headers == {"Authorization": "Bearer from-env"}
     assert "from-env" not in repr(http)
-    stdio = resolve_settings(url=None, server_command="srv", environ=env)
-    assert stdio.headers == {}
+    assert resolved(env, server="srv").headers == {}
     token_file = tmp_path / "token"
     token_file.write_text("from-file\n", encoding="utf-8")
-    filed = resolve_settings(url=URL, server_command=None, token_file=token_file, environ=env)
-    assert filed.headers == {"Authorization": "Bearer from-file"}
-    explicit = resolve_settings(
-        url=URL, server_command=None, header_options=["Authorization: Basic x"], environ=env
-    )
+    assert resolved(env, url=URL, token_file=token_file).headers == {
+        "Authorization": "Bearer from-file"
+    }
+    assert resolved(env, url=URL, token_env="OTHER").headers == {
+        "Authorization": "Bearer from-variable"
+    }
+    explicit = resolved(env, url=URL, header=["Authorization: Basic x"])
     assert explicit.headers == {"Authorization": "Basic x"}
 
 
@@ -81,7 +98,37 @@ def test_an_empty_token_file_is_refused(tmp_path: Path) -> None:
     empty = tmp_path / "token"
     empty.write_text("\n", encoding="utf-8")
     with pytest.raises(UsageError, match="is empty"):
-        resolve_settings(url=URL, server_command=None, token_file=empty, environ={})
+        resolved(url=URL, token_file=empty)
+
+
+@pytest.mark.parametrize(
+    ("url", "warned"),
+    [
+        ("http://mcp.example.com/mcp", True),
+        ("http://10.1.2.3/mcp", True),
+        ("https://mcp.example.com/mcp", False),
+        ("http://127.0.0.1:8765/mcp", False),
+        ("http://[::1]:8765/mcp", False),
+        ("http://localhost:8765/mcp", False),
+    ],
+)
+def test_credentials_over_plain_http_to_another_host_are_warned_about(
+    url: str, warned: bool
+) -> None:
+    result = resolve(
+        Common(url=url), book=ProfileBook(Path("/none")), environ={"MCPTASK_TOKEN": "t"}
+    )
+    assert any("plain http://" in warning for warning in result.warnings) is warned
+    unsent = resolve(Common(url=url), book=ProfileBook(Path("/none")), environ={})
+    assert not unsent.warnings
+
+
+def test_insecure_is_warned_about() -> None:
+    result = resolve(
+        Common(url="https://h/mcp", insecure=True), book=ProfileBook(Path("/none")), environ={}
+    )
+    assert result.settings.insecure
+    assert any("not verified" in warning for warning in result.warnings)
 
 
 def _never_connect(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -122,11 +169,11 @@ def test_refused_invocations_send_nothing(
 def test_connect_target_picks_the_transport(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[tuple[str | None, str | None]] = []
 
-    def resolve(**options: object) -> None:
-        seen.append((options["url"], options["server_command"]))  # type: ignore[arg-type]
+    def fake_resolve(line: Common, **options: object) -> None:
+        seen.append((line.url, line.server))
         raise UsageError("stop here")
 
-    monkeypatch.setattr("mcptask.cli.settings.resolve_settings", resolve)
+    monkeypatch.setattr("mcptask.cli.settings.resolve", fake_resolve)
     CliRunner().invoke(app, ["connect", "http://h/mcp"])
     CliRunner().invoke(app, ["connect", "my-server --stdio"])
     assert seen == [("http://h/mcp", None), (None, "my-server --stdio")]

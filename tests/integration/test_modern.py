@@ -84,9 +84,22 @@ def test_auto_speaks_modern_to_a_dual_era_server(target: Options) -> None:
     assert document["supportedVersions"] == ["2026-07-28", "2025-11-25"]
     assert "io.modelcontextprotocol/tasks" in document["extensions"]
     assert document["sessionId"] is None
+    # 2026-07-28 has no list; the server's 2025-11-25 does, and auto mode uses it for
+    # `list`: the top-level summary says what mcptask can do, `eras` says where.
     assert document["tasks"] == {
         "supported": True,
-        "list": False,
+        "list": True,
+        "cancel": True,
+        "toolCalls": True,
+    }
+    eras = {era["protocolVersion"]: era for era in document["eras"]}
+    assert [era["protocolVersion"] for era in document["eras"]] == ["2026-07-28", "2025-11-25"]
+    assert eras["2026-07-28"]["era"] == "modern"
+    assert eras["2026-07-28"]["tasks"]["list"] is False
+    assert eras["2025-11-25"]["era"] == "legacy"
+    assert eras["2025-11-25"]["tasks"] == {
+        "supported": True,
+        "list": True,
         "cancel": True,
         "toolCalls": True,
     }

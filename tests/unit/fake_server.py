@@ -82,6 +82,9 @@ class FakeServer:
     def join_session(self, session_id: str) -> None:
         self.session_id = session_id
 
+    def keep_session(self) -> None:
+        pass
+
     def reset_session(self) -> None:
         pass
 

@@ -1,0 +1,53 @@
+"""`mcptask profiles`: the saved servers; delete one, or choose the default."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from mcptask.cli.options import OutputOption, color_wanted, complete_profile
+from mcptask.errors import UsageError
+
+
+def profiles(
+    delete: Annotated[
+        str | None,
+        typer.Option(
+            "--delete", metavar="NAME", help="Delete this profile.", autocompletion=complete_profile
+        ),
+    ] = None,
+    default: Annotated[
+        str | None,
+        typer.Option(
+            "--default",
+            metavar="NAME",
+            help="Make this profile the default.",
+            autocompletion=complete_profile,
+        ),
+    ] = None,
+    output: OutputOption = None,
+    no_color: Annotated[bool, typer.Option("--no-color", help="No colours (also NO_COLOR).")] = (
+        False
+    ),
+) -> None:
+    """List the saved profiles (mcptask connect TARGET --save NAME saves one)."""
+    from mcptask.output.screen import Screen
+    from mcptask.output.views.profiles import ProfilesView
+    from mcptask.store import profiles as store
+
+    try:
+        screen = Screen(output, color=color_wanted(no_color))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    view = ProfilesView(screen)
+    path = store.profiles_path()
+    if delete is not None and default is not None:
+        raise UsageError("give either --delete or --default, not both")
+    if delete is not None:
+        store.delete_profile(path, delete)
+        screen.note(f"deleted profile {delete!r}")
+    elif default is not None:
+        store.set_default(path, default)
+        screen.note(f"profile {default!r} is the default now")
+    view.show(store.load(path))

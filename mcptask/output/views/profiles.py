@@ -1,0 +1,91 @@
+"""`mcptask profiles`: the saved profiles, never the values of their credentials."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.table import Table
+from rich.text import Text
+
+from mcptask.output.sanitize import clean
+from mcptask.output.views.base import View
+from mcptask.protocol import JsonObject
+from mcptask.store.profiles import Profile, ProfileBook, Reference, Value
+
+
+class ProfilesView(View[ProfileBook]):
+    """A table, a document, one line per profile, or the names."""
+
+    command = "profiles"
+
+    def table(self, shown: ProfileBook) -> None:
+        """Name, default marker, target and what else the profile sets."""
+        if not shown.profiles:
+            self.screen.warn(
+                f"no profiles in {shown.path}; save one with mcptask connect TARGET --save NAME"
+            )
+            return
+        table = Table(box=None, header_style="bold", pad_edge=False)
+        for column in ("NAME", "DEFAULT", "TARGET", "SETTINGS"):
+            table.add_column(column, overflow="fold")
+        for name, profile in sorted(shown.profiles.items()):
+            table.add_row(
+                Text(clean(name)),
+                Text("*" if name == shown.default else ""),
+                Text(clean(profile.target)),
+                Text(clean(", ".join(_settings(profile)))),
+            )
+        self.screen.out.print(table)
+
+    def document(self, shown: ProfileBook) -> JsonObject:
+        """`{"path", "default", "profiles": [...]}`."""
+        return {
+            "path": str(shown.path),
+            "default": shown.default,
+            "profiles": list(self.lines(shown)),
+        }
+
+    def lines(self, shown: ProfileBook) -> Iterable[JsonObject]:
+        """One profile per line."""
+        return (_document(profile) for _, profile in sorted(shown.profiles.items()))
+
+    def ids(self, shown: ProfileBook) -> Iterable[str]:
+        """The profile names."""
+        return sorted(shown.profiles)
+
+
+def _document(profile: Profile) -> JsonObject:
+    return {
+        "name": profile.name,
+        "url": profile.url,
+        "server": profile.server,
+        "protocol": profile.protocol,
+        "timeout": profile.timeout,
+        "keepSession": profile.keep_session,
+        "sessionId": profile.session_id,
+        "headers": {name: _source(value) for name, value in profile.headers.items()},
+        "env": {name: _source(value) for name, value in profile.env.items()},
+        "token": None if profile.token is None else _source(profile.token),
+    }
+
+
+def _source(value: Value) -> str:
+    """Where a value comes from, never the value: `env:NAME`, `file:PATH` or `saved`."""
+    return f"{value.kind}:{value.name}" if isinstance(value, Reference) else "saved"
+
+
+def _settings(profile: Profile) -> list[str]:
+    parts: list[str] = []
+    if profile.protocol:
+        parts.append(f"protocol {profile.protocol}")
+    if profile.timeout is not None:
+        parts.append(f"timeout {profile.timeout:g}s")
+    if profile.headers:
+        parts.append("headers " + " ".join(sorted(profile.headers)))
+    if profile.env:
+        parts.append("env " + " ".join(sorted(profile.env)))
+    if profile.token is not None:
+        parts.append(f"token {_source(profile.token)}")
+    if profile.keep_session:
+        parts.append(f"keeps session {profile.session_id or '(none yet)'}")
+    return parts

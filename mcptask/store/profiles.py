@@ -1,0 +1,384 @@
+"""Named server profiles: one TOML file in the configuration directory, mode 0600.
+
+    default = "prod"
+
+    [profiles.prod]
+    url = "https://mcp.example.com/mcp"
+    headers = { "X-Tenant" = "acme", "X-Api-Key" = { env = "PROD_API_KEY" } }
+    token = { env = "PROD_MCP_TOKEN" }        # or { file = "~/.prod-token" }
+    protocol = "2025-11-25"
+    timeout = 60.0
+    keep_session = true
+    session_id = "4f9c..."                    # written by mcptask when keep_session is on
+
+    [profiles.local]
+    server = "mcptask reference-server --stdio --seed working=3"
+    env = { API_KEY = { file = "~/.local-key" } }
+
+A value that is a credential is written as text only when the user asks (`--save-secrets`);
+otherwise it names an environment variable (`{ env = "NAME" }`) or a file (`{ file = "PATH" }`)
+that is read when the profile is used. The file is read with `tomllib`, written with `tomli-w`
+atomically (a new 0600 file renamed over the old one, under a lock), and never written when
+it cannot be read: a broken file is the user's to mend, and its error names file and line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import tempfile
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from mcptask.errors import ConfigFileError, UsageError
+from mcptask.store.paths import config_dir, private_directory
+
+FILE_NAME = "profiles.toml"
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A value kept outside the profile: an environment variable or a file, read on use."""
+
+    kind: Literal["env", "file"]
+    name: str
+
+    def resolve(self, environ: Mapping[str, str], what: str) -> str:
+        """The value now; a UsageError (never showing the value) when it cannot be read."""
+        if self.kind == "env":
+            value = environ.get(self.name)
+            if not value:
+                raise UsageError(f"{what}: the environment variable {self.name} is not set")
+            return value
+        return read_secret_file(Path(self.name).expanduser(), what)
+
+    def to_toml(self) -> dict[str, str]:
+        """`{ env = "NAME" }` or `{ file = "PATH" }`."""
+        return {self.kind: self.name}
+
+
+def read_secret_file(path: Path, what: str) -> str:
+    """A credential kept in a file (stripped); errors name the file, never its content."""
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise UsageError(f"cannot read {what} {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{what} {str(path)!r} is not UTF-8 text") from None
+    if not text:
+        raise UsageError(f"{what} {str(path)!r} is empty")
+    return text
+
+
+Value = str | Reference
+"""A setting's value: as text, or a reference to where it is kept."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One saved server: its target and how to talk to it."""
+
+    name: str
+    url: str | None = None
+    server: str | None = None
+    env: dict[str, Value] = field(default_factory=dict)
+    headers: dict[str, Value] = field(default_factory=dict)
+    token: Value | None = None
+    protocol: str | None = None
+    timeout: float | None = None
+    keep_session: bool = False
+    session_id: str | None = None
+
+    @property
+    def target(self) -> str:
+        """The URL or the server command, for display."""
+        return self.url or self.server or ""
+
+    def to_toml(self) -> dict[str, Any]:
+        """The profile's table, without empty entries."""
+        table: dict[str, Any] = {}
+        if self.url is not None:
+            table["url"] = self.url
+        if self.server is not None:
+            table["server"] = self.server
+        if self.env:
+            table["env"] = {key: _value_to_toml(value) for key, value in self.env.items()}
+        if self.headers:
+            table["headers"] = {key: _value_to_toml(value) for key, value in self.headers.items()}
+        if self.token is not None:
+            table["token"] = _value_to_toml(self.token)
+        if self.protocol is not None:
+            table["protocol"] = self.protocol
+        if self.timeout is not None:
+            table["timeout"] = self.timeout
+        if self.keep_session:
+            table["keep_session"] = True
+        if self.session_id is not None:
+            table["session_id"] = self.session_id
+        return table
+
+
+@dataclass(frozen=True)
+class ProfileBook:
+    """Every profile of the file, and which one is the default."""
+
+    path: Path
+    profiles: dict[str, Profile] = field(default_factory=dict)
+    default: str | None = None
+
+    def get(self, name: str) -> Profile:
+        """The profile called `name`, or a UsageError that names the file."""
+        profile = self.profiles.get(name)
+        if profile is None:
+            known = ", ".join(sorted(self.profiles)) or "none yet"
+            raise UsageError(
+                f"no profile named {name!r} in {self.path} (profiles: {known}; save one with "
+                "mcptask connect TARGET --save NAME)"
+            )
+        return profile
+
+    def to_toml(self) -> dict[str, Any]:
+        """The whole file."""
+        document: dict[str, Any] = {}
+        if self.default is not None:
+            document["default"] = self.default
+        document["profiles"] = {
+            name: profile.to_toml() for name, profile in sorted(self.profiles.items())
+        }
+        return document
+
+
+def profiles_path(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the profiles file is."""
+    return config_dir(environ) / FILE_NAME
+
+
+def check_name(name: str) -> str:
+    """A profile name: letters, digits, `_`, `.` and `-`, starting with a letter or digit."""
+    if not NAME_PATTERN.fullmatch(name):
+        raise UsageError(
+            f"invalid profile name {name!r}: use letters, digits, '_', '.' and '-' "
+            "(up to 64, starting with a letter or digit)"
+        )
+    return name
+
+
+def load(path: Path) -> ProfileBook:
+    """Read the profiles file; an absent file is an empty book."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ProfileBook(path)
+    except OSError as exc:
+        raise ConfigFileError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigFileError(f"cannot read {path}: it is not UTF-8 text") from None
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigFileError(f"{path} is not valid TOML: {exc}") from None
+    return _book(path, text, document)
+
+
+@contextlib.contextmanager
+def editing(path: Path) -> Iterator[list[ProfileBook]]:
+    """Read, change and write the profiles file, one process at a time.
+
+    The block gets a one-item list holding the book; it replaces the item with the changed
+    book, which is written atomically (0600) when the block ends without error. A file that
+    cannot be read raises before anything is written.
+    """
+    private_directory(path.parent)
+    lock_path = path.with_name(f".{path.name}.lock")
+    descriptor = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        holder = [load(path)]
+        yield holder
+        _write(path, holder[0])
+    finally:
+        os.close(descriptor)
+
+
+def save_profile(path: Path, profile: Profile, *, make_default: bool = False) -> None:
+    """Add or replace one profile (and make it the default if asked)."""
+    with editing(path) as holder:
+        book = holder[0]
+        profiles = {**book.profiles, profile.name: profile}
+        default = profile.name if make_default else book.default
+        holder[0] = replace(book, profiles=profiles, default=default)
+
+
+def update_session(path: Path, name: str, session_id: str | None) -> None:
+    """Remember the session a keep-session profile is in now."""
+    with editing(path) as holder:
+        book = holder[0]
+        profile = book.get(name)
+        holder[0] = replace(
+            book, profiles={**book.profiles, name: replace(profile, session_id=session_id)}
+        )
+
+
+def delete_profile(path: Path, name: str) -> None:
+    """Remove a profile (and the default, if it was that one)."""
+    with editing(path) as holder:
+        book = holder[0]
+        book.get(name)
+        profiles = {key: value for key, value in book.profiles.items() if key != name}
+        default = None if book.default == name else book.default
+        holder[0] = replace(book, profiles=profiles, default=default)
+
+
+def set_default(path: Path, name: str) -> None:
+    """Make an existing profile the default."""
+    with editing(path) as holder:
+        book = holder[0]
+        book.get(name)
+        holder[0] = replace(book, default=name)
+
+
+def profile_names(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The saved profile names, for shell completion: no error, whatever the file holds."""
+    try:
+        document = tomllib.loads(profiles_path(environ).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return []
+    profiles = document.get("profiles")
+    return sorted(profiles) if isinstance(profiles, dict) else []
+
+
+# -- reading and writing ----------------------------------------------------------------------
+
+
+def _write(path: Path, book: ProfileBook) -> None:
+    import tomli_w
+
+    data = tomli_w.dumps(book.to_toml()).encode("utf-8")
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            os.fchmod(stream.fileno(), 0o600)
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _book(path: Path, text: str, document: dict[str, Any]) -> ProfileBook:
+    unknown = sorted(set(document) - {"default", "profiles"})
+    if unknown:
+        raise ConfigFileError(f"{path}: unknown setting {unknown[0]!r} at the top level")
+    tables = document.get("profiles", {})
+    if not isinstance(tables, dict):
+        raise ConfigFileError(f"{path}: 'profiles' must be a table of [profiles.NAME] tables")
+    profiles: dict[str, Profile] = {}
+    for name, table in tables.items():
+        where = f"{path}, line {_line_of(text, name)}: profile {name!r}"
+        if not NAME_PATTERN.fullmatch(name):
+            raise ConfigFileError(f"{where}: invalid profile name")
+        if not isinstance(table, dict):
+            raise ConfigFileError(f"{where} must be a table")
+        try:
+            profiles[name] = _profile(name, table)
+        except ValueError as exc:
+            raise ConfigFileError(f"{where}: {exc}") from None
+    default = document.get("default")
+    if default is not None and default not in profiles:
+        raise ConfigFileError(
+            f"{path}, line {_line_of(text, None)}: default {default!r} names no profile"
+        )
+    return ProfileBook(path, profiles, default)
+
+
+_FIELDS = {
+    "url",
+    "server",
+    "env",
+    "headers",
+    "token",
+    "protocol",
+    "timeout",
+    "keep_session",
+    "session_id",
+}
+
+
+def _profile(name: str, table: dict[str, Any]) -> Profile:
+    unknown = sorted(set(table) - _FIELDS)
+    if unknown:
+        raise ValueError(f"unknown setting {unknown[0]!r}")
+    url, server = _text(table, "url"), _text(table, "server")
+    if (url is None) == (server is None):
+        raise ValueError("needs exactly one of url or server")
+    timeout = table.get("timeout")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+    ):
+        raise ValueError("timeout must be a positive number of seconds")
+    keep = table.get("keep_session", False)
+    if not isinstance(keep, bool):
+        raise ValueError("keep_session must be true or false")
+    token = table.get("token")
+    return Profile(
+        name=name,
+        url=url,
+        server=server,
+        env=_values(table, "env"),
+        headers=_values(table, "headers"),
+        token=None if token is None else _value(token, "token"),
+        protocol=_text(table, "protocol"),
+        timeout=None if timeout is None else float(timeout),
+        keep_session=keep,
+        session_id=_text(table, "session_id"),
+    )
+
+
+def _text(table: dict[str, Any], key: str) -> str | None:
+    value = table.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{key} must be a string")
+    return value
+
+
+def _values(table: dict[str, Any], key: str) -> dict[str, Value]:
+    entries = table.get(key, {})
+    if not isinstance(entries, dict):
+        raise ValueError(f"{key} must be a table of NAME = value")
+    return {str(name): _value(value, f"{key}.{name}") for name, value in entries.items()}
+
+
+def _value(value: object, what: str) -> Value:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and len(value) == 1:
+        ((kind, name),) = value.items()
+        if kind in ("env", "file") and isinstance(name, str) and name:
+            return Reference(kind, name)
+    raise ValueError(f'{what} must be a string, {{ env = "NAME" }} or {{ file = "PATH" }}')
+
+
+def _value_to_toml(value: Value) -> str | dict[str, str]:
+    return value if isinstance(value, str) else value.to_toml()
+
+
+def _line_of(text: str, profile: str | None) -> int:
+    """The line of `[profiles.NAME]` (or of `default =`), for error messages; 1 if unseen."""
+    if profile is None:
+        pattern = re.compile(r"^\s*default\s*=")
+    else:
+        quoted = re.escape(profile)
+        pattern = re.compile(rf"^\s*\[\s*profiles\s*\.\s*(?:{quoted}|\"{quoted}\"|'{quoted}')\s*\]")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if pattern.match(line):
+            return number
+    return 1

@@ -1,0 +1,125 @@
+"""Small network pieces the tests put in front of a server: a TLS terminator and a CONNECT
+proxy. Threads on 127.0.0.1; each is a context manager that stops what it started.
+
+    with TlsTerminator(upstream_port, server_context) as tls, ConnectProxy() as proxy:
+        ...  # https://127.0.0.1:{tls.port}/mcp, HTTPS_PROXY=http://127.0.0.1:{proxy.port}
+"""
+
+from __future__ import annotations
+
+import contextlib
+import select
+import socket
+import ssl
+import threading
+from types import TracebackType
+from typing import Self
+
+
+def _pump(left: socket.socket, right: socket.socket) -> None:
+    """Copy bytes both ways until either side closes."""
+    sockets = [left, right]
+    try:
+        while True:
+            readable, _, _ = select.select(sockets, [], [], 0.5)
+            for source in readable:
+                data = source.recv(65536)
+                if not data:
+                    return
+                (right if source is left else left).sendall(data)
+    except OSError:
+        return
+    finally:
+        for end in sockets:
+            with contextlib.suppress(OSError):
+                end.close()
+
+
+class _Listener:
+    """Accepts connections on 127.0.0.1 in a thread and hands each to `serve`."""
+
+    def __init__(self) -> None:
+        self._socket = socket.socket()
+        self._socket.bind(("127.0.0.1", 0))
+        self._socket.listen(32)
+        self._socket.settimeout(0.2)
+        self.port: int = self._socket.getsockname()[1]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self._socket.close()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                connection, _ = self._socket.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self.serve, args=(connection,), daemon=True).start()
+
+    def serve(self, connection: socket.socket) -> None:
+        raise NotImplementedError
+
+
+class TlsTerminator(_Listener):
+    """HTTPS on its own port, forwarding the plain bytes to an HTTP server on `upstream`."""
+
+    def __init__(self, upstream: int, context: ssl.SSLContext) -> None:
+        super().__init__()
+        self._upstream = upstream
+        self._context = context
+        self.handshake_failures = 0
+
+    def serve(self, connection: socket.socket) -> None:
+        try:
+            connection.settimeout(5)
+            secure = self._context.wrap_socket(connection, server_side=True)
+            secure.settimeout(None)
+        except (OSError, ssl.SSLError):
+            self.handshake_failures += 1  # the client refused our certificate
+            connection.close()
+            return
+        upstream = socket.create_connection(("127.0.0.1", self._upstream))
+        _pump(secure, upstream)
+
+
+class ConnectProxy(_Listener):
+    """An HTTP proxy that only tunnels (`CONNECT host:port`); it records every target."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.targets: list[str] = []
+
+    def serve(self, connection: socket.socket) -> None:
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = connection.recv(4096)
+            if not chunk:
+                connection.close()
+                return
+            head += chunk
+        request_line = head.split(b"\r\n", 1)[0].decode("latin-1")
+        method, target, _ = request_line.split(" ", 2)
+        if method != "CONNECT":
+            connection.sendall(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n")
+            connection.close()
+            return
+        self.targets.append(target)
+        host, _, port = target.rpartition(":")
+        upstream = socket.create_connection((host.strip("[]"), int(port)))
+        connection.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        _pump(connection, upstream)
