@@ -18,8 +18,13 @@ from mcptask.reference_server.stdio_transport import StdioServer
 from mcptask.reference_server.store import TaskStore
 
 
-class _Stop(Exception):
-    """Raised in the main thread by SIGTERM/SIGINT to unwind and exit cleanly."""
+class _Stop(BaseException):
+    """Raised in the main thread by SIGTERM/SIGINT to unwind and exit cleanly.
+
+    A BaseException, like KeyboardInterrupt: socketserver catches every Exception raised
+    while it starts a request's thread (and carries on serving), and the signal may land
+    just then.
+    """
 
 
 def _raise_stop(signum: int, frame: FrameType | None) -> None:
