@@ -41,14 +41,14 @@ from mcptask.reference_server.jsonrpc import (
     request_id,
     result_response,
 )
-from mcptask.reference_server.scripting import parse_ttl
-from mcptask.reference_server.store import (
+from mcptask.reference_server.records import (
     CancelPolicy,
     TaskNotFoundError,
-    TaskStore,
     TaskTerminalError,
     TaskView,
 )
+from mcptask.reference_server.scripting import parse_ttl
+from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.tools import (
     LONG_JOB,
     parse_long_job,

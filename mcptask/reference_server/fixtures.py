@@ -124,20 +124,30 @@ class ToolCall:
 
 
 class TaskHandle:
-    """What a task's work may do: wait, ask for input, and end the task."""
+    """What a task's work may do: wait, ask for input, and end the task.
+
+    Waits are counted on the store's clock from the moment the task was launched (then from
+    the end of the previous wait or question), not from whenever the work's thread gets to
+    run: like script steps, a late thread does not stretch the work, and a manual clock
+    moved right after the call still means "this much later".
+    """
 
     def __init__(self, store: TaskStore, task_id: str) -> None:
         self.store = store
         self.task_id = task_id
+        self._resume_at = store.clock.monotonic()
 
     def sleep(self, seconds: float) -> bool:
         """Wait; False as soon as the task ended meanwhile (cancelled, expired): stop then."""
-        return self.store.wait_active(self.task_id, seconds)
+        self._resume_at += seconds
+        return self.store.wait_active(self.task_id, self._resume_at)
 
     def ask(self, requests: Mapping[str, JsonObject], message: str) -> dict[str, object] | None:
         """Park the task in input_required with these requests; the answers by name, or
         None when the task ended before all of them arrived."""
-        return self.store.request_input(self.task_id, requests, message)
+        answers = self.store.request_input(self.task_id, requests, message)
+        self._resume_at = self.store.clock.monotonic()
+        return answers
 
     def complete(self, result: JsonObject, message: str) -> None:
         """End the task `completed` with this CallToolResult."""
@@ -216,8 +226,9 @@ class FixtureTool:
 def launch(store: TaskStore, task_id: str, work: Work) -> threading.Thread:
     """Run a task's work in a daemon thread; an exception fails the task (-32603)."""
 
+    handle = TaskHandle(store, task_id)  # here, so that its waits count from the launch
+
     def target() -> None:
-        handle = TaskHandle(store, task_id)
         try:
             work(handle)
         except Exception:

@@ -52,8 +52,9 @@ from mcptask.reference_server.jsonrpc import (
     request_id,
     result_response,
 )
+from mcptask.reference_server.records import TaskNotFoundError, TaskView
 from mcptask.reference_server.scripting import OnCancel
-from mcptask.reference_server.store import TaskNotFoundError, TaskStore, TaskView
+from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.subscriptions import (
     SUBSCRIPTION_ID_META,
     Subscription,

@@ -30,8 +30,9 @@ from mcptask.reference_server.jsonrpc import (
     error_response,
 )
 from mcptask.reference_server.modern import ModernDispatcher, is_modern_message
+from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.sse import encode_message
-from mcptask.reference_server.store import TaskStore, TaskView
+from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.subscriptions import Subscription
 
 STDIO_SESSION = "stdio"

@@ -24,6 +24,7 @@ from mcptask.reference_server.http_policy import (
     origin_allowed,
 )
 from mcptask.reference_server.options import UsageError, parse_config
+from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.scripting import (
     OnCancel,
     ScriptedTask,
@@ -33,7 +34,7 @@ from mcptask.reference_server.scripting import (
 )
 from mcptask.reference_server.seeding import populate
 from mcptask.reference_server.sessions import Session
-from mcptask.reference_server.store import TaskStore, TaskView
+from mcptask.reference_server.store import TaskStore
 
 JsonObject = dict[str, Any]
 DEADLINE = 10.0  # seconds; generous, only reached when something is broken

@@ -28,8 +28,9 @@ from mcptask.reference_server.fixtures import (
 from mcptask.reference_server.jsonrpc import error_response
 from mcptask.reference_server.modern import ModernDispatcher, ModernReply
 from mcptask.reference_server.options import parse_config
+from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.sessions import POST_STREAM_LIMIT, Session
-from mcptask.reference_server.store import TaskStore, TaskView
+from mcptask.reference_server.store import TaskStore
 
 JsonObject = dict[str, Any]
 DEADLINE = 10.0  # seconds; generous, only reached when something is broken
@@ -224,14 +225,14 @@ def test_wait_active_stops_early_when_the_task_ends_or_the_store_closes(
     store: TaskStore,
 ) -> None:
     view = store.create()
-    assert store.wait_active(view.task_id, 0.01)
-    thread, out = in_thread(lambda: store.wait_active(view.task_id, DEADLINE))
+    assert store.wait_active(view.task_id, store.clock.monotonic() + 0.01)
+    thread, out = in_thread(lambda: store.wait_active(view.task_id, time.monotonic() + DEADLINE))
     store.finish(view.task_id, "cancelled", None)
     thread.join(DEADLINE)
     assert out == [False]
-    assert not store.wait_active("no-such-task", 0.01)
+    assert not store.wait_active("no-such-task", time.monotonic() + 0.01)
     other = store.create()
-    thread, out = in_thread(lambda: store.wait_active(other.task_id, DEADLINE))
+    thread, out = in_thread(lambda: store.wait_active(other.task_id, time.monotonic() + DEADLINE))
     time.sleep(0.05)
     store.close()
     thread.join(DEADLINE)

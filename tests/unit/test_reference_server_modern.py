@@ -21,9 +21,10 @@ from mcptask.reference_server.modern import (
     is_modern_message,
 )
 from mcptask.reference_server.options import parse_config
+from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.scripting import OnCancel, ScriptedTask, Step, parse_tasks_file
 from mcptask.reference_server.seeding import populate
-from mcptask.reference_server.store import TaskStore, TaskView
+from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.subscriptions import Subscription
 
 JsonObject = dict[str, Any]
