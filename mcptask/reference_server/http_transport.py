@@ -27,7 +27,6 @@ from typing import Any, NoReturn
 
 from mcptask import __version__
 from mcptask.reference_server.config import AnswerMode, Fault, ServerConfig
-from mcptask.reference_server.dispatcher import LegacyDispatcher
 from mcptask.reference_server.faults import replacement_body, with_wrong_id
 from mcptask.reference_server.http_policy import (
     accepted_types,
@@ -44,14 +43,15 @@ from mcptask.reference_server.jsonrpc import (
     error_response,
     request_id,
 )
-from mcptask.reference_server.modern import (
+from mcptask.reference_server.legacy import LegacyDispatcher
+from mcptask.reference_server.modern import ModernDispatcher
+from mcptask.reference_server.modern_wire import (
     HEADER_MISMATCH,
-    ModernDispatcher,
     ModernError,
     ModernReply,
     ModernRequest,
-    is_modern_message,
 )
+from mcptask.reference_server.router import is_modern_message
 from mcptask.reference_server.sessions import Session, SessionRegistry
 from mcptask.reference_server.sse import (
     HEARTBEAT,

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from types import FrameType
 
 from mcptask.reference_server.config import ServerConfig
-from mcptask.reference_server.dispatcher import LegacyDispatcher
 from mcptask.reference_server.http_transport import serve_http
+from mcptask.reference_server.legacy import LegacyDispatcher
 from mcptask.reference_server.modern import ModernDispatcher
 from mcptask.reference_server.options import PROG
 from mcptask.reference_server.seeding import populate

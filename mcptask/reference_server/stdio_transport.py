@@ -19,7 +19,6 @@ from collections.abc import Callable
 from typing import BinaryIO
 
 from mcptask.reference_server.config import Fault, ServerConfig
-from mcptask.reference_server.dispatcher import LegacyDispatcher
 from mcptask.reference_server.faults import replacement_body, with_wrong_id
 from mcptask.reference_server.jsonrpc import (
     INVALID_REQUEST,
@@ -29,8 +28,10 @@ from mcptask.reference_server.jsonrpc import (
     classify,
     error_response,
 )
-from mcptask.reference_server.modern import ModernDispatcher, is_modern_message
+from mcptask.reference_server.legacy import LegacyDispatcher
+from mcptask.reference_server.modern import ModernDispatcher
 from mcptask.reference_server.records import TaskView
+from mcptask.reference_server.router import is_modern_message
 from mcptask.reference_server.sse import encode_message
 from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.subscriptions import Subscription

@@ -17,12 +17,12 @@ from mcptask.reference_server.config import (
     Scope,
     ServerConfig,
 )
-from mcptask.reference_server.dispatcher import LegacyDispatcher
 from mcptask.reference_server.http_policy import (
     accepted_types,
     auth_failure,
     origin_allowed,
 )
+from mcptask.reference_server.legacy import LegacyDispatcher
 from mcptask.reference_server.options import UsageError, parse_config
 from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.scripting import (

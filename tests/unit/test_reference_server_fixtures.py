@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 
 from mcptask.reference_server.config import ProtocolEras, ServerConfig
-from mcptask.reference_server.dispatcher import LegacyDispatcher
 from mcptask.reference_server.fixtures import (
     FIXTURES,
     JSON_SCHEMA_2020_12,
@@ -26,7 +25,9 @@ from mcptask.reference_server.fixtures import (
     fixture_tools,
 )
 from mcptask.reference_server.jsonrpc import error_response
-from mcptask.reference_server.modern import ModernDispatcher, ModernReply
+from mcptask.reference_server.legacy import LegacyDispatcher
+from mcptask.reference_server.modern import ModernDispatcher
+from mcptask.reference_server.modern_wire import ModernReply
 from mcptask.reference_server.options import parse_config
 from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.sessions import POST_STREAM_LIMIT, Session

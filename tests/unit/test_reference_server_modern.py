@@ -12,16 +12,13 @@ from typing import Any
 import pytest
 
 from mcptask.reference_server.config import ProtocolEras, Scope, ServerConfig
-from mcptask.reference_server.dispatcher import LegacyDispatcher
 from mcptask.reference_server.http_policy import decode_header_value, modern_header_problem
-from mcptask.reference_server.modern import (
-    ModernDispatcher,
-    ModernReply,
-    ModernRequest,
-    is_modern_message,
-)
+from mcptask.reference_server.legacy import LegacyDispatcher
+from mcptask.reference_server.modern import ModernDispatcher
+from mcptask.reference_server.modern_wire import ModernReply, ModernRequest
 from mcptask.reference_server.options import parse_config
 from mcptask.reference_server.records import TaskView
+from mcptask.reference_server.router import is_modern_message
 from mcptask.reference_server.scripting import OnCancel, ScriptedTask, Step, parse_tasks_file
 from mcptask.reference_server.seeding import populate
 from mcptask.reference_server.store import TaskStore
