@@ -17,11 +17,12 @@ from mcptask.reference_server.config import (
     Scope,
     ServerConfig,
 )
-from mcptask.reference_server.http_policy import (
+from mcptask.reference_server.http_transport.policy import (
     accepted_types,
     auth_failure,
     origin_allowed,
 )
+from mcptask.reference_server.http_transport.sessions import Session
 from mcptask.reference_server.legacy import LegacyDispatcher
 from mcptask.reference_server.options import UsageError, parse_config
 from mcptask.reference_server.records import TaskView
@@ -33,7 +34,6 @@ from mcptask.reference_server.scripting import (
     parse_tasks_file,
 )
 from mcptask.reference_server.seeding import populate
-from mcptask.reference_server.sessions import Session
 from mcptask.reference_server.store import TaskStore
 
 JsonObject = dict[str, Any]

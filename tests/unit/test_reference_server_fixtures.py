@@ -24,13 +24,13 @@ from mcptask.reference_server.fixtures import (
     WAV_BASE64,
     fixture_tools,
 )
+from mcptask.reference_server.http_transport.sessions import POST_STREAM_LIMIT, Session
 from mcptask.reference_server.jsonrpc import error_response
 from mcptask.reference_server.legacy import LegacyDispatcher
 from mcptask.reference_server.modern import ModernDispatcher
 from mcptask.reference_server.modern_wire import ModernReply
 from mcptask.reference_server.options import parse_config
 from mcptask.reference_server.records import TaskView
-from mcptask.reference_server.sessions import POST_STREAM_LIMIT, Session
 from mcptask.reference_server.store import TaskStore
 
 JsonObject = dict[str, Any]

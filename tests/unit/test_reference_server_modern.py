@@ -12,7 +12,10 @@ from typing import Any
 import pytest
 
 from mcptask.reference_server.config import ProtocolEras, Scope, ServerConfig
-from mcptask.reference_server.http_policy import decode_header_value, modern_header_problem
+from mcptask.reference_server.http_transport.policy import (
+    decode_header_value,
+    modern_header_problem,
+)
 from mcptask.reference_server.legacy import LegacyDispatcher
 from mcptask.reference_server.modern import ModernDispatcher
 from mcptask.reference_server.modern_wire import ModernReply, ModernRequest
