@@ -106,7 +106,7 @@ class ManualClock:
     There is no scheduler thread: `advance` runs every driven scheduler itself, so that
     every change due by the new time has happened (and its listeners were called) when it
     returns. Threads that wait on the clock (fixture tools' work, tasks/result) wake up
-    then and re-check; `waiting` counts them, so a test can tell that a thread is blocked.
+    then and re-check; `wait_for_waiting` tells a test that a thread is blocked.
     """
 
     def __init__(self, start: datetime = MANUAL_EPOCH, monotonic: float = 0.0) -> None:
@@ -165,12 +165,6 @@ class ManualClock:
             with scheduler.condition:
                 scheduler.run_due()
                 scheduler.condition.notify_all()
-
-    @property
-    def waiting(self) -> int:
-        """How many threads are blocked in `wait` right now."""
-        with self._lock:
-            return self._waiting
 
     def wait_for_waiting(self, count: int, timeout: float) -> bool:
         """Block (in real time, up to `timeout` seconds) until at least `count` threads are
