@@ -92,17 +92,18 @@ def reference_server(*args: str) -> Iterator[str]:
         stop_popen(proc)
 
 
-def post(client: httpx.Client, url: str, message: dict[str, Any], session: str | None) -> Any:
-    """POST one JSON-RPC message; the decoded answer (None for a 202)."""
+def post(
+    client: httpx.Client, url: str, message: dict[str, Any], session: str | None
+) -> tuple[Any, str | None]:
+    """POST one JSON-RPC message: (the decoded answer, None for a 202; Mcp-Session-Id)."""
     headers = dict(HEADERS)
     if session is not None:
         headers["Mcp-Session-Id"] = session
         headers["MCP-Protocol-Version"] = "2025-11-25"
     response = client.post(url, json=message, headers=headers)
     response.raise_for_status()
-    if response.status_code == 202:
-        return None
-    return response.json(), response.headers.get("Mcp-Session-Id")
+    answer = None if response.status_code == 202 else response.json()
+    return answer, response.headers.get("Mcp-Session-Id")
 
 
 def open_session(client: httpx.Client, url: str) -> str:

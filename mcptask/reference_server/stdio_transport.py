@@ -53,6 +53,7 @@ class _Output:
         self._writer = threading.Thread(target=self._write_loop, name="stdio-writer", daemon=True)
 
     def start(self) -> None:
+        """Start the writer thread."""
         self._writer.start()
 
     def send(self, message: JsonObject) -> None:
@@ -104,6 +105,7 @@ class _Listens:
         self._open: dict[str | int, tuple[Subscription, threading.Thread, ModernDispatcher]] = {}
 
     def start(self, subscription: Subscription, dispatcher: ModernDispatcher) -> None:
+        """Write the subscription's notifications as they come, until it is closed."""
         pump = threading.Thread(
             target=self._pump, args=(subscription,), name="stdio-subscription", daemon=True
         )
@@ -145,6 +147,8 @@ class _Listens:
 
 
 class _Lines(Protocol):
+    """What the stdio transport does with the messages of one era."""
+
     def handle(self, message: object) -> None:
         """Answer one message of this era."""
         ...
