@@ -6,14 +6,19 @@ core protocol, initialize, sessions) and 2026-07-28 with the `io.modelcontextpro
 extension (stateless requests with per-request `_meta`), selected per request like a dual-era
 server (--protocol-eras). Layout:
 
-- options / config: command line → ServerConfig
+- options / config: command line -> ServerConfig
 - scripting / seeding: task scripts, --seed, --tasks-file
-- store: the tasks, shared by all sessions and both eras; timed changes, ttl, cancel, input
-- dispatcher: LegacyDispatcher, the protocol logic of 2025-11-25
-- modern (+ subscriptions): ModernDispatcher, 2026-07-28 + tasks extension, listen streams
-- tools: the long_job tool
-- fixtures: the conformance runner's fixture tools (--conformance-fixtures)
-- http_transport (+ http_policy, sessions, sse) and stdio_transport: the wire
+- store (+ records, creation_order, timers, workers, clock): the tasks, shared by all
+  sessions and both eras; timed changes on an injectable clock, ttl, cancel, input
+- jsonrpc / wire / calls: JSON-RPC envelopes; what both eras write alike (the Task
+  object, taskId, errors); tools/list and tools/call plumbing
+- legacy: LegacyDispatcher, the protocol logic of 2025-11-25
+- modern (+ modern_wire, request_state, subscriptions): ModernDispatcher, 2026-07-28 +
+  tasks extension, listen streams
+- router: decides each message's era, once, for both transports
+- tools: the long_job tool; fixtures/: the conformance runner's tools
+  (--conformance-fixtures)
+- http_transport/ and stdio_transport: the wire, over the router
 - faults: deliberately broken answers for client tests
 """
 

@@ -1,8 +1,10 @@
-"""JSON-RPC 2.0 building blocks: error codes, message classification, response builders."""
+"""JSON-RPC 2.0 building blocks: error codes, message classification, response builders,
+and the one-line encoding every transport writes."""
 
 from __future__ import annotations
 
 import enum
+import json
 from typing import Any
 
 JsonObject = dict[str, Any]
@@ -90,3 +92,8 @@ def error_response(
 def notification(method: str, params: JsonObject) -> JsonObject:
     """A notification message (no id)."""
     return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
+def encode_message(message: JsonObject) -> str:
+    """One JSON-RPC message as compact single-line JSON (ASCII, so any text is safe)."""
+    return json.dumps(message, separators=(",", ":"))

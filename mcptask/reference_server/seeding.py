@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from mcptask.reference_server.config import ServerConfig
+from mcptask.reference_server.records import TaskNotFoundError
 from mcptask.reference_server.scripting import OnCancel
-from mcptask.reference_server.store import TaskNotFoundError, TaskStore, utc_now
+from mcptask.reference_server.store import TaskStore
 
 # Seeded tasks pretend to have been created one minute apart, the newest a minute ago.
 SEED_SPACING = timedelta(minutes=1)
@@ -27,9 +28,13 @@ def seed_task_id(status: str, number: int) -> str:
 
 
 def populate(store: TaskStore, config: ServerConfig) -> None:
-    """Create the seeded and scripted tasks; raise ValueError for conflicting ids."""
+    """Create the seeded and scripted tasks; raise ValueError for conflicting ids.
+
+    Seeded timestamps count back from the store's clock, so a manual clock makes them
+    deterministic.
+    """
     total = sum(count for _, count in config.seed)
-    start = utc_now()
+    start = store.clock.now()
     index = 0
     complete = OnCancel(kind="complete")
     for status, count in config.seed:

@@ -9,17 +9,21 @@ from collections.abc import Callable
 from types import FrameType
 
 from mcptask.reference_server.config import ServerConfig
-from mcptask.reference_server.dispatcher import LegacyDispatcher
 from mcptask.reference_server.http_transport import serve_http
-from mcptask.reference_server.modern import ModernDispatcher
 from mcptask.reference_server.options import PROG
+from mcptask.reference_server.router import Router
 from mcptask.reference_server.seeding import populate
 from mcptask.reference_server.stdio_transport import StdioServer
 from mcptask.reference_server.store import TaskStore
 
 
-class _Stop(Exception):
-    """Raised in the main thread by SIGTERM/SIGINT to unwind and exit cleanly."""
+class _Stop(BaseException):
+    """Raised in the main thread by SIGTERM/SIGINT to unwind and exit cleanly.
+
+    A BaseException, like KeyboardInterrupt: socketserver catches every Exception raised
+    while it starts a request's thread (and carries on serving), and the signal may land
+    just then.
+    """
 
 
 def _raise_stop(signum: int, frame: FrameType | None) -> None:
@@ -50,16 +54,14 @@ def run(config: ServerConfig, announce: Callable[[str], None] = _announce) -> in
         except ValueError as exc:
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return 2
-        eras = config.protocol_eras
-        legacy = LegacyDispatcher(config, store) if eras.legacy else None
-        modern = ModernDispatcher(config, store) if eras.modern else None
+        router = Router(config, store)
         previous = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
         try:
             if config.stdio:
                 return StdioServer(
-                    config, legacy, modern, store, sys.stdin.buffer, sys.stdout.buffer
+                    config, router, store, sys.stdin.buffer, sys.stdout.buffer
                 ).serve()
-            serve_http(config, legacy, modern, store, announce)
+            serve_http(config, router, store, announce)
             return 0
         except (_Stop, KeyboardInterrupt):
             return 0

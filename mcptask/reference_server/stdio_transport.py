@@ -1,11 +1,11 @@
 """stdio transport: newline-delimited JSON-RPC on stdin/stdout, for both protocol eras.
 
-The era is chosen per message, as on HTTP: a message with the 2026-07-28 `_meta` version goes
-to the ModernDispatcher, anything else to the LegacyDispatcher, which serves one implicit
-session (the process). Legacy `notifications/tasks/status` lines are written once the client
-chose the legacy era with `initialize` (always, on a legacy-only server), so a modern client
-never sees them. Modern `subscriptions/listen` requests get their acknowledgement and task
-notifications as lines; their response is written only when the server ends them, at EOF.
+The router decides each message's era, as on HTTP. The legacy era serves one implicit
+session (the process); its `notifications/tasks/status` lines are written once the client
+chose that era with `initialize` (from the start on a legacy-only server), so a modern
+client never sees them. Modern `subscriptions/listen` requests get their acknowledgement and
+task notifications as lines; their response is written only when the server ends them, at
+EOF, or never when the client cancels them (notifications/cancelled naming the request).
 """
 
 from __future__ import annotations
@@ -15,11 +15,9 @@ import logging
 import os
 import queue
 import threading
-from collections.abc import Callable
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from mcptask.reference_server.config import Fault, ServerConfig
-from mcptask.reference_server.dispatcher import LegacyDispatcher
 from mcptask.reference_server.faults import replacement_body, with_wrong_id
 from mcptask.reference_server.jsonrpc import (
     INVALID_REQUEST,
@@ -27,11 +25,14 @@ from mcptask.reference_server.jsonrpc import (
     JsonObject,
     MessageKind,
     classify,
+    encode_message,
     error_response,
 )
-from mcptask.reference_server.modern import ModernDispatcher, is_modern_message
-from mcptask.reference_server.sse import encode_message
-from mcptask.reference_server.store import TaskStore, TaskView
+from mcptask.reference_server.legacy import LegacyDispatcher
+from mcptask.reference_server.modern import ModernDispatcher
+from mcptask.reference_server.records import TaskView
+from mcptask.reference_server.router import Era, Router, Routes
+from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.subscriptions import Subscription
 
 STDIO_SESSION = "stdio"
@@ -41,174 +42,45 @@ PUMP_WAIT_SECONDS = 1.0
 log = logging.getLogger("mcptask.reference_server")
 
 
-class StdioServer:
-    """Reads messages from `stdin` until EOF and writes answers and notifications to `stdout`.
+class _Output:
+    """All output goes through one queue and one writer thread, so lines never interleave
+    and a slow reader never blocks the task store (whose listeners only enqueue)."""
 
-    All output goes through one queue and one writer thread, so lines never interleave and
-    a slow reader never blocks the task store (whose listeners only enqueue).
-    """
-
-    def __init__(
-        self,
-        config: ServerConfig,
-        legacy: LegacyDispatcher | None,
-        modern: ModernDispatcher | None,
-        store: TaskStore,
-        stdin: BinaryIO,
-        stdout: BinaryIO,
-    ) -> None:
+    def __init__(self, config: ServerConfig, stdout: BinaryIO) -> None:
         self._config = config
-        self._legacy = legacy
-        self._modern = modern
-        self._stdin = stdin
         self._stdout = stdout
         self._outbox: queue.Queue[bytes | None] = queue.Queue()
         self._writer = threading.Thread(target=self._write_loop, name="stdio-writer", daemon=True)
-        self._lock = threading.Lock()
-        self._subscriptions: dict[str | int, tuple[Subscription, threading.Thread]] = {}
-        # A legacy-only server pushes status notifications from the start (as it always
-        # did); a dual-era one only after an initialize chose the legacy era.
-        self._legacy_chosen = modern is None
-        if config.fault is Fault.WRONG_CONTENT_TYPE:
-            log.warning("--fault wrong-content-type has no stdio equivalent; answering normally")
-        if config.notify and legacy is not None:
-            store.add_listener(self._push_legacy_status)
 
-    def serve(self) -> int:
-        """Serve until stdin closes; returns the exit status (0)."""
+    def start(self) -> None:
+        """Start the writer thread."""
         self._writer.start()
-        for raw in iter(self._stdin.readline, b""):
-            line = raw.strip()
-            if not line:
-                continue
-            try:
-                message = json.loads(line)
-            except (ValueError, UnicodeDecodeError):
-                self._send(error_response(None, PARSE_ERROR, "Parse error"))
-                continue
-            if isinstance(message, list):
-                self._send(
-                    error_response(None, INVALID_REQUEST, "Batch requests are not supported")
-                )
-                continue
-            if self._modern_serves(message):
-                self._dispatch(self._handle_modern, message)
-            else:
-                self._dispatch(self._handle_legacy, message)
-        self._end_subscriptions()
-        self._finish_output()
-        return 0
 
-    # -- routing --------------------------------------------------------------------------
+    def send(self, message: JsonObject) -> None:
+        """Queue one message as a line."""
+        self._outbox.put(encode_message(message).encode() + b"\n")
 
-    def _modern_serves(self, message: object) -> bool:
-        if self._modern is None:
-            return False
-        return self._legacy is None or is_modern_message(message)
-
-    def _dispatch(self, handler: Callable[[object], None], message: object) -> None:
-        dispatcher = self._modern if self._modern_serves(message) else self._legacy
-        assert dispatcher is not None
-        if dispatcher.may_block(message):
-            # tasks/result and inline tool calls may take long: answer them from their
-            # own thread so the next lines are still read and answered.
-            threading.Thread(target=handler, args=(message,), daemon=True).start()
-        else:
-            handler(message)
-
-    # -- legacy ---------------------------------------------------------------------------
-
-    def _handle_legacy(self, message: object) -> None:
-        assert self._legacy is not None
-        self._cancel_subscription(message)
-        if isinstance(message, dict) and message.get("method") == "initialize":
-            self._legacy_chosen = True
-        reply = self._legacy.handle(message, STDIO_SESSION)
-        if reply.response is not None:
-            self._answer(message, reply.response)
-
-    def _push_legacy_status(self, view: TaskView) -> None:
-        if self._legacy_chosen:
-            assert self._legacy is not None
-            self._send(self._legacy.status_notification(view))
-
-    # -- modern ---------------------------------------------------------------------------
-
-    def _handle_modern(self, message: object) -> None:
-        assert self._modern is not None
-        self._cancel_subscription(message)
-        reply = self._modern.handle(message)  # no headers on stdio: nothing more to check
-        for related in reply.related:
-            self._send(related)
-        if reply.subscription is not None:
-            self._start_pump(reply.subscription)
-        elif reply.response is not None:
-            self._answer(message, reply.response)
-
-    def _start_pump(self, subscription: Subscription) -> None:
-        pump = threading.Thread(
-            target=self._pump, args=(subscription,), name="stdio-subscription", daemon=True
-        )
-        with self._lock:
-            self._subscriptions[subscription.id] = (subscription, pump)
-        pump.start()
-
-    def _pump(self, subscription: Subscription) -> None:
-        while (messages := subscription.wait(PUMP_WAIT_SECONDS)) is not None:
-            for message in messages:
-                self._send(message)
-
-    def _cancel_subscription(self, message: object) -> None:
-        """notifications/cancelled naming a subscriptions/listen request ends it silently."""
-        if classify(message) is not MessageKind.NOTIFICATION:
-            return
-        assert isinstance(message, dict)
-        params = message.get("params")
-        if message["method"] != "notifications/cancelled" or not isinstance(params, dict):
-            return
-        request_id = params.get("requestId")
-        if not isinstance(request_id, str | int) or isinstance(request_id, bool):
-            return
-        with self._lock:
-            entry = self._subscriptions.pop(request_id, None)
-        if entry is not None and self._modern is not None:
-            self._modern.hub.remove(entry[0])
-
-    def _end_subscriptions(self) -> None:
-        """EOF: the server ends every open subscription with its listen response."""
-        with self._lock:
-            entries = list(self._subscriptions.values())
-            self._subscriptions.clear()
-        for subscription, pump in entries:
-            assert self._modern is not None
-            self._modern.hub.remove(subscription)
-            pump.join(timeout=PUMP_WAIT_SECONDS * 2)
-            self._send(self._modern.listen_closed(subscription))
-
-    # -- output ---------------------------------------------------------------------------
-
-    def _answer(self, message: object, response: JsonObject) -> None:
+    def answer(self, message: object, response: JsonObject) -> None:
+        """Send the response to `message`, broken per --fault when it answers tasks/*."""
         method = message.get("method") if isinstance(message, dict) else None
         fault = self._config.fault
         if fault is None or not isinstance(method, str) or not method.startswith("tasks/"):
-            self._send(response)
+            self.send(response)
             return
         if fault is Fault.DROP:
             log.warning("--fault drop: exiting without answering %s", method)
-            self._finish_output()
+            self.finish()
             os._exit(1)
         body = replacement_body(fault)
         if body is not None and fault is not Fault.WRONG_CONTENT_TYPE:
             self._outbox.put(body + b"\n")
         elif fault is Fault.WRONG_ID:
-            self._send(with_wrong_id(response))
+            self.send(with_wrong_id(response))
         else:
-            self._send(response)
+            self.send(response)
 
-    def _send(self, message: JsonObject) -> None:
-        self._outbox.put(encode_message(message).encode() + b"\n")
-
-    def _finish_output(self) -> None:
+    def finish(self) -> None:
+        """Write what is queued, then stop the writer."""
         self._outbox.put(None)
         self._writer.join(timeout=5)
 
@@ -222,3 +94,158 @@ class StdioServer:
                 self._stdout.flush()
             except OSError:
                 broken = True  # the client closed our stdout; stdin EOF will follow
+
+
+class _Listens:
+    """The open subscriptions/listen requests, each drained by a pump thread into lines."""
+
+    def __init__(self, output: _Output) -> None:
+        self._output = output
+        self._lock = threading.Lock()
+        self._open: dict[str | int, tuple[Subscription, threading.Thread, ModernDispatcher]] = {}
+
+    def start(self, subscription: Subscription, dispatcher: ModernDispatcher) -> None:
+        """Write the subscription's notifications as they come, until it is closed."""
+        pump = threading.Thread(
+            target=self._pump, args=(subscription,), name="stdio-subscription", daemon=True
+        )
+        with self._lock:
+            self._open[subscription.id] = (subscription, pump, dispatcher)
+        pump.start()
+
+    def _pump(self, subscription: Subscription) -> None:
+        while (messages := subscription.wait(PUMP_WAIT_SECONDS)) is not None:
+            for message in messages:
+                self._output.send(message)
+
+    def cancel(self, message: object) -> None:
+        """notifications/cancelled naming a subscriptions/listen request ends it silently
+        (whichever era the router gives the notification to)."""
+        if classify(message) is not MessageKind.NOTIFICATION:
+            return
+        assert isinstance(message, dict)
+        params = message.get("params")
+        if message["method"] != "notifications/cancelled" or not isinstance(params, dict):
+            return
+        request_id = params.get("requestId")
+        if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+            return
+        with self._lock:
+            entry = self._open.pop(request_id, None)
+        if entry is not None:
+            entry[2].hub.remove(entry[0])
+
+    def end_all(self) -> None:
+        """EOF: the server ends every open subscription with its listen response."""
+        with self._lock:
+            entries = list(self._open.values())
+            self._open.clear()
+        for subscription, pump, dispatcher in entries:
+            dispatcher.hub.remove(subscription)
+            pump.join(timeout=PUMP_WAIT_SECONDS * 2)
+            self._output.send(dispatcher.listen_closed(subscription))
+
+
+class _Lines(Protocol):
+    """What the stdio transport does with the messages of one era."""
+
+    def handle(self, message: object) -> None:
+        """Answer one message of this era."""
+        ...
+
+
+class _LegacyLines:
+    """2025-11-25 on stdio: one implicit session; status notifications once chosen."""
+
+    def __init__(
+        self, dispatcher: LegacyDispatcher, store: TaskStore, output: _Output, *, chosen: bool
+    ) -> None:
+        self._dispatcher = dispatcher
+        self._output = output
+        self._chosen = chosen
+        if dispatcher.config.notify:
+            store.add_listener(self._push_status)
+
+    def handle(self, message: object) -> None:
+        if isinstance(message, dict) and message.get("method") == "initialize":
+            self._chosen = True
+        reply = self._dispatcher.handle(message, STDIO_SESSION)
+        if reply.response is not None:
+            self._output.answer(message, reply.response)
+
+    def _push_status(self, view: TaskView) -> None:
+        if self._chosen:
+            self._output.send(self._dispatcher.status_notification(view))
+
+
+class _ModernLines:
+    """2026-07-28 on stdio: each request on its own; listen requests stay open."""
+
+    def __init__(self, dispatcher: ModernDispatcher, output: _Output, listens: _Listens) -> None:
+        self._dispatcher = dispatcher
+        self._output = output
+        self._listens = listens
+
+    def handle(self, message: object) -> None:
+        reply = self._dispatcher.handle(message)  # no headers on stdio: nothing more to check
+        for related in reply.related:
+            self._output.send(related)
+        if reply.subscription is not None:
+            self._listens.start(reply.subscription, self._dispatcher)
+        elif reply.response is not None:
+            self._output.answer(message, reply.response)
+
+
+class StdioServer:
+    """Reads messages from `stdin` until EOF and writes answers and notifications to `stdout`."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        router: Router,
+        store: TaskStore,
+        stdin: BinaryIO,
+        stdout: BinaryIO,
+    ) -> None:
+        self._stdin = stdin
+        self._output = _Output(config, stdout)
+        self._listens = _Listens(self._output)
+        if config.fault is Fault.WRONG_CONTENT_TYPE:
+            log.warning("--fault wrong-content-type has no stdio equivalent; answering normally")
+        # The client of a dual-era server chooses the legacy era by its initialize.
+        legacy_from_start = router.sole_era is Era.LEGACY
+        self._routes: Routes[_Lines] = router.bind(
+            legacy=lambda dispatcher: _LegacyLines(
+                dispatcher, store, self._output, chosen=legacy_from_start
+            ),
+            modern=lambda dispatcher: _ModernLines(dispatcher, self._output, self._listens),
+        )
+
+    def serve(self) -> int:
+        """Serve until stdin closes; returns the exit status (0)."""
+        self._output.start()
+        for raw in iter(self._stdin.readline, b""):
+            line = raw.strip()
+            if not line:
+                continue
+            try:
+                message = json.loads(line)
+            except (ValueError, UnicodeDecodeError):
+                self._output.send(error_response(None, PARSE_ERROR, "Parse error"))
+                continue
+            if isinstance(message, list):
+                self._output.send(
+                    error_response(None, INVALID_REQUEST, "Batch requests are not supported")
+                )
+                continue
+            self._listens.cancel(message)
+            route = self._routes.route(message)
+            if route.may_block:
+                # tasks/result and inline tool calls may take long: answer them from their
+                # own thread so the next lines are still read and answered.
+                threading.Thread(target=route.handler.handle, args=(message,), daemon=True).start()
+            else:
+                route.handler.handle(message)
+        self._listens.end_all()
+        self._output.finish()
+        return 0

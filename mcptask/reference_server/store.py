@@ -1,8 +1,10 @@
 """The task store: all tasks of one server process, their scripted changes, ttl and cancel.
 
-One store is shared by every session, transport and protocol era. A single scheduler thread
-applies timed changes (script steps, delayed cancels, ttl expiry); every read and write happens
-under one condition variable, which also wakes `tasks/result` waiters when a task changes.
+One store is shared by every session, transport and protocol era. Every read and write
+happens under one condition variable, which also wakes `tasks/result` waiters and the work
+of fixture tools when a task changes. Time comes from the store's Clock (clock.py): timed
+changes (script steps, delayed cancels, ttl expiry) wait in a heap of deadlines, applied by
+the clock's scheduler as they fall due.
 
 Visibility: a task has an owner (a legacy session, under --scope session) or none (shared).
 `viewer` None, which is what every 2026-07-28 request uses, sees only the shared tasks.
@@ -11,165 +13,61 @@ Visibility: a task has an owner (a legacy session, under --scope session) or non
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from types import MappingProxyType
+from datetime import datetime
 
+from mcptask.reference_server.clock import Clock, SystemClock
 from mcptask.reference_server.config import CancelMode
+from mcptask.reference_server.creation_order import CreationOrder
 from mcptask.reference_server.jsonrpc import JsonObject
+from mcptask.reference_server.records import (
+    CANCELLED_MESSAGE,
+    COMPLETED_DURING_CANCEL_MESSAGE,
+    INPUT_RECEIVED_MESSAGE,
+    INPUT_REQUIRED,
+    CancelPolicy,
+    SortKey,
+    TaskNotFoundError,
+    TaskRecord,
+    TaskTerminalError,
+    TaskView,
+)
 from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, Step
-
-CANCELLED_MESSAGE = "Cancelled by client"
-COMPLETED_DURING_CANCEL_MESSAGE = "Completed before the cancel request arrived"
-INPUT_RECEIVED_MESSAGE = "Input received; working again"
-INPUT_REQUIRED = "input_required"
-
-
-@dataclass(frozen=True)
-class TaskView:
-    """A consistent snapshot of one task, safe to read outside the store's lock."""
-
-    task_id: str
-    status: str
-    status_message: str | None
-    created_at: datetime
-    last_updated_at: datetime
-    ttl_ms: int | None
-    owner: str | None
-    sort_key: tuple[int, int]
-    # The key of the outstanding input request while the task is input_required (a new key
-    # each time the task enters that status, so keys are unique over the task's life).
-    input_key: str | None = None
-    # Set by tools that run as workers (see `request_input` and `finish`): the CallToolResult
-    # of a completed task, the JSON-RPC error object of a failed one, and the outstanding
-    # input requests (wire key -> request) of an input_required one. None / empty for
-    # scripted tasks, whose answers are derived from their status and message.
-    result: JsonObject | None = None
-    error: JsonObject | None = None
-    input_requests: Mapping[str, JsonObject] = field(default_factory=lambda: MappingProxyType({}))
-
-    @property
-    def terminal(self) -> bool:
-        """True for completed, failed and cancelled, which never change again."""
-        return self.status in TERMINAL_STATUSES
-
-
-@dataclass(frozen=True)
-class CancelPolicy:
-    """The server-wide cancel behaviour (--cancel-mode and --cancel-delay)."""
-
-    mode: CancelMode = CancelMode.STRICT
-    delay_ms: int = 1000
-
-
-class TaskNotFoundError(Exception):
-    """The task does not exist, has expired, or is not visible to the asking session."""
-
-    def __init__(self, task_id: str) -> None:
-        super().__init__(f"Task not found: {task_id}")
-        self.task_id = task_id
-
-
-class TaskTerminalError(Exception):
-    """A cancel arrived for a task already in a terminal status."""
-
-    def __init__(self, task_id: str, status: str) -> None:
-        super().__init__(f"Cannot cancel task: already in terminal status '{status}'")
-        self.task_id = task_id
-        self.status = status
-
+from mcptask.reference_server.timers import DeadlineQueue
+from mcptask.reference_server.workers import WorkerCalls
 
 Listener = Callable[[TaskView], None]
 
 
-@dataclass
-class _Record:
-    task_id: str
-    seq: int
-    status: str
-    status_message: str | None
-    created_at: datetime
-    last_updated_at: datetime
-    ttl_ms: int | None
-    owner: str | None
-    on_cancel: OnCancel | None
-    steps: deque[Step] = field(default_factory=deque)
-    # Monotonic deadlines; None when nothing is pending.
-    next_step_at: float | None = None
-    cancel_at: float | None = None
-    expires_at: float | None = None
-    # awaitInput: entering input_required pauses the script until the input arrives.
-    await_input: bool = False
-    input_seq: int = 0
-    input_key: str | None = None
-    # Worker-driven tasks (request_input / finish): see TaskView.
-    result: JsonObject | None = None
-    error: JsonObject | None = None
-    input_requests: dict[str, JsonObject] = field(default_factory=dict)
-    # wire key -> the worker's own name for it, and the answers gathered so far (by name).
-    input_names: dict[str, str] = field(default_factory=dict)
-    input_responses: dict[str, object] = field(default_factory=dict)
+class TaskStore(WorkerCalls):
+    """Thread-safe task storage whose timed changes run on `clock` (default: real time).
 
-    def view(self) -> TaskView:
-        micros = int(self.created_at.timestamp() * 1_000_000)
-        return TaskView(
-            task_id=self.task_id,
-            status=self.status,
-            status_message=self.status_message,
-            created_at=self.created_at,
-            last_updated_at=self.last_updated_at,
-            ttl_ms=self.ttl_ms,
-            owner=self.owner,
-            sort_key=(micros, self.seq),
-            input_key=self.input_key,
-            result=self.result,
-            error=self.error,
-            input_requests=MappingProxyType(dict(self.input_requests)),
-        )
-
-    def visible_to(self, viewer: str | None) -> bool:
-        # Owner None: a shared task (seeded, scripted, created in global scope or by a
-        # 2026-07-28 request).
-        return self.owner is None or self.owner == viewer
-
-    def open_input_request(self) -> None:
-        self.input_seq += 1
-        self.input_key = f"input-{self.input_seq}"
-
-    @property
-    def script_paused(self) -> bool:
-        """Steps are left but none is scheduled: waiting for tasks/update (awaitInput)."""
-        return bool(self.steps) and self.next_step_at is None
-
-
-def utc_now() -> datetime:
-    """The current wall-clock time in UTC."""
-    return datetime.now(UTC)
-
-
-class TaskStore:
-    """Thread-safe task storage with a scheduler thread for timed changes.
+    Tools running as workers move their tasks with the calls of WorkerCalls (workers.py).
 
     Listeners are called with the store's lock held, in change order, so they must be quick
     and must not call back into the store (they enqueue notifications).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock | None = None) -> None:
+        self.clock: Clock = clock or SystemClock()
         self._cond = threading.Condition()
-        self._records: dict[str, _Record] = {}
+        self._records: dict[str, TaskRecord] = {}
+        self._by_key: dict[SortKey, TaskRecord] = {}
+        self._order = CreationOrder()
+        self._timers = DeadlineQueue()
         self._listeners: list[Listener] = []
         self._seq = 0
         self._closed = False
-        self._thread = threading.Thread(
-            target=self._run_scheduler, name="reference-server-scheduler", daemon=True
-        )
-        self._thread.start()
+        self._stop_scheduler = self.clock.drive(self)
 
     # -- life cycle -----------------------------------------------------------------------
+
+    @property
+    def condition(self) -> threading.Condition:
+        """The lock and condition every change happens under (for the clock's scheduler)."""
+        return self._cond
 
     def add_listener(self, listener: Listener) -> None:
         """Call `listener` with the new snapshot after every change of a task."""
@@ -177,11 +75,11 @@ class TaskStore:
             self._listeners.append(listener)
 
     def close(self) -> None:
-        """Stop the scheduler thread; the store stays readable."""
+        """Stop the scheduler and wake every waiter; the store stays readable."""
         with self._cond:
             self._closed = True
             self._cond.notify_all()
-        self._thread.join(timeout=2)
+        self._stop_scheduler()
 
     # -- writes ---------------------------------------------------------------------------
 
@@ -209,18 +107,17 @@ class TaskStore:
         in the past (seeded tasks): their history is fiction, and a short --ttl must not make
         them vanish before anyone could see them.
         """
-        now = time.monotonic()
-        wall = utc_now()
         with self._cond:
+            now = self.clock.monotonic()
             if task_id is None:
                 task_id = str(uuid.uuid4())
             if task_id in self._records:
                 raise ValueError(f"duplicate task id {task_id!r}")
             self._seq += 1
-            created = created_at or wall
-            record = _Record(
+            created = created_at or self.clock.now()
+            record = TaskRecord(
                 task_id=task_id,
-                seq=self._seq,
+                key=(int(created.timestamp() * 1_000_000), self._seq),
                 status=status,
                 status_message=status_message,
                 created_at=created,
@@ -237,6 +134,9 @@ class TaskStore:
             if record.steps and not (await_input and status == INPUT_REQUIRED):
                 record.next_step_at = now + record.steps[0].delay
             self._records[task_id] = record
+            self._by_key[record.key] = record
+            self._order.add(owner, record.key)
+            self._timers.schedule(record)
             self._cond.notify_all()
             return record.view()
 
@@ -257,11 +157,11 @@ class TaskStore:
         with self._cond:
             record = self._lookup(task_id, viewer)
             lenient = policy.mode is CancelMode.LENIENT
-            if record.status in TERMINAL_STATUSES:
+            if record.terminal:
                 if lenient:
                     return record.view()
                 raise TaskTerminalError(task_id, record.status)
-            action = record.on_cancel or self._default_action(policy)
+            action = record.on_cancel or policy.default_action()
             self._apply_cancel(record, action)
             if action.kind == "complete" and not lenient:
                 raise TaskTerminalError(task_id, "completed")
@@ -276,7 +176,7 @@ class TaskStore:
         """
         with self._cond:
             record = self._lookup(task_id, viewer)
-            if record.status not in TERMINAL_STATUSES:
+            if not record.terminal:
                 self._apply_cancel(record, record.on_cancel or default)
             return record.view()
 
@@ -300,11 +200,12 @@ class TaskStore:
                 return False
             self._transition(record, "working", INPUT_RECEIVED_MESSAGE)
             if record.script_paused:
-                record.next_step_at = time.monotonic() + record.steps[0].delay
+                record.next_step_at = self.clock.monotonic() + record.steps[0].delay
+                self._timers.schedule(record)
                 self._cond.notify_all()
             return True
 
-    def _answer_requests(self, record: _Record, responses: Mapping[str, object]) -> bool:
+    def _answer_requests(self, record: TaskRecord, responses: Mapping[str, object]) -> bool:
         """Take the answers to a worker's outstanding requests (a subset is fine: the task
         stays input_required, without the answered keys, until the last one arrives)."""
         answered = [key for key in record.input_requests if key in responses]
@@ -319,90 +220,17 @@ class TaskStore:
             self._transition(record, "working", INPUT_RECEIVED_MESSAGE)
         return True
 
-    # -- tools running as workers ---------------------------------------------------------
-    #
-    # A tool whose task is driven by code (the conformance fixtures) runs in a thread of its
-    # own and moves its task with these calls. They never raise for a task that ended or
-    # vanished meanwhile (cancelled, expired): they report it, and the worker stops.
-
-    def wait_active(self, task_id: str, seconds: float) -> bool:
-        """Sleep up to `seconds` while the task is not terminal.
-
-        True when the time passed with the task still active; False as soon as it ended,
-        vanished, or the store closed (the worker should stop).
-        """
-        deadline = time.monotonic() + seconds
-        with self._cond:
-            while True:
-                if self._worker_record(task_id) is None:
-                    return False
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return True
-                self._cond.wait(remaining)
-
-    def request_input(
-        self, task_id: str, requests: Mapping[str, JsonObject], message: str
-    ) -> dict[str, object] | None:
-        """Move the task to input_required with `requests` (name -> input request) and wait
-        until every one is answered by `provide_input`; return the answers by name.
-
-        On the wire each request gets a key of its own (`NAME-N`, N counting the task's
-        input rounds), so that keys are never reused over the task's life. Returns None when
-        the task ends, vanishes or the store closes before all answers arrived.
-        """
-        if not requests:
-            raise ValueError("request_input needs at least one request")
-        with self._cond:
-            record = self._worker_record(task_id)
-            if record is None:
-                return None
-            record.input_seq += 1
-            keys = {f"{name}-{record.input_seq}": name for name in requests}
-            record.input_names = dict(keys)
-            record.input_responses = {}
-            pending = {key: requests[name] for key, name in keys.items()}
-            self._transition(record, INPUT_REQUIRED, message, input_requests=pending)
-            while True:
-                current = self._worker_record(task_id)
-                if current is None:
-                    return None
-                if not current.input_requests:
-                    return dict(current.input_responses)
-                self._cond.wait()
-
-    def finish(
-        self,
-        task_id: str,
-        status: str,
-        message: str | None,
-        *,
-        result: JsonObject | None = None,
-        error: JsonObject | None = None,
-    ) -> bool:
-        """End the task in `status` (completed with `result`, failed with `error`, or
-        cancelled); False when it had already ended (say, cancelled) or vanished."""
-        if status not in TERMINAL_STATUSES:
-            raise ValueError(f"finish needs a terminal status, got {status!r}")
-        with self._cond:
-            record = self._worker_record(task_id)
-            if record is None:
-                return False
-            self._transition(record, status, message, result=result, error=error)
-            return True
-
-    def _worker_record(self, task_id: str) -> _Record | None:
-        """The task a worker drives, if it is still there and not terminal (lock held)."""
+    def _worker_record(self, task_id: str) -> TaskRecord | None:
+        """The task a worker drives, if still there and not terminal (lock held)."""
         record = self._records.get(task_id)
-        if record is not None and self._expired(record, time.monotonic()):
-            del self._records[task_id]
-            self._cond.notify_all()
+        if record is not None and record.expired(self.clock.monotonic()):
+            self._remove(record)
             record = None
-        if self._closed or record is None or record.status in TERMINAL_STATUSES:
+        if self._closed or record is None or record.terminal:
             return None
         return record
 
-    def _apply_cancel(self, record: _Record, action: OnCancel) -> None:
+    def _apply_cancel(self, record: TaskRecord, action: OnCancel) -> None:
         if action.kind == "complete":
             self._transition(record, "completed", COMPLETED_DURING_CANCEL_MESSAGE)
         elif action.kind == "cancel":
@@ -410,15 +238,10 @@ class TaskStore:
         elif action.kind == "delay" and action.delay_ms >= 0 and record.cancel_at is None:
             # Acknowledge now, cancel later: a cooperative server. A negative delay means
             # never ("ack-only"); a repeated cancel keeps the first deadline.
-            record.cancel_at = time.monotonic() + action.delay_ms / 1000
+            record.cancel_at = self.clock.monotonic() + action.delay_ms / 1000
+            self._timers.schedule(record)
             self._cond.notify_all()
         # ignore, or a negative delay: acknowledged, nothing changes
-
-    @staticmethod
-    def _default_action(policy: CancelPolicy) -> OnCancel:
-        if policy.mode is CancelMode.COOPERATIVE:
-            return OnCancel(kind="delay", delay_ms=policy.delay_ms)
-        return OnCancel(kind="cancel")
 
     # -- reads ----------------------------------------------------------------------------
 
@@ -428,57 +251,60 @@ class TaskStore:
             return self._lookup(task_id, viewer).view()
 
     def page(
-        self, viewer: str | None, after: tuple[int, int] | None, limit: int
+        self, viewer: str | None, after: SortKey | None, limit: int
     ) -> tuple[list[TaskView], bool]:
         """Up to `limit` visible tasks in creation order (oldest first) after the key `after`.
 
         Returns the page and whether more tasks follow. Keyset paging keeps pages stable
-        when tasks expire between two requests.
+        when tasks expire between two requests. The cost is that of the page (and of any
+        expired tasks met on the way, which are removed), not that of the store.
         """
+        owners = [None] if viewer is None else [None, viewer]
+        views: list[TaskView] = []
         with self._cond:
-            self._expire(time.monotonic())
-            views = sorted(
-                (r.view() for r in self._records.values() if r.visible_to(viewer)),
-                key=lambda view: view.sort_key,
-            )
-        if after is not None:
-            views = [view for view in views if view.sort_key > after]
-        return views[:limit], len(views) > limit
+            now = self.clock.monotonic()
+            for key in self._order.after(owners, after):
+                record = self._by_key.get(key)
+                if record is None:
+                    continue  # removed earlier
+                if record.expired(now):
+                    self._remove(record)
+                    continue
+                if len(views) == limit:
+                    return views, True
+                views.append(record.view())
+        return views, False
 
     def wait_terminal(self, task_id: str, viewer: str | None) -> TaskView:
         """Block until the task is terminal (tasks/result); raise if it vanishes meanwhile."""
         with self._cond:
             while True:
                 record = self._lookup(task_id, viewer)
-                if record.status in TERMINAL_STATUSES:
+                if record.terminal:
                     return record.view()
-                self._cond.wait()
+                self.clock.wait(self._cond, None)
 
     # -- internals (lock held) ------------------------------------------------------------
 
-    def _lookup(self, task_id: str, viewer: str | None) -> _Record:
+    def _lookup(self, task_id: str, viewer: str | None) -> TaskRecord:
         record = self._records.get(task_id)
-        if record is not None and self._expired(record, time.monotonic()):
-            del self._records[task_id]
+        if record is not None and record.expired(self.clock.monotonic()):
+            self._remove(record)
             record = None
         if record is None or not record.visible_to(viewer):
             raise TaskNotFoundError(task_id)
         return record
 
-    @staticmethod
-    def _expired(record: _Record, now: float) -> bool:
-        return record.expires_at is not None and record.expires_at <= now
-
-    def _expire(self, now: float) -> None:
-        expired = [t for t, r in self._records.items() if self._expired(r, now)]
-        for task_id in expired:
-            del self._records[task_id]
-        if expired:
-            self._cond.notify_all()  # tasks/result waiters must learn that the task is gone
+    def _remove(self, record: TaskRecord) -> None:
+        """Forget an expired task; tasks/result waiters must learn that it is gone."""
+        del self._records[record.task_id]
+        del self._by_key[record.key]
+        self._order.remove(record.owner, self._by_key)
+        self._cond.notify_all()
 
     def _transition(
         self,
-        record: _Record,
+        record: TaskRecord,
         status: str,
         message: str | None,
         *,
@@ -486,70 +312,47 @@ class TaskStore:
         error: JsonObject | None = None,
         input_requests: dict[str, JsonObject] | None = None,
     ) -> None:
-        if record.status in TERMINAL_STATUSES:
-            return  # terminal statuses never change (spec); late script steps are dropped
-        if input_requests is not None:
-            record.input_key = None
-            record.input_requests = input_requests
-        elif status == INPUT_REQUIRED and record.status != INPUT_REQUIRED:
-            record.open_input_request()
-        elif status != INPUT_REQUIRED:
-            record.input_key = None
-            record.input_requests = {}
-            record.input_names = {}
-        record.status = status
-        record.status_message = message
-        if status == "completed":
-            record.result = result
-        elif status == "failed":
-            record.error = error
-        if status in TERMINAL_STATUSES:
-            record.steps.clear()
-            record.next_step_at = None
-            record.cancel_at = None
-        self._changed(record)
+        if record.transition(
+            status, message, result=result, error=error, input_requests=input_requests
+        ):
+            self._changed(record)
 
-    def _changed(self, record: _Record) -> None:
+    def _changed(self, record: TaskRecord) -> None:
         """Stamp the change, tell the listeners and wake every waiter."""
-        record.last_updated_at = utc_now()
+        record.last_updated_at = self.clock.now()
         view = record.view()
         for listener in self._listeners:
             listener(view)
         self._cond.notify_all()
 
-    def _apply_due(self, now: float) -> None:
-        self._expire(now)
-        for record in list(self._records.values()):
-            while record.next_step_at is not None and record.next_step_at <= now:
-                due = record.next_step_at
-                step = record.steps.popleft()
-                self._transition(record, step.status, step.message)
-                if not record.steps or record.next_step_at is None:
-                    record.next_step_at = None
-                elif record.await_input and record.status == INPUT_REQUIRED:
-                    record.next_step_at = None  # paused until provide_input
-                else:
-                    # Count the next delay from this step's due time, not from "now", so
-                    # a late wake-up does not stretch the whole script.
-                    record.next_step_at = due + record.steps[0].delay
-            if record.cancel_at is not None and record.cancel_at <= now:
-                record.cancel_at = None
-                self._transition(record, "cancelled", CANCELLED_MESSAGE)
+    def run_due(self) -> float | None:
+        """Apply every timed change due by now (lock held); return the next deadline.
 
-    def _next_deadline(self) -> float | None:
-        deadlines = [
-            deadline
-            for record in self._records.values()
-            for deadline in (record.next_step_at, record.cancel_at, record.expires_at)
-            if deadline is not None
-        ]
-        return min(deadlines, default=None)
+        Called by the clock's scheduler; any write notifies the condition, so a scheduler
+        thread that waits for the next deadline also learns about new, earlier ones.
+        """
+        now = self.clock.monotonic()
+        for record in self._timers.due(now, self._records):
+            if record.expired(now):
+                self._remove(record)
+                continue
+            self._apply_due(record, now)
+            self._timers.schedule(record)
+        return self._timers.next_deadline(self._records)
 
-    def _run_scheduler(self) -> None:
-        with self._cond:
-            while not self._closed:
-                now = time.monotonic()
-                self._apply_due(now)
-                deadline = self._next_deadline()
-                # Any write calls notify_all, so a new, earlier deadline wakes us up too.
-                self._cond.wait(None if deadline is None else max(0.0, deadline - now))
+    def _apply_due(self, record: TaskRecord, now: float) -> None:
+        while record.next_step_at is not None and record.next_step_at <= now:
+            due = record.next_step_at
+            step = record.steps.popleft()
+            self._transition(record, step.status, step.message)
+            if not record.steps or record.next_step_at is None:
+                record.next_step_at = None
+            elif record.await_input and record.status == INPUT_REQUIRED:
+                record.next_step_at = None  # paused until provide_input
+            else:
+                # Count the next delay from this step's due time, not from "now", so
+                # a late wake-up does not stretch the whole script.
+                record.next_step_at = due + record.steps[0].delay
+        if record.cancel_at is not None and record.cancel_at <= now:
+            record.cancel_at = None
+            self._transition(record, "cancelled", CANCELLED_MESSAGE)

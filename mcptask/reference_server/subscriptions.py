@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Callable
 
 from mcptask.reference_server.jsonrpc import JsonObject
-from mcptask.reference_server.store import TaskView
+from mcptask.reference_server.records import TaskView
 
 SUBSCRIPTION_ID_META = "io.modelcontextprotocol/subscriptionId"
 

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass
 
 from mcptask.reference_server.jsonrpc import JsonObject
+from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.scripting import (
     TERMINAL_STATUSES,
     OnCancel,
@@ -13,7 +14,6 @@ from mcptask.reference_server.scripting import (
     parse_on_cancel,
     parse_steps,
 )
-from mcptask.reference_server.store import TaskView
 
 LONG_JOB = "long_job"
 DEFAULT_SECONDS = 30.0

@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
-from mcptask.reference_server.jsonrpc import JsonObject
+from mcptask.reference_server.jsonrpc import JsonObject, encode_message
 
 HEARTBEAT = b": heartbeat\n\n"
-
-
-def encode_message(message: JsonObject) -> str:
-    """One JSON-RPC message as compact single-line JSON (ASCII, so any text is safe)."""
-    return json.dumps(message, separators=(",", ":"))
 
 
 def message_event(event_id: str, message: JsonObject) -> bytes:

@@ -2,22 +2,27 @@
 
 Transports (HTTP, stdio) parse bytes, manage sessions and write answers; everything that the
 MCP specification says about methods, capabilities and task semantics lives here. The
-2026-07-28 ModernDispatcher (modern.py) sits beside this one and shares the TaskStore; the
-transports pick one of the two per message.
+2026-07-28 ModernDispatcher (modern.py) sits beside this one and shares the TaskStore and
+the wire helpers (wire.py, calls.py); the router (router.py) decides which of the two
+answers a message.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import logging
 import secrets
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
-from mcptask import __version__
+from mcptask.reference_server.calls import (
+    fixture_arguments,
+    progress_token,
+    resolve_tool,
+    start_fixture_task,
+    start_long_job,
+    tool_list,
+)
 from mcptask.reference_server.config import Scope, ServerConfig
 from mcptask.reference_server.fixtures import (
     Complete,
@@ -25,7 +30,6 @@ from mcptask.reference_server.fixtures import (
     StartTask,
     ToolCall,
     fixture_tools,
-    launch,
 )
 from mcptask.reference_server.jsonrpc import (
     INTERNAL_ERROR,
@@ -41,28 +45,28 @@ from mcptask.reference_server.jsonrpc import (
     request_id,
     result_response,
 )
+from mcptask.reference_server.records import CancelPolicy, SortKey, TaskView
 from mcptask.reference_server.scripting import parse_ttl
-from mcptask.reference_server.store import (
-    CancelPolicy,
-    TaskNotFoundError,
-    TaskStore,
-    TaskTerminalError,
-    TaskView,
-)
-from mcptask.reference_server.tools import (
-    LONG_JOB,
-    parse_long_job,
-    run_inline,
-    task_result,
-    tool_definitions,
+from mcptask.reference_server.store import TaskStore
+from mcptask.reference_server.tools import LongJob, run_inline, task_result
+from mcptask.reference_server.wire import (
+    INVALID_MESSAGE,
+    LEGACY_TASK,
+    LEGACY_VERSION,
+    as_jsonrpc_error,
+    server_info,
+    simulate_latency,
+    task_id_param,
 )
 
-PROTOCOL_VERSION = "2025-11-25"
+PROTOCOL_VERSION = LEGACY_VERSION
 SUPPORTED_VERSIONS = frozenset({PROTOCOL_VERSION})
 STATUS_NOTIFICATION = "notifications/tasks/status"
 LOGGER_NAME = "mcptask-reference"
-
-log = logging.getLogger("mcptask.reference_server")
+INSTRUCTIONS = (
+    "mcptask reference server: a demo and test target for MCP tasks. Call the long_job tool "
+    "with params.task to create a task; list, get and cancel tasks with the tasks/* methods."
+)
 
 
 @dataclass
@@ -74,12 +78,8 @@ class Reply:
     related: list[JsonObject] = field(default_factory=list)
 
 
-def iso_utc(moment: datetime) -> str:
-    """ISO 8601 in UTC with a `Z` suffix, to the millisecond."""
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-Handler = Callable[[JsonObject, str | None], JsonObject]
+Emit = Callable[[JsonObject], None]
+Handler = Callable[[JsonObject, str | None, Emit], JsonObject]
 
 
 class LegacyDispatcher:
@@ -102,9 +102,10 @@ class LegacyDispatcher:
         )
         self._methods: dict[str, Handler] = {
             "initialize": self._initialize,
-            "ping": lambda params, session: {},
-            "logging/setLevel": lambda params, session: {},
+            "ping": lambda params, session, emit: {},
+            "logging/setLevel": lambda params, session, emit: {},
             "tools/list": self._tools_list,
+            # Tools may send notifications that belong to the call (progress, logs).
             "tools/call": self._tools_call,
         }
         if config.tasks_enabled:
@@ -121,26 +122,23 @@ class LegacyDispatcher:
         """Process one decoded JSON-RPC message and return the reply."""
         kind = classify(message)
         if kind is MessageKind.INVALID:
-            return Reply(
-                error_response(request_id(message), INVALID_REQUEST, "Invalid JSON-RPC message")
-            )
+            return Reply(error_response(request_id(message), INVALID_REQUEST, INVALID_MESSAGE))
         if kind is not MessageKind.REQUEST:
             # notifications/initialized, notifications/cancelled and client responses need
             # no answer; this server sends no requests, so there is nothing to match.
             return Reply(None)
         assert isinstance(message, dict)
         method: str = message["method"]
-        msg_id = message["id"]
         related = [
             notification(
                 "notifications/message",
                 {"level": "info", "logger": LOGGER_NAME, "data": f"handling {method}"},
             )
         ]
-        return Reply(
-            self._answer(method, message.get("params"), msg_id, session_id, related.append),
-            related,
+        response = self._answer(
+            method, message.get("params"), message["id"], session_id, related.append
         )
+        return Reply(response, related)
 
     def may_block(self, message: object) -> bool:
         """True when answering `message` may take long (tasks/result, an inline tool call).
@@ -174,14 +172,7 @@ class LegacyDispatcher:
 
     def task_wire(self, view: TaskView) -> JsonObject:
         """The Task object exactly as the 2025-11-25 schema spells it."""
-        task: JsonObject = {"taskId": view.task_id, "status": view.status}
-        if view.status_message is not None:
-            task["statusMessage"] = view.status_message
-        task["createdAt"] = iso_utc(view.created_at)
-        task["lastUpdatedAt"] = iso_utc(view.last_updated_at)
-        task["ttl"] = view.ttl_ms
-        task["pollInterval"] = self.config.poll_interval_ms
-        return task
+        return LEGACY_TASK.render(view, self.config.poll_interval_ms)
 
     def status_notification(self, view: TaskView) -> JsonObject:
         """The notifications/tasks/status message for a changed task (Task fields, flat)."""
@@ -190,41 +181,34 @@ class LegacyDispatcher:
     # -- request plumbing -----------------------------------------------------------------
 
     def _answer(
-        self,
-        method: str,
-        params: object,
-        msg_id: str | int,
-        session_id: str | None,
-        emit: Callable[[JsonObject], None],
+        self, method: str, params: object, msg_id: str | int, session_id: str | None, emit: Emit
     ) -> JsonObject:
         handler = self._methods.get(method)
         if handler is None:
             return error_response(msg_id, METHOD_NOT_FOUND, f"Method not found: {method}")
-        if method.startswith("tasks/") and self.config.latency_ms > 0:
-            time.sleep(self.config.latency_ms / 1000)
+        simulate_latency(self.config, method)
         if params is None:
             params = {}
         if not isinstance(params, dict):
             return error_response(msg_id, INVALID_PARAMS, "params must be an object")
         try:
-            if method == "tools/call":
-                # Tools may send notifications that belong to the call (progress, logs).
-                return result_response(msg_id, self._tools_call(params, session_id, emit))
-            return result_response(msg_id, handler(params, session_id))
-        except JsonRpcError as exc:
-            return error_response(msg_id, exc.code, exc.message, exc.data)
-        except (TaskNotFoundError, TaskTerminalError) as exc:
-            return error_response(msg_id, INVALID_PARAMS, str(exc))
-        except Exception:
-            log.exception("internal error while handling %s", method)
-            return error_response(msg_id, INTERNAL_ERROR, "Internal error")
+            return result_response(msg_id, handler(params, session_id, emit))
+        except Exception as exc:
+            error = as_jsonrpc_error(exc, method)
+            return error_response(msg_id, error.code, error.message, error.data)
 
-    @staticmethod
-    def _task_id(params: JsonObject) -> str:
-        task_id = params.get("taskId")
-        if not isinstance(task_id, str):
-            raise JsonRpcError(INVALID_PARAMS, "taskId must be a string")
-        return task_id
+    def _owner(self, session_id: str | None) -> str | None:
+        """Who owns a task the session creates: the session under --scope session."""
+        return session_id if self.config.scope is Scope.SESSION else None
+
+    def _requested_ttl(self, task_params: object) -> int | None:
+        """The ttl a task-augmented call asks for (params.task.ttl), else the server's."""
+        if not isinstance(task_params, dict):
+            raise JsonRpcError(INVALID_PARAMS, "task must be an object")
+        try:
+            return parse_ttl(task_params.get("ttl", self.config.ttl_ms), "task.ttl")
+        except ValueError as exc:
+            raise JsonRpcError(INVALID_PARAMS, str(exc)) from None
 
     # -- lifecycle and tools --------------------------------------------------------------
 
@@ -245,73 +229,40 @@ class LegacyDispatcher:
         capabilities["logging"] = {}
         return capabilities
 
-    def _initialize(self, params: JsonObject, session_id: str | None) -> JsonObject:
+    def _initialize(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
         requested = params.get("protocolVersion")
         # Version negotiation: echo a supported version, otherwise offer our own.
         version = requested if requested in SUPPORTED_VERSIONS else PROTOCOL_VERSION
         return {
             "protocolVersion": version,
             "capabilities": self.capabilities(),
-            "serverInfo": {"name": self.config.server_name, "version": __version__},
-            "instructions": (
-                "mcptask reference server: a demo and test target for MCP tasks. Call the "
-                "long_job tool with params.task to create a task; list, get and cancel tasks "
-                "with the tasks/* methods."
-            ),
+            "serverInfo": server_info(self.config),
+            "instructions": INSTRUCTIONS,
         }
 
-    def _tools_list(self, params: JsonObject, session_id: str | None) -> JsonObject:
-        tools = tool_definitions(self.config.tasks_enabled)
-        tools += [
-            tool.definition(modern=False, tasks_enabled=self.config.tasks_enabled)
-            for tool in self._fixtures.values()
-        ]
-        return {"tools": tools}
+    def _tools_list(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
+        return {"tools": tool_list(self._fixtures, self.config.tasks_enabled, modern=False)}
 
-    def _tools_call(
-        self,
-        params: JsonObject,
-        session_id: str | None,
-        emit: Callable[[JsonObject], None] | None = None,
+    def _tools_call(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
+        tool = resolve_tool(params, self._fixtures)
+        if isinstance(tool, FixtureTool):
+            return self._call_fixture(tool, params, session_id, emit)
+        return self._call_long_job(tool, params, session_id)
+
+    def _call_long_job(
+        self, job: LongJob, params: JsonObject, session_id: str | None
     ) -> JsonObject:
-        name = params.get("name")
-        fixture = self._fixtures.get(name) if isinstance(name, str) else None
-        if fixture is not None:
-            return self._call_fixture(fixture, params, session_id, emit)
-        if name != LONG_JOB:
-            raise JsonRpcError(INVALID_PARAMS, f"Unknown tool: {name}")
-        try:
-            job = parse_long_job(params.get("arguments"))
-        except ValueError as exc:
-            raise JsonRpcError(INVALID_PARAMS, f"Invalid arguments for {LONG_JOB}: {exc}") from None
         task_params = params.get("task")
         # Without the tasks capability, task metadata is ignored and the call runs normally
         # (spec: receivers that do not declare it process the request as usual).
         if task_params is None or not self.config.tasks_enabled:
             return run_inline(job)
-        if not isinstance(task_params, dict):
-            raise JsonRpcError(INVALID_PARAMS, "task must be an object")
-        try:
-            ttl = parse_ttl(task_params.get("ttl", self.config.ttl_ms), "task.ttl")
-        except ValueError as exc:
-            raise JsonRpcError(INVALID_PARAMS, str(exc)) from None
-        owner = session_id if self.config.scope is Scope.SESSION else None
-        view = self.store.create(
-            status_message=job.start_message,
-            ttl_ms=ttl,
-            owner=owner,
-            steps=job.steps,
-            on_cancel=job.on_cancel,
-            await_input=job.await_input,
-        )
+        ttl = self._requested_ttl(task_params)
+        view = start_long_job(self.store, job, ttl_ms=ttl, owner=self._owner(session_id))
         return {"task": self.task_wire(view)}
 
     def _call_fixture(
-        self,
-        tool: FixtureTool,
-        params: JsonObject,
-        session_id: str | None,
-        emit: Callable[[JsonObject], None] | None,
+        self, tool: FixtureTool, params: JsonObject, session_id: str | None, emit: Emit
     ) -> JsonObject:
         """tools/call of a conformance fixture tool, with the tool-level task negotiation of
         2025-11-25: -32601 for a task-augmented call of a tool that forbids it, and for a
@@ -328,52 +279,36 @@ class LegacyDispatcher:
                 METHOD_NOT_FOUND,
                 f"Tool {tool.name} must be called as a task (execution.taskSupport: required)",
             )
-        ttl = self.config.ttl_ms
-        if as_task:
-            if not isinstance(task_params, dict):
-                raise JsonRpcError(INVALID_PARAMS, "task must be an object")
-            try:
-                ttl = parse_ttl(task_params.get("ttl", self.config.ttl_ms), "task.ttl")
-            except ValueError as exc:
-                raise JsonRpcError(INVALID_PARAMS, str(exc)) from None
-        arguments = params.get("arguments", {})
-        if not isinstance(arguments, dict):
-            raise JsonRpcError(INVALID_PARAMS, "arguments must be an object")
-        meta = params.get("_meta")
-        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        ttl = self._requested_ttl(task_params) if as_task else self.config.ttl_ms
         call = ToolCall(
             name=tool.name,
-            arguments=arguments,
+            arguments=fixture_arguments(params),
             era="legacy",
             as_task=as_task,
-            progress_token=(
-                token if isinstance(token, str | int) and not isinstance(token, bool) else None
-            ),
+            progress_token=progress_token(params.get("_meta")),
             # Like the server's other log messages, the tools' go out at every level.
             log_level="debug",
-            emit=emit or (lambda message: None),
+            emit=emit,
         )
         outcome = tool.run(call)
         if isinstance(outcome, Complete):
             return outcome.result
         if not isinstance(outcome, StartTask) or not as_task:
             raise JsonRpcError(INTERNAL_ERROR, f"{tool.name} gave an answer 2025-11-25 lacks")
-        owner = session_id if self.config.scope is Scope.SESSION else None
-        view = self.store.create(status_message=outcome.message, ttl_ms=ttl, owner=owner)
-        launch(self.store, view.task_id, outcome.work)
+        view = start_fixture_task(self.store, outcome, ttl_ms=ttl, owner=self._owner(session_id))
         return {"task": self.task_wire(view)}
 
     # -- tasks ----------------------------------------------------------------------------
 
-    def _tasks_get(self, params: JsonObject, session_id: str | None) -> JsonObject:
-        return self.task_wire(self.store.get(self._task_id(params), session_id))
+    def _tasks_get(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
+        return self.task_wire(self.store.get(task_id_param(params), session_id))
 
-    def _tasks_cancel(self, params: JsonObject, session_id: str | None) -> JsonObject:
-        view = self.store.cancel(self._task_id(params), session_id, self._cancel_policy)
+    def _tasks_cancel(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
+        view = self.store.cancel(task_id_param(params), session_id, self._cancel_policy)
         return self.task_wire(view)
 
-    def _tasks_result(self, params: JsonObject, session_id: str | None) -> JsonObject:
-        view = self.store.wait_terminal(self._task_id(params), session_id)
+    def _tasks_result(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
+        view = self.store.wait_terminal(task_id_param(params), session_id)
         if view.status == "failed" and view.error is not None:
             # The underlying request ended in a JSON-RPC error: tasks/result answers it.
             error = view.error
@@ -384,7 +319,7 @@ class LegacyDispatcher:
             )
         return task_result(view)
 
-    def _tasks_list(self, params: JsonObject, session_id: str | None) -> JsonObject:
+    def _tasks_list(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
         cursor = params.get("cursor")
         after = None if cursor is None else self._decode_cursor(cursor)
         views, more = self.store.page(session_id, after, self.config.page_size)
@@ -393,11 +328,11 @@ class LegacyDispatcher:
             result["nextCursor"] = self._encode_cursor(views[-1].sort_key)
         return result
 
-    def _encode_cursor(self, key: tuple[int, int]) -> str:
+    def _encode_cursor(self, key: SortKey) -> str:
         raw = f"{self._cursor_nonce}:{key[0]}:{key[1]}".encode()
         return base64.urlsafe_b64encode(raw).decode("ascii")
 
-    def _decode_cursor(self, cursor: object) -> tuple[int, int]:
+    def _decode_cursor(self, cursor: object) -> SortKey:
         try:
             if not isinstance(cursor, str):
                 raise ValueError("not a string")

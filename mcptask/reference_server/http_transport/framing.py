@@ -1,0 +1,220 @@
+"""One HTTP exchange in bytes: reading request bodies, writing heads, bodies, error answers,
+JSON or SSE answers (per --answer, broken per --fault) and chunked event streams.
+
+Exchange knows HTTP and the SSE wire format, not the protocol eras: the era endpoints
+(legacy.py, modern.py) decide what to send, through these methods.
+"""
+
+from __future__ import annotations
+
+import http
+import logging
+import secrets
+import select
+import socket
+from collections.abc import Mapping
+from http.server import BaseHTTPRequestHandler
+from typing import Any, NoReturn
+
+from mcptask import __version__
+from mcptask.reference_server.config import AnswerMode, Fault, ServerConfig
+from mcptask.reference_server.faults import replacement_body, with_wrong_id
+from mcptask.reference_server.http_transport.sse import message_event, plain_event, priming_event
+from mcptask.reference_server.jsonrpc import JsonObject, encode_message, error_response
+
+MAX_BODY = 4 * 1024 * 1024
+JSON = "application/json"
+EVENT_STREAM = "text/event-stream"
+# Error code for failures of the HTTP layer (JSON-RPC server-error range, as the official
+# SDKs use it): a bad header, a missing session, a refused method.
+BAD_REQUEST = -32000
+# The end of a chunked body.
+LAST_CHUNK = b"0\r\n\r\n"
+
+log = logging.getLogger("mcptask.reference_server")
+
+
+class Done(Exception):
+    """Raised after an error answer was sent, to end the handling of a request."""
+
+
+def chunk(data: bytes) -> bytes:
+    """One chunk of a chunked (Transfer-Encoding) body."""
+    return b"%x\r\n%s\r\n" % (len(data), data)
+
+
+class Exchange(BaseHTTPRequestHandler):
+    """Handles one connection; HTTP/1.1 keep-alive serves many requests on it.
+
+    Subclasses give the server's settings (`config`) and the do_* methods.
+    """
+
+    protocol_version = "HTTP/1.1"
+    server_version = f"mcptask-reference/{__version__}"
+
+    @property
+    def config(self) -> ServerConfig:
+        """The server's settings (answer mode, faults, logging)."""
+        raise NotImplementedError
+
+    def setup(self) -> None:
+        super().setup()
+        # Answers are small and latency matters (hundreds of requests on one connection):
+        # without TCP_NODELAY, Nagle plus delayed ACKs can add ~40 ms per request.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.config.log_requests:
+            log.info("%s %s", self.address_string(), format % args)
+
+    # -- reading --------------------------------------------------------------------------
+
+    def read_body(self) -> bytes:
+        """The request body (Content-Length or chunked); 400/413 when it is malformed."""
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            return self._read_chunked()
+        length_text = self.headers.get("Content-Length")
+        if length_text is None:
+            return b""
+        try:
+            length = int(length_text)
+        except ValueError:
+            length = -1
+        if not 0 <= length <= MAX_BODY:
+            self.close_connection = True
+            self.fail(413 if length > MAX_BODY else 400, BAD_REQUEST, "Bad Content-Length")
+        return self.rfile.read(length)
+
+    def _read_chunked(self) -> bytes:
+        parts: list[bytes] = []
+        total = 0
+        while True:
+            size_line = self.rfile.readline(1024).split(b";")[0].strip()
+            try:
+                size = int(size_line, 16)
+            except ValueError:
+                size = -1
+            total += size
+            if size < 0 or total > MAX_BODY:
+                self.close_connection = True
+                self.fail(400, BAD_REQUEST, "Bad chunked body")
+            if size == 0:
+                while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return b"".join(parts)
+            parts.append(self.rfile.read(size))
+            self.rfile.readline(1024)
+
+    def peer_closed(self) -> bool:
+        """True when the client closed its end of the connection (EOF is readable)."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            if not readable:
+                return False
+            peeked: bytes = self.connection.recv(1, socket.MSG_PEEK)
+            return peeked == b""
+        except OSError:
+            return True
+
+    # -- writing --------------------------------------------------------------------------
+
+    def head(self, status: int, headers: Mapping[str, str]) -> bytes:
+        """The status line and headers (with Connection: close once that is decided)."""
+        lines = [
+            f"{self.protocol_version} {status} {http.HTTPStatus(status).phrase}",
+            f"Server: {self.version_string()}",
+            f"Date: {self.date_time_string()}",
+        ]
+        lines.extend(f"{name}: {value}" for name, value in headers.items())
+        if self.close_connection:
+            lines.append("Connection: close")
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+    def event_stream_head(self, *, unbuffered: bool = False) -> bytes:
+        """The head of a chunked SSE stream (`unbuffered`: ask proxies not to buffer it)."""
+        headers = {"Content-Type": EVENT_STREAM, "Cache-Control": "no-cache"}
+        if unbuffered:
+            headers["X-Accel-Buffering"] = "no"
+        headers["Transfer-Encoding"] = "chunked"
+        return self.head(200, headers)
+
+    def send(
+        self,
+        status: int,
+        body: bytes = b"",
+        content_type: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        """A complete answer with a Content-Length."""
+        all_headers = dict(headers or {})
+        if content_type is not None:
+            all_headers["Content-Type"] = content_type
+        all_headers["Content-Length"] = str(len(body))
+        # Head and body in one write: one TCP segment for small answers.
+        self.wfile.write(self.head(status, all_headers) + body)
+        self.log_request(status, len(body))
+
+    def send_message(self, status: int, message: JsonObject) -> None:
+        """One JSON-RPC message as a JSON answer."""
+        self.send(status, encode_message(message).encode(), JSON)
+
+    def fail(
+        self,
+        status: int,
+        code: int,
+        message: str,
+        headers: Mapping[str, str] | None = None,
+        msg_id: str | int | None = None,
+    ) -> NoReturn:
+        """Answer an HTTP-layer error with a JSON-RPC error body, then stop handling."""
+        body = encode_message(error_response(msg_id, code, message)).encode()
+        self.send(status, body, JSON, headers)
+        raise Done
+
+    def method_not_allowed(self, allow: str) -> NoReturn:
+        """405, naming the methods the endpoint serves."""
+        self.close_connection = True  # the request body, if any, is left unread
+        self.fail(405, BAD_REQUEST, "Method not allowed", {"Allow": allow})
+
+    def deliver(
+        self,
+        method: str,
+        response: JsonObject,
+        related: list[JsonObject],
+        headers: dict[str, str],
+        *,
+        resumable: bool,
+    ) -> None:
+        """Answer a request with HTTP 200: JSON or SSE per --answer, broken per --fault.
+
+        `resumable` (2025-11-25): SSE events carry ids, after a priming event. 2026-07-28
+        streams have neither (no Last-Event-ID resumption).
+        """
+        config = self.config
+        fault = config.fault if method.startswith("tasks/") else None
+        if fault is Fault.DROP:
+            self.close_connection = True  # no answer at all: the client sees a closed socket
+            return
+        if fault is not None:
+            body = replacement_body(fault)
+            if body is not None:
+                content_type = "text/html" if fault is Fault.WRONG_CONTENT_TYPE else JSON
+                self.send(200, body, content_type, headers)
+                return
+            response = with_wrong_id(response)
+        if config.answer is AnswerMode.JSON:
+            self.send(200, encode_message(response).encode(), JSON, headers)
+            return
+        # One SSE stream per request: (priming event,) request-related notifications, then
+        # the response. The whole stream goes out with a Content-Length so the connection
+        # stays usable for the next request (keep-alive).
+        if resumable:
+            stream = secrets.token_hex(6)
+            events = [priming_event(f"{stream}-0")]
+            for index, item in enumerate([*related, response], start=1):
+                events.append(message_event(f"{stream}-{index}", item))
+        else:
+            events = [plain_event(item) for item in [*related, response]]
+            headers["X-Accel-Buffering"] = "no"
+        headers["Cache-Control"] = "no-cache"
+        self.send(200, b"".join(events), EVENT_STREAM, headers)

@@ -1,0 +1,235 @@
+"""Streamable HTTP of the 2025-11-25 era: sessions (Mcp-Session-Id), POSTs answered as JSON
+or resumable SSE, the session's GET notification stream, and DELETE.
+
+Also SSE polling (SEP-1699): a POST stream the server closes after its priming event, whose
+messages the client gets by resuming it with GET and Last-Event-ID.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import socket
+
+from mcptask.reference_server.config import AnswerMode
+from mcptask.reference_server.http_transport.framing import (
+    BAD_REQUEST,
+    EVENT_STREAM,
+    LAST_CHUNK,
+    Exchange,
+    chunk,
+)
+from mcptask.reference_server.http_transport.policy import accepted_types
+from mcptask.reference_server.http_transport.sessions import Session, SessionRegistry
+from mcptask.reference_server.http_transport.sse import HEARTBEAT, message_event, priming_event
+from mcptask.reference_server.jsonrpc import JsonObject, MessageKind, classify
+from mcptask.reference_server.legacy import LegacyDispatcher
+from mcptask.reference_server.store import TaskStore
+
+# An unknown session (JSON-RPC server-error range, as the official SDKs use it).
+SESSION_NOT_FOUND = -32001
+GET_EVENT_PREFIX = "get-"
+# MCP-Protocol-Version values accepted on requests of a legacy session: the released
+# versions that speak Streamable HTTP. A request without the header is taken as 2025-03-26
+# (transport spec, backwards compatibility) and served, so the same version named
+# explicitly, or 2025-06-18 (which added the header), is no reason to refuse it. The
+# session's semantics stay those of the version initialize negotiated (2025-11-25).
+# 2024-11-05 predates Streamable HTTP (and the header), and 2026-07-28 requests carry their
+# version in `_meta` instead of a session.
+LEGACY_HEADER_VERSIONS = frozenset({"2025-03-26", "2025-06-18", "2025-11-25"})
+# Client reconnect delay advertised on the GET stream's priming event.
+RETRY_MS = 1000
+
+
+class LegacyEndpoint:
+    """The 2025-11-25 side of the /mcp endpoint; one per server, shared by connections."""
+
+    allow = "GET, POST, DELETE"
+
+    def __init__(self, dispatcher: LegacyDispatcher, store: TaskStore) -> None:
+        self.dispatcher = dispatcher
+        self.config = dispatcher.config
+        self.sessions = SessionRegistry()
+        if self.config.notify:
+            store.add_listener(
+                lambda view: self.sessions.broadcast(
+                    dispatcher.status_notification(view), view.owner
+                )
+            )
+
+    def shutdown(self) -> None:
+        """Nothing to end: GET streams stop with their connections."""
+
+    # -- POST -----------------------------------------------------------------------------
+
+    def post(self, exchange: Exchange, message: JsonObject) -> None:
+        """A request, notification or response of a session (initialize opens one)."""
+        kind = classify(message)
+        method = message.get("method") if kind is MessageKind.REQUEST else None
+        # A new session per initialize: a client re-initializing after a 404 gets a fresh
+        # one, and the old id (if any) is simply ignored.
+        new_session = method == "initialize"
+        session = self.sessions.create() if new_session else self._require_session(exchange)
+        count = session.count_request()
+        try:
+            if isinstance(method, str):
+                self._answer(exchange, method, message, session, new_session)
+            else:
+                self.dispatcher.handle(message, session.id)
+                exchange.send(202)
+        finally:
+            limit = self.config.drop_session_after
+            if limit is not None and count >= limit:
+                self.sessions.remove(session.id)
+
+    def _answer(
+        self,
+        exchange: Exchange,
+        method: str,
+        message: JsonObject,
+        session: Session,
+        new_session: bool,
+    ) -> None:
+        if (
+            self.config.answer is AnswerMode.SSE
+            and self.config.fault is None
+            and self.dispatcher.closes_stream(message)
+        ):
+            self._answer_after_closing(exchange, message, session)
+            return
+        reply = self.dispatcher.handle(message, session.id)
+        assert reply.response is not None
+        headers = {"Mcp-Session-Id": session.id} if new_session else {}
+        exchange.deliver(method, reply.response, reply.related, headers, resumable=True)
+
+    def _answer_after_closing(
+        self, exchange: Exchange, message: JsonObject, session: Session
+    ) -> None:
+        """SSE polling (SEP-1699): send the priming event with a retry delay, close the
+        stream, then handle the request; its messages wait for the client to resume the
+        stream with GET and Last-Event-ID."""
+        stream = secrets.token_hex(6)
+        session.open_post_stream(stream)
+        exchange.close_connection = True
+        exchange.send(
+            200,
+            priming_event(f"{stream}-0", RETRY_MS),
+            EVENT_STREAM,
+            {"Cache-Control": "no-cache"},
+        )
+        with contextlib.suppress(OSError):  # the client may be gone already: no matter
+            exchange.connection.shutdown(socket.SHUT_WR)
+        reply = self.dispatcher.handle(message, session.id)
+        assert reply.response is not None
+        session.finish_post_stream(stream, [*reply.related, reply.response])
+
+    # -- GET: the session's notification stream -------------------------------------------
+
+    def get(self, exchange: Exchange) -> None:
+        """The session's notification stream, or the rest of a POST stream it resumes."""
+        if not self.config.get_stream:
+            exchange.fail(
+                405, BAD_REQUEST, "This server offers no GET stream", {"Allow": "POST, DELETE"}
+            )
+        if EVENT_STREAM not in accepted_types(exchange.headers.get("Accept")):
+            exchange.fail(406, BAD_REQUEST, "Accept must list text/event-stream")
+        session = self._require_session(exchange)
+        last_event_id = exchange.headers.get("Last-Event-ID")
+        post = _post_event(last_event_id)
+        if post is not None and session.has_post_stream(post[0]):
+            self._resume_post_stream(exchange, session, *post)
+            return
+        token, cursor = session.open_stream()
+        resume = _get_event_number(last_event_id)
+        if resume is not None:
+            cursor = resume
+        head = exchange.event_stream_head()
+        exchange.close_connection = True
+        heartbeat = self.config.heartbeat_seconds
+        try:
+            exchange.wfile.write(
+                head + chunk(priming_event(f"{GET_EVENT_PREFIX}{cursor}", RETRY_MS))
+            )
+            exchange.log_request(200)
+            while True:
+                events = session.wait_events(token, cursor, heartbeat)
+                if events is None:
+                    break
+                if not events:
+                    # A comment line: clients ignore it, and a dead socket fails the write.
+                    exchange.wfile.write(chunk(HEARTBEAT))
+                    continue
+                data = b"".join(
+                    message_event(f"{GET_EVENT_PREFIX}{event_id}", msg) for event_id, msg in events
+                )
+                exchange.wfile.write(chunk(data))
+                cursor = events[-1][0]
+                session.mark_sent(cursor)
+            exchange.wfile.write(LAST_CHUNK)
+        except OSError:
+            return  # the client went away; it may resume with Last-Event-ID
+
+    def _resume_post_stream(
+        self, exchange: Exchange, session: Session, stream: str, after: int
+    ) -> None:
+        """GET with the Last-Event-ID of a POST stream the server closed early: the rest of
+        that stream (only its own messages, never the GET stream's), then the end."""
+        head = exchange.event_stream_head()
+        exchange.close_connection = True
+        heartbeat = self.config.heartbeat_seconds
+        try:
+            exchange.wfile.write(head)
+            exchange.log_request(200)
+            while (messages := session.post_stream_messages(stream, after, heartbeat)) is None:
+                if session.closed or not session.has_post_stream(stream):
+                    break
+                exchange.wfile.write(chunk(HEARTBEAT))
+            if messages:
+                data = b"".join(
+                    message_event(f"{stream}-{number}", message) for number, message in messages
+                )
+                exchange.wfile.write(chunk(data))
+            exchange.wfile.write(LAST_CHUNK)
+        except OSError:
+            return  # the client went away; it may resume again
+
+    # -- DELETE ---------------------------------------------------------------------------
+
+    def delete(self, exchange: Exchange) -> None:
+        """End the session."""
+        session = self._require_session(exchange)
+        self.sessions.remove(session.id)
+        exchange.send(200)
+
+    def _require_session(self, exchange: Exchange) -> Session:
+        session_id = exchange.headers.get("Mcp-Session-Id")
+        if not session_id:
+            exchange.fail(400, BAD_REQUEST, "Missing Mcp-Session-Id header")
+        session = self.sessions.get(session_id)
+        if session is None:
+            exchange.fail(404, SESSION_NOT_FOUND, "Session not found")
+        version = exchange.headers.get("MCP-Protocol-Version")
+        if version is not None and version not in LEGACY_HEADER_VERSIONS:
+            exchange.fail(400, BAD_REQUEST, f"Unsupported MCP-Protocol-Version: {version}")
+        return session
+
+
+def _post_event(last_event_id: str | None) -> tuple[str, int] | None:
+    """(stream, number) of an event id of a POST answer stream (`3fa2b81c09d4-0`)."""
+    if last_event_id is None or last_event_id.startswith(GET_EVENT_PREFIX):
+        return None
+    stream, sep, number = last_event_id.rpartition("-")
+    if not sep or not stream or not number.isdigit():
+        return None
+    return stream, int(number)
+
+
+def _get_event_number(last_event_id: str | None) -> int | None:
+    """The number in a GET-stream event id (`get-12`); None for ids of other streams."""
+    if last_event_id is None or not last_event_id.startswith(GET_EVENT_PREFIX):
+        return None
+    try:
+        number = int(last_event_id.removeprefix(GET_EVENT_PREFIX))
+    except ValueError:
+        return None
+    return number if number >= 0 else None

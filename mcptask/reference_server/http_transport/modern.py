@@ -1,0 +1,102 @@
+"""Streamable HTTP of the 2026-07-28 era: stateless POSTs whose headers mirror the body
+(MCP-Protocol-Version, Mcp-Method, Mcp-Name), errors with HTTP 400/404, and
+`subscriptions/listen` answered with an SSE stream that stays open. No sessions: any
+Mcp-Session-Id is ignored and none is minted; GET and DELETE are not allowed."""
+
+from __future__ import annotations
+
+import time
+from typing import NoReturn
+
+from mcptask.reference_server.http_transport.framing import LAST_CHUNK, Exchange, chunk
+from mcptask.reference_server.http_transport.policy import modern_header_problem
+from mcptask.reference_server.http_transport.sse import HEARTBEAT, plain_event
+from mcptask.reference_server.jsonrpc import JsonObject
+from mcptask.reference_server.modern import ModernDispatcher
+from mcptask.reference_server.modern_wire import (
+    HEADER_MISMATCH,
+    ModernError,
+    ModernReply,
+    ModernRequest,
+)
+
+# How often an idle subscriptions/listen stream checks whether its client went away.
+STREAM_POLL_SECONDS = 0.25
+# How long shutdown waits for open listen streams to send their closing response.
+SHUTDOWN_GRACE_SECONDS = 1.0
+
+
+class ModernEndpoint:
+    """The 2026-07-28 side of the /mcp endpoint; one per server, shared by connections."""
+
+    allow = "POST"
+
+    def __init__(self, dispatcher: ModernDispatcher) -> None:
+        self.dispatcher = dispatcher
+        self.config = dispatcher.config
+
+    def shutdown(self) -> None:
+        """End every open listen stream with its response (within a grace period)."""
+        self.dispatcher.hub.close_all(SHUTDOWN_GRACE_SECONDS)
+
+    def get(self, exchange: Exchange) -> NoReturn:
+        """2026-07-28 has no GET stream."""
+        exchange.method_not_allowed(self.allow)
+
+    def delete(self, exchange: Exchange) -> NoReturn:
+        """2026-07-28 has no sessions to end."""
+        exchange.method_not_allowed(self.allow)
+
+    def post(self, exchange: Exchange, message: JsonObject) -> None:
+        """One stateless request (or notification), checked against its headers."""
+
+        def check_headers(request: ModernRequest) -> None:
+            problem = modern_header_problem(
+                exchange.headers.get, request.method, request.version, request.params
+            )
+            if problem is not None:
+                raise ModernError(HEADER_MISMATCH, problem)
+
+        reply = self.dispatcher.handle(message, check_headers)
+        if reply.subscription is not None:
+            self._stream_subscription(exchange, reply)
+            return
+        if reply.response is None:
+            exchange.send(reply.http_status)  # a notification: 202, no body
+            return
+        if reply.http_status != 200:
+            exchange.send_message(reply.http_status, reply.response)
+            return
+        exchange.deliver(message["method"], reply.response, reply.related, {}, resumable=False)
+
+    def _stream_subscription(self, exchange: Exchange, reply: ModernReply) -> None:
+        """The response stream of subscriptions/listen: the acknowledgement, then task
+        notifications as they happen, heartbeat comments while idle. It ends when the
+        client goes away, or (with the listen response) when the server shuts down."""
+        subscription = reply.subscription
+        assert subscription is not None
+        exchange.close_connection = True
+        head = exchange.event_stream_head(unbuffered=True)
+        heartbeat = self.config.heartbeat_seconds
+        try:
+            exchange.wfile.write(head + chunk(b"".join(plain_event(m) for m in reply.related)))
+            exchange.log_request(200)
+            last_write = time.monotonic()
+            while True:
+                messages = subscription.wait(STREAM_POLL_SECONDS)
+                if messages is None:
+                    closing = plain_event(self.dispatcher.listen_closed(subscription))
+                    exchange.wfile.write(chunk(closing) + LAST_CHUNK)
+                    break
+                if messages:
+                    exchange.wfile.write(chunk(b"".join(plain_event(m) for m in messages)))
+                    last_write = time.monotonic()
+                elif time.monotonic() - last_write >= heartbeat:
+                    exchange.wfile.write(chunk(HEARTBEAT))
+                    last_write = time.monotonic()
+                if exchange.peer_closed():
+                    break
+        except OSError:
+            pass  # the client went away mid-write
+        finally:
+            self.dispatcher.hub.remove(subscription)

@@ -1,0 +1,183 @@
+"""The HTTP server: one /mcp endpoint whose requests the router hands to an era endpoint.
+
+A request goes through the checks every request gets (path, Origin, bearer token; for a
+POST also the body, Content-Type, Accept, JSON, one JSON-RPC message), then to the endpoint
+of its era (legacy.py or modern.py) as the router decides; this module has no era rules of
+its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import socketserver
+from collections.abc import Callable
+from http.server import ThreadingHTTPServer
+from typing import Protocol
+
+from mcptask.reference_server.config import ServerConfig
+from mcptask.reference_server.http_transport.framing import (
+    BAD_REQUEST,
+    EVENT_STREAM,
+    JSON,
+    Done,
+    Exchange,
+)
+from mcptask.reference_server.http_transport.legacy import LegacyEndpoint
+from mcptask.reference_server.http_transport.modern import ModernEndpoint
+from mcptask.reference_server.http_transport.policy import (
+    accepted_types,
+    auth_failure,
+    origin_allowed,
+)
+from mcptask.reference_server.jsonrpc import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    JsonObject,
+    MessageKind,
+    classify,
+    request_id,
+)
+from mcptask.reference_server.router import Router, Routes
+from mcptask.reference_server.store import TaskStore
+
+ENDPOINT = "/mcp"
+
+
+class EraEndpoint(Protocol):
+    """What the endpoint of one era does with the requests the router gives it."""
+
+    @property
+    def allow(self) -> str:
+        """The Allow header of a 405: the HTTP methods this era serves."""
+        ...
+
+    def post(self, exchange: Exchange, message: JsonObject) -> None:
+        """Answer one JSON-RPC message (already checked to be one)."""
+        ...
+
+    def get(self, exchange: Exchange) -> None:
+        """Answer a GET."""
+        ...
+
+    def delete(self, exchange: Exchange) -> None:
+        """Answer a DELETE."""
+        ...
+
+    def shutdown(self) -> None:
+        """The server stops: end what stays open (listen streams)."""
+        ...
+
+
+class ReferenceHTTPServer(ThreadingHTTPServer):
+    """A threading HTTP server (a thread per connection) bound to exactly the given host."""
+
+    daemon_threads = True
+    request_queue_size = 128
+
+    def __init__(
+        self, address: tuple[str, int], config: ServerConfig, endpoints: Routes[EraEndpoint]
+    ) -> None:
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        self.config = config
+        self.endpoints = endpoints
+        super().__init__(address, McpRequestHandler)
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind does a reverse DNS lookup (getfqdn) that can stall for
+        # seconds on machines without DNS; the name is only cosmetic, so skip it.
+        socketserver.TCPServer.server_bind(self)
+        host, port = self.server_address[:2]
+        self.server_name = str(host)
+        self.server_port = int(port)
+
+
+class McpRequestHandler(Exchange):
+    """The HTTP methods of /mcp, each handed to the endpoint of its era."""
+
+    server: ReferenceHTTPServer
+
+    @property
+    def config(self) -> ServerConfig:
+        return self.server.config
+
+    def do_POST(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
+        with contextlib.suppress(Done):
+            body = self.read_body()
+            self._check_common()
+            message = self._read_message(body)
+            self.server.endpoints.for_message(message).post(self, message)
+
+    def do_GET(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
+        with contextlib.suppress(Done):
+            self._check_common()
+            self.server.endpoints.without_message().get(self)
+
+    def do_DELETE(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
+        with contextlib.suppress(Done):
+            self.read_body()
+            self._check_common()
+            self.server.endpoints.without_message().delete(self)
+
+    def do_PUT(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
+        with contextlib.suppress(Done):
+            self.method_not_allowed(self.server.endpoints.without_message().allow)
+
+    def do_PATCH(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
+        with contextlib.suppress(Done):
+            self.method_not_allowed(self.server.endpoints.without_message().allow)
+
+    def _read_message(self, body: bytes) -> JsonObject:
+        """The one JSON-RPC message a POST carries; error answers for anything else."""
+        if self.headers.get_content_type() != JSON:
+            self.fail(415, BAD_REQUEST, "Content-Type must be application/json")
+        if not {JSON, EVENT_STREAM} <= accepted_types(self.headers.get("Accept")):
+            self.fail(406, BAD_REQUEST, "Accept must list application/json and text/event-stream")
+        try:
+            message = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            self.fail(400, PARSE_ERROR, "Parse error")
+        if isinstance(message, list):
+            self.fail(400, INVALID_REQUEST, "Batch requests are not supported")
+        if classify(message) is MessageKind.INVALID:
+            self.fail(400, INVALID_REQUEST, "Invalid JSON-RPC message", msg_id=request_id(message))
+        assert isinstance(message, dict)
+        return message
+
+    def _check_common(self) -> None:
+        if self.path.split("?", 1)[0] != ENDPOINT:
+            self.fail(404, BAD_REQUEST, f"Not found; the MCP endpoint is {ENDPOINT}")
+        origin = self.headers.get("Origin")
+        if origin is not None and not origin_allowed(origin):
+            self.fail(403, BAD_REQUEST, f"Origin not allowed: {origin}")
+        refused = auth_failure(
+            self.headers.get("Authorization"), self.config.require_token, self.config.forbid_token
+        )
+        if refused is not None:
+            self.fail(
+                refused.status,
+                BAD_REQUEST,
+                refused.message,
+                {"WWW-Authenticate": refused.challenge},
+            )
+
+
+def serve_http(
+    config: ServerConfig, router: Router, store: TaskStore, announce: Callable[[str], None]
+) -> None:
+    """Serve until interrupted; `announce` receives the endpoint URL once listening."""
+    endpoints: Routes[EraEndpoint] = router.bind(
+        legacy=lambda dispatcher: LegacyEndpoint(dispatcher, store),
+        modern=ModernEndpoint,
+    )
+    server = ReferenceHTTPServer((config.host, config.port), config, endpoints)
+    try:
+        host = f"[{config.host}]" if ":" in config.host else config.host
+        announce(f"http://{host}:{server.server_address[1]}{ENDPOINT}")
+        server.serve_forever(poll_interval=0.5)
+    finally:
+        for endpoint in endpoints:
+            endpoint.shutdown()
+        server.server_close()

@@ -1,0 +1,186 @@
+"""The 2026-07-28 era's wire vocabulary: `_meta` keys, error codes and their HTTP statuses,
+the request envelope (parsed and checked), and the reply type of ModernDispatcher."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from mcptask.reference_server.jsonrpc import (
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    JsonObject,
+    JsonRpcError,
+)
+from mcptask.reference_server.subscriptions import Subscription
+from mcptask.reference_server.wire import LEGACY_VERSION, MODERN_VERSION
+
+META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+TASK_NOTIFICATION = "notifications/tasks"
+ACKNOWLEDGED_NOTIFICATION = "notifications/subscriptions/acknowledged"
+LISTEN = "subscriptions/listen"
+
+# Error codes the 2026-07-28 specification defines (basic/index.mdx, "Error Codes").
+HEADER_MISMATCH = -32020
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+# Methods that exist only in the modern era: the router takes a request for one as modern
+# even without _meta (it is then rejected for the missing _meta rather than answered as an
+# unknown method).
+MODERN_ONLY_METHODS = frozenset({"server/discover", LISTEN, "tasks/update"})
+TASK_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
+
+
+def http_status_for(code: int) -> int:
+    """The HTTP status of a modern error answer (404 for unknown methods, 400 for the
+    modern protocol errors); other JSON-RPC errors travel in a 200 answer."""
+    if code == METHOD_NOT_FOUND:
+        return 404
+    if code in (HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION):
+        return 400
+    return 200
+
+
+class ModernError(JsonRpcError):
+    """A JSON-RPC error with the HTTP status it is answered with."""
+
+    def __init__(
+        self, code: int, message: str, data: object = None, http_status: int | None = None
+    ) -> None:
+        super().__init__(code, message, data)
+        self.http_status = http_status_for(code) if http_status is None else http_status
+
+
+def declares_tasks(capabilities: object) -> bool:
+    """True when client capabilities declare the tasks extension (an object)."""
+    extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
+    return isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
+
+
+def client_capabilities(params: object) -> JsonObject | None:
+    """params._meta's clientCapabilities, when it is an object."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    capabilities = meta.get(META_CLIENT_CAPABILITIES) if isinstance(meta, dict) else None
+    return capabilities if isinstance(capabilities, dict) else None
+
+
+@dataclass(frozen=True)
+class ModernRequest:
+    """A request whose _meta declared a protocol version (not yet checked against ours)."""
+
+    msg_id: str | int
+    method: str
+    params: JsonObject
+    version: str
+    capabilities: JsonObject | None
+    # Notifications that belong to this request (progress, log messages): sent before its
+    # response on an SSE answer.
+    related: list[JsonObject] = field(default_factory=list, compare=False)
+
+    @property
+    def declares_tasks(self) -> bool:
+        """True when the client declared the tasks extension on this request."""
+        return declares_tasks(self.capabilities)
+
+    @property
+    def declares_elicitation(self) -> bool:
+        """True when the client can answer form elicitations (an `elicitation` object,
+        empty or with `form`)."""
+        elicitation = (self.capabilities or {}).get("elicitation")
+        if not isinstance(elicitation, dict):
+            return False
+        return not elicitation or isinstance(elicitation.get("form"), dict)
+
+
+@dataclass
+class ModernReply:
+    """What a modern message produced.
+
+    `response` is None for notifications (HTTP 202) and for an opened subscription, whose
+    `related` holds the acknowledgement and whose later notifications come from
+    `subscription`; the response of a subscription is sent only when the server ends it.
+    """
+
+    response: JsonObject | None
+    http_status: int = 200
+    related: list[JsonObject] = field(default_factory=list)
+    subscription: Subscription | None = None
+
+
+# Checks a transport adds (HTTP headers); raises ModernError.
+Validator = Callable[[ModernRequest], None]
+
+
+def parse_request(
+    msg_id: str | int, method: str, params: object, supported: list[str]
+) -> ModernRequest:
+    """The request's envelope, or the ModernError that answers a broken one."""
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise ModernError(INVALID_PARAMS, "params must be an object", http_status=400)
+    meta = params.get("_meta")
+    if not isinstance(meta, dict) or META_PROTOCOL_VERSION not in meta:
+        if method == "initialize":
+            # A legacy client at a modern-only server: name what we support, since a
+            # legacy client has no way forward and this message may be all it can show.
+            raise unsupported_version(params.get("protocolVersion"), supported, handshake=True)
+        raise ModernError(
+            INVALID_PARAMS,
+            f"Missing required _meta field {META_PROTOCOL_VERSION}",
+            http_status=400,
+        )
+    version = meta[META_PROTOCOL_VERSION]
+    if not isinstance(version, str):
+        raise ModernError(
+            INVALID_PARAMS, f"_meta {META_PROTOCOL_VERSION} must be a string", http_status=400
+        )
+    return ModernRequest(msg_id, method, params, version, client_capabilities(params))
+
+
+def check_request(request: ModernRequest, supported: list[str]) -> None:
+    """Raise the ModernError for a request of another version or without capabilities."""
+    if request.version != MODERN_VERSION:
+        raise unsupported_version(request.version, supported, handshake=False)
+    if request.capabilities is None:
+        raise ModernError(
+            INVALID_PARAMS,
+            f"Missing required _meta field {META_CLIENT_CAPABILITIES} (an object)",
+            http_status=400,
+        )
+
+
+def unsupported_version(requested: object, supported: list[str], *, handshake: bool) -> ModernError:
+    """-32022, naming the versions served (`handshake`: the request was an initialize)."""
+    names = ", ".join(supported)
+    if handshake:
+        text = (
+            f"Unsupported protocol version: this server speaks only {names}, without the "
+            f"initialize handshake (supported versions: {names})"
+        )
+    elif requested == LEGACY_VERSION:
+        text = (
+            f"Unsupported protocol version: {LEGACY_VERSION} is served only after an "
+            f"initialize handshake (supported versions: {names})"
+        )
+    else:
+        text = f"Unsupported protocol version: {requested} (supported versions: {names})"
+    return ModernError(
+        UNSUPPORTED_PROTOCOL_VERSION,
+        text,
+        {"supported": list(supported), "requested": str(requested or "")},
+    )
+
+
+def missing_tasks_capability() -> ModernError:
+    """-32021: the request needs the tasks extension, which the client did not declare."""
+    return ModernError(
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        f"Missing required client capability: extensions.{TASKS_EXTENSION}",
+        {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
+    )

@@ -1,0 +1,202 @@
+"""One task of the store: its snapshot (TaskView), its mutable record, the store's errors.
+
+A TaskRecord knows the rules of one task's life (terminal statuses never change, input
+request keys, its scripted steps and deadlines); the TaskStore around it adds locking,
+ordering, timers and listeners.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+
+from mcptask.reference_server.config import CancelMode
+from mcptask.reference_server.jsonrpc import JsonObject
+from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, Step
+
+CANCELLED_MESSAGE = "Cancelled by client"
+COMPLETED_DURING_CANCEL_MESSAGE = "Completed before the cancel request arrived"
+INPUT_RECEIVED_MESSAGE = "Input received; working again"
+INPUT_REQUIRED = "input_required"
+
+# (created_at in microseconds since the epoch, creation number): the order of tasks/list
+# and what its cursors carry.
+SortKey = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class TaskView:
+    """A consistent snapshot of one task, safe to read outside the store's lock."""
+
+    task_id: str
+    status: str
+    status_message: str | None
+    created_at: datetime
+    last_updated_at: datetime
+    ttl_ms: int | None
+    owner: str | None
+    sort_key: SortKey
+    # The key of the outstanding input request while the task is input_required (a new key
+    # each time the task enters that status, so keys are unique over the task's life).
+    input_key: str | None = None
+    # Set by tools that run as workers (see `request_input` and `finish`): the CallToolResult
+    # of a completed task, the JSON-RPC error object of a failed one, and the outstanding
+    # input requests (wire key -> request) of an input_required one. None / empty for
+    # scripted tasks, whose answers are derived from their status and message.
+    result: JsonObject | None = None
+    error: JsonObject | None = None
+    input_requests: Mapping[str, JsonObject] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def terminal(self) -> bool:
+        """True for completed, failed and cancelled, which never change again."""
+        return self.status in TERMINAL_STATUSES
+
+
+@dataclass(frozen=True)
+class CancelPolicy:
+    """The server-wide cancel behaviour (--cancel-mode and --cancel-delay)."""
+
+    mode: CancelMode = CancelMode.STRICT
+    delay_ms: int = 1000
+
+    def default_action(self) -> OnCancel:
+        """What a cancel does to a task that has no onCancel of its own."""
+        if self.mode is CancelMode.COOPERATIVE:
+            return OnCancel(kind="delay", delay_ms=self.delay_ms)
+        return OnCancel(kind="cancel")
+
+
+class TaskNotFoundError(Exception):
+    """The task does not exist, has expired, or is not visible to the asking session."""
+
+    def __init__(self, task_id: str) -> None:
+        super().__init__(f"Task not found: {task_id}")
+        self.task_id = task_id
+
+
+class TaskTerminalError(Exception):
+    """A cancel arrived for a task already in a terminal status."""
+
+    def __init__(self, task_id: str, status: str) -> None:
+        super().__init__(f"Cannot cancel task: already in terminal status '{status}'")
+        self.task_id = task_id
+        self.status = status
+
+
+@dataclass
+class TaskRecord:
+    """The mutable state of one task (only ever touched under the store's lock)."""
+
+    task_id: str
+    key: SortKey
+    status: str
+    status_message: str | None
+    created_at: datetime
+    last_updated_at: datetime
+    ttl_ms: int | None
+    owner: str | None
+    on_cancel: OnCancel | None
+    steps: deque[Step] = field(default_factory=deque)
+    # Deadlines on the store's monotonic clock; None when nothing is pending.
+    next_step_at: float | None = None
+    cancel_at: float | None = None
+    expires_at: float | None = None
+    # The deadline this record is queued under in the store's timers (see TaskStore).
+    timer_at: float | None = None
+    # awaitInput: entering input_required pauses the script until the input arrives.
+    await_input: bool = False
+    input_seq: int = 0
+    input_key: str | None = None
+    # Worker-driven tasks (request_input / finish): see TaskView.
+    result: JsonObject | None = None
+    error: JsonObject | None = None
+    input_requests: dict[str, JsonObject] = field(default_factory=dict)
+    # wire key -> the worker's own name for it, and the answers gathered so far (by name).
+    input_names: dict[str, str] = field(default_factory=dict)
+    input_responses: dict[str, object] = field(default_factory=dict)
+
+    def view(self) -> TaskView:
+        """The snapshot of this task as it is now."""
+        return TaskView(
+            task_id=self.task_id,
+            status=self.status,
+            status_message=self.status_message,
+            created_at=self.created_at,
+            last_updated_at=self.last_updated_at,
+            ttl_ms=self.ttl_ms,
+            owner=self.owner,
+            sort_key=self.key,
+            input_key=self.input_key,
+            result=self.result,
+            error=self.error,
+            input_requests=MappingProxyType(dict(self.input_requests)),
+        )
+
+    @property
+    def terminal(self) -> bool:
+        """True once the task is completed, failed or cancelled."""
+        return self.status in TERMINAL_STATUSES
+
+    def visible_to(self, viewer: str | None) -> bool:
+        """Owner None: a shared task (seeded, scripted, created in global scope or by a
+        2026-07-28 request), visible to everyone; else only to its owner."""
+        return self.owner is None or self.owner == viewer
+
+    def expired(self, now: float) -> bool:
+        """True once the task's ttl has run out at monotonic time `now`."""
+        return self.expires_at is not None and self.expires_at <= now
+
+    @property
+    def next_deadline(self) -> float | None:
+        """The earliest moment something is due for this task (step, cancel, expiry)."""
+        deadlines = (self.next_step_at, self.cancel_at, self.expires_at)
+        return min((d for d in deadlines if d is not None), default=None)
+
+    def open_input_request(self) -> None:
+        """Mint the key of a new input request (input-1, input-2, ...)."""
+        self.input_seq += 1
+        self.input_key = f"input-{self.input_seq}"
+
+    @property
+    def script_paused(self) -> bool:
+        """Steps are left but none is scheduled: waiting for tasks/update (awaitInput)."""
+        return bool(self.steps) and self.next_step_at is None
+
+    def transition(
+        self,
+        status: str,
+        message: str | None,
+        *,
+        result: JsonObject | None = None,
+        error: JsonObject | None = None,
+        input_requests: dict[str, JsonObject] | None = None,
+    ) -> bool:
+        """Move to `status`; False (and no change) when the task is already terminal:
+        terminal statuses never change (spec), so late script steps are dropped. The store
+        stamps lastUpdatedAt and tells the listeners."""
+        if self.terminal:
+            return False
+        if input_requests is not None:
+            self.input_key = None
+            self.input_requests = input_requests
+        elif status == INPUT_REQUIRED and self.status != INPUT_REQUIRED:
+            self.open_input_request()
+        elif status != INPUT_REQUIRED:
+            self.input_key = None
+            self.input_requests = {}
+            self.input_names = {}
+        self.status = status
+        self.status_message = message
+        if status == "completed":
+            self.result = result
+        elif status == "failed":
+            self.error = error
+        if status in TERMINAL_STATUSES:
+            self.steps.clear()
+            self.next_step_at = None
+            self.cancel_at = None
+        return True

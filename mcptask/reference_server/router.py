@@ -1,0 +1,138 @@
+"""Which protocol era answers a message: decided here, once, for every transport.
+
+The Router owns the dispatcher of each era the server speaks (--protocol-eras). A
+transport binds one handler of its own per era (`bind`) and asks for the route of each
+message it reads; it never looks at a message's era itself. The rules:
+
+- a server of one era answers every message in that era;
+- a dual-era server answers in 2026-07-28 a message whose `params._meta` carries the
+  modern protocol version or that names a method only 2026-07-28 has, and in 2025-11-25
+  anything else (so `initialize` opens a legacy session);
+- a request without a message (HTTP GET or DELETE, which only sessions have) belongs to
+  the legacy era when it is served, else to the modern one, which refuses it.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from mcptask.reference_server.config import ServerConfig
+from mcptask.reference_server.legacy import LegacyDispatcher
+from mcptask.reference_server.modern import ModernDispatcher
+from mcptask.reference_server.modern_wire import META_PROTOCOL_VERSION, MODERN_ONLY_METHODS
+from mcptask.reference_server.store import TaskStore
+from mcptask.reference_server.wire import LEGACY_VERSION, MODERN_VERSION
+
+T = TypeVar("T")
+
+
+class Era(enum.Enum):
+    """A protocol era, named by its version."""
+
+    LEGACY = LEGACY_VERSION
+    MODERN = MODERN_VERSION
+
+
+def is_modern_message(message: object) -> bool:
+    """True for a message the modern era serves: it carries
+    `params._meta["io.modelcontextprotocol/protocolVersion"]`, or names a modern-only method."""
+    if not isinstance(message, dict):
+        return False
+    if message.get("method") in MODERN_ONLY_METHODS:
+        return True
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
+
+
+@dataclass(frozen=True)
+class Route(Generic[T]):
+    """What to do with one message: the era, the transport's handler of that era, and
+    whether answering may take long (tasks/result, an inline tool call), so that a
+    transport without a thread per request answers it from a thread of its own."""
+
+    era: Era
+    handler: T
+    may_block: bool
+
+
+class Router:
+    """The dispatchers of the eras served, and the one decision of a message's era."""
+
+    def __init__(self, config: ServerConfig, store: TaskStore) -> None:
+        eras = config.protocol_eras
+        self.legacy = LegacyDispatcher(config, store) if eras.legacy else None
+        self.modern = ModernDispatcher(config, store) if eras.modern else None
+        self._dispatchers: dict[Era, LegacyDispatcher | ModernDispatcher] = {}
+        if self.legacy is not None:
+            self._dispatchers[Era.LEGACY] = self.legacy
+        if self.modern is not None:
+            self._dispatchers[Era.MODERN] = self.modern
+
+    @property
+    def eras(self) -> tuple[Era, ...]:
+        """The eras served, legacy first."""
+        return tuple(self._dispatchers)
+
+    @property
+    def sole_era(self) -> Era | None:
+        """The era of every message when only one is served; None on a dual-era server,
+        where each client's first message chooses."""
+        return self.eras[0] if len(self._dispatchers) == 1 else None
+
+    def era_of(self, message: object) -> Era:
+        """The era that answers `message` (see the module's rules)."""
+        sole = self.sole_era
+        if sole is not None:
+            return sole
+        return Era.MODERN if is_modern_message(message) else Era.LEGACY
+
+    def era_without_message(self) -> Era:
+        """The era of a request that carries no message (HTTP GET, DELETE, ...)."""
+        return self.eras[0]
+
+    def may_block(self, message: object, era: Era | None = None) -> bool:
+        """True when the dispatcher of the message's era (`era`, if already decided) may
+        take long to answer it."""
+        return self._dispatchers[era or self.era_of(message)].may_block(message)
+
+    def bind(
+        self,
+        *,
+        legacy: Callable[[LegacyDispatcher], T],
+        modern: Callable[[ModernDispatcher], T],
+    ) -> Routes[T]:
+        """A transport's handlers, one per era served, made from that era's dispatcher."""
+        handlers: dict[Era, T] = {}
+        if self.legacy is not None:
+            handlers[Era.LEGACY] = legacy(self.legacy)
+        if self.modern is not None:
+            handlers[Era.MODERN] = modern(self.modern)
+        return Routes(self, handlers)
+
+
+class Routes(Generic[T]):
+    """A transport's handler per era, chosen for each message by the router."""
+
+    def __init__(self, router: Router, handlers: dict[Era, T]) -> None:
+        self._router = router
+        self._handlers = handlers
+
+    def route(self, message: object) -> Route[T]:
+        """The route of one decoded message."""
+        era = self._router.era_of(message)
+        return Route(era, self._handlers[era], self._router.may_block(message, era))
+
+    def for_message(self, message: object) -> T:
+        """The handler of the message's era."""
+        return self._handlers[self._router.era_of(message)]
+
+    def without_message(self) -> T:
+        """The handler of requests that carry no message (HTTP GET, DELETE, ...)."""
+        return self._handlers[self._router.era_without_message()]
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self._handlers.values())

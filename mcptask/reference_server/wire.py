@@ -1,0 +1,106 @@
+"""Wire helpers both protocol eras share: the Task object, task ids, elicitations, errors.
+
+The envelopes of JSON-RPC itself are in jsonrpc.py; this module is about MCP's objects as
+both dispatchers (legacy.py, modern.py) write them, so that what the eras have in common is
+spelled once and what differs (field names, answers) is a parameter.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from mcptask import __version__
+from mcptask.reference_server.config import ServerConfig
+from mcptask.reference_server.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    JsonObject,
+    JsonRpcError,
+)
+from mcptask.reference_server.records import TaskNotFoundError, TaskTerminalError, TaskView
+
+LEGACY_VERSION = "2025-11-25"
+MODERN_VERSION = "2026-07-28"
+ELICITATION_CREATE = "elicitation/create"
+INVALID_MESSAGE = "Invalid JSON-RPC message"
+
+log = logging.getLogger("mcptask.reference_server")
+
+
+def iso_utc(moment: datetime) -> str:
+    """ISO 8601 in UTC with a `Z` suffix, to the millisecond."""
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class TaskShape:
+    """How one era spells the Task object: the names of its two timing fields (ms)."""
+
+    ttl: str
+    poll_interval: str
+
+    def render(self, view: TaskView, poll_interval_ms: int) -> JsonObject:
+        """The Task object of `view`, in the field order of the schemas."""
+        task: JsonObject = {"taskId": view.task_id, "status": view.status}
+        if view.status_message is not None:
+            task["statusMessage"] = view.status_message
+        task["createdAt"] = iso_utc(view.created_at)
+        task["lastUpdatedAt"] = iso_utc(view.last_updated_at)
+        task[self.ttl] = view.ttl_ms
+        task[self.poll_interval] = poll_interval_ms
+        return task
+
+
+# 2025-11-25 (schema.ts, Task) and the 2026-07-28 tasks extension (SEP-2663, Task).
+LEGACY_TASK = TaskShape(ttl="ttl", poll_interval="pollInterval")
+MODERN_TASK = TaskShape(ttl="ttlMs", poll_interval="pollIntervalMs")
+
+
+def task_id_param(params: JsonObject) -> str:
+    """params.taskId of a tasks/* request; -32602 unless it is a string."""
+    task_id = params.get("taskId")
+    if not isinstance(task_id, str):
+        raise JsonRpcError(INVALID_PARAMS, "taskId must be a string")
+    return task_id
+
+
+def server_info(config: ServerConfig) -> JsonObject:
+    """The Implementation object naming this server."""
+    return {"name": config.server_name, "version": __version__}
+
+
+def form_elicitation(message: str, properties: JsonObject, required: list[str]) -> JsonObject:
+    """An elicitation/create input request with a form of these properties."""
+    return {
+        "method": ELICITATION_CREATE,
+        "params": {
+            "mode": "form",
+            "message": message,
+            "requestedSchema": {"type": "object", "properties": properties, "required": required},
+        },
+    }
+
+
+def simulate_latency(config: ServerConfig, method: str) -> None:
+    """--latency: sleep before answering a tasks/* request (a fault for client tests, in
+    real time whatever the store's clock)."""
+    if method.startswith("tasks/") and config.latency_ms > 0:
+        time.sleep(config.latency_ms / 1000)
+
+
+def as_jsonrpc_error(exc: Exception, method: str) -> JsonRpcError:
+    """The JSON-RPC error that answers a request whose handling raised `exc`.
+
+    A JsonRpcError is its own answer; a task that is unknown, or already terminal for a
+    cancel, is -32602 with the store's message; anything else is a bug, logged with its
+    traceback and answered -32603 without details.
+    """
+    if isinstance(exc, JsonRpcError):
+        return exc
+    if isinstance(exc, TaskNotFoundError | TaskTerminalError):
+        return JsonRpcError(INVALID_PARAMS, str(exc))
+    log.error("internal error while handling %s", method, exc_info=exc)
+    return JsonRpcError(INTERNAL_ERROR, "Internal error")
