@@ -19,11 +19,7 @@ listed `--rounds` times and the fastest round counts.
 from __future__ import annotations
 
 import argparse
-import os
-import queue
-import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,10 +29,13 @@ from typing import Any
 import httpx
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-URL_PREFIX = "mcptask reference server listening on "
+if str(REPO_ROOT) not in sys.path:  # run as `python bench/NAME.py`: share the test helpers
+    sys.path.insert(0, str(REPO_ROOT))
+
+from tests.reference_server_process import start_reference_server, stop_process  # noqa: E402
+
 PAGE_SIZE = 500
 START_TIMEOUT = 120.0  # seeding 100,000 tasks takes a few seconds on a slow machine
-STOP_TIMEOUT = 5.0
 REQUEST_TIMEOUT = 60.0
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
@@ -45,51 +44,14 @@ class BenchError(Exception):
     """A run did not do what it should (the benchmark's figures would be meaningless)."""
 
 
-def stop_popen(proc: subprocess.Popen[bytes]) -> None:
-    """Stop a process we started, by its PID: SIGTERM, wait, then SIGKILL."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(STOP_TIMEOUT)
-
-
 @contextmanager
 def reference_server(*args: str) -> Iterator[str]:
     """A reference server on 127.0.0.1 with a free port: yields its URL; always stopped."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcptask.reference_server", "--http", "127.0.0.1:0", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        cwd=REPO_ROOT,
-        env=env,
-    )
+    url, proc = start_reference_server(*args, timeout=START_TIMEOUT)
     try:
-        stdout = proc.stdout
-        assert stdout is not None
-        first: queue.Queue[bytes] = queue.Queue()
-
-        def read_url() -> None:
-            with stdout:
-                first.put(stdout.readline())
-                while os.read(stdout.fileno(), 65536):
-                    pass
-
-        threading.Thread(target=read_url, daemon=True).start()
-        try:
-            line = first.get(timeout=START_TIMEOUT).decode("utf-8", "replace").strip()
-        except queue.Empty:
-            line = ""
-        if not line.startswith(URL_PREFIX):
-            raise BenchError(f"reference server did not start (stdout: {line!r})")
-        yield line.removeprefix(URL_PREFIX)
+        yield url
     finally:
-        stop_popen(proc)
+        stop_process(proc)
 
 
 def post(
