@@ -6,9 +6,15 @@ The tree (each class carries its exit code; no instance overrides it):
      ├── UsageError ................... 2  bad options, arguments or input files
      │    └── ConfigFileError              a profiles file that cannot be read (file, line)
      ├── UnreachableError ............. 3  refused, DNS, TLS, timeout
-     │    ├── ResponseTimeout              no answer in time (the server may be alive)
+     │    ├── ResponseTimeout              stdio: no answer in time (the server may be alive)
      │    ├── EndpointNotFound             HTTP 404 outside a session: no MCP endpoint there
-     │    └── ServerExited                 the stdio server process ended: final, no retry
+     │    ├── ServerExited                 the stdio server process ended: final, no retry
+     │    ├── TlsFailure                   the TLS handshake failed: final, no retry
+     │    └── TransientError               may pass: retried (see `client/retries.py`)
+     │         ├── NotDelivered            the request never reached the server: resend
+     │         ├── ServerBusy              429 / 503: the server did not act: resend later
+     │         └── AnswerLost              sent, but no answer came: the server may have acted
+     │              └── GatewayFailure     502 / 504 from a gateway in front of the server
      ├── AuthError .................... 4  HTTP 401 / 403, challenge shown
      ├── UnsupportedError ............. 5  capability not negotiated, -32601, version refused
      │    └── UnsupportedVersionError      -32022, with the versions the server names
@@ -86,6 +92,38 @@ class EndpointNotFound(UnreachableError):
 
 class ServerExited(UnreachableError):
     """The stdio server process ended (or never started): waiting brings nothing back."""
+
+
+class TlsFailure(UnreachableError):
+    """The TLS handshake failed (an untrusted certificate, say): retrying cannot help."""
+
+
+class TransientError(UnreachableError):
+    """A failure that may pass; `retry_after` is the wait the server asked for, if any."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class NotDelivered(TransientError):
+    """The request provably never reached the server (refused, DNS, connect timeout)."""
+
+
+class ServerBusy(TransientError):
+    """The server answered 429 or 503: it did not act on the request; try again later."""
+
+
+class AnswerLost(TransientError):
+    """The request was sent but no readable answer came (reset, closed, read timeout).
+
+    The server may have acted on it: only an idempotent request may simply be sent again;
+    the effect of anything else must be learned another way (a cancel: `tasks/get`).
+    """
+
+
+class GatewayFailure(AnswerLost):
+    """A gateway in front of the server answered 502 or 504: the server may have acted."""
 
 
 class AuthError(McptaskError):

@@ -123,3 +123,131 @@ class ConnectProxy(_Listener):
         upstream = socket.create_connection((host.strip("[]"), int(port)))
         connection.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
         _pump(connection, upstream)
+
+
+FAULT_KINDS = ("busy", "rate-limited", "gateway", "reset", "lost")
+"""What FaultProxy can do to a request:
+
+- busy: 503 with Retry-After: 0, the request not forwarded
+- rate-limited: 429 with Retry-After: 0, not forwarded
+- gateway: 502, not forwarded
+- reset: the connection closed without an answer, not forwarded
+- lost: forwarded (the server acts), then the connection closed: the answer is lost
+"""
+
+
+class FaultProxy:
+    """A reverse proxy in front of an MCP endpoint that breaks a share of the POSTs of chosen
+    JSON-RPC methods, deterministically (`seed`). GET streams are refused (405); the rest
+    goes through. `faults` records (method, kind) for every fault it injected."""
+
+    def __init__(
+        self,
+        upstream: str,
+        *,
+        rate: float,
+        kinds: tuple[str, ...] = FAULT_KINDS,
+        methods: frozenset[str] = frozenset({"tasks/get", "tasks/list", "tasks/cancel"}),
+        seed: int = 1,
+    ) -> None:
+        import random
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        import httpx
+
+        self.upstream = upstream
+        self.faults: list[tuple[str, str]] = []
+        self._random = random.Random(seed)
+        self._lock = threading.Lock()
+        self._client = httpx.Client(timeout=60)
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self._reply(405, {"Allow": "POST, DELETE"}, b"")
+
+            def do_DELETE(self) -> None:
+                self._forward("DELETE", b"")
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length)
+                method = proxy._method(body)
+                kind = proxy._fault(method, rate, kinds, methods)
+                if kind in ("busy", "rate-limited", "gateway"):
+                    status = {"busy": 503, "rate-limited": 429, "gateway": 502}[kind]
+                    self._reply(status, {"Retry-After": "0"}, b"")
+                elif kind == "reset":
+                    self.close_connection = True
+                else:
+                    self._forward("POST", body, lose=kind == "lost")
+
+            def _forward(self, verb: str, body: bytes, *, lose: bool = False) -> None:
+                skip = {"host", "content-length", "connection", "accept-encoding"}
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in skip}
+                answer = proxy._client.request(verb, proxy.upstream, content=body, headers=headers)
+                if lose:
+                    self.close_connection = True
+                    return
+                passed = {
+                    k: v
+                    for k, v in answer.headers.items()
+                    if k.lower()
+                    not in ("content-length", "transfer-encoding", "connection", "content-encoding")
+                }
+                self._reply(answer.status_code, passed, answer.content)
+
+            def _reply(self, status: int, headers: dict[str, str], content: bytes) -> None:
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(content)))
+                self.end_headers()
+                self.wfile.write(content)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/mcp"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._client.close()
+
+    @staticmethod
+    def _method(body: bytes) -> str:
+        import json
+
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return ""
+        method = message.get("method") if isinstance(message, dict) else None
+        return method if isinstance(method, str) else ""
+
+    def _fault(
+        self, method: str, rate: float, kinds: tuple[str, ...], methods: frozenset[str]
+    ) -> str | None:
+        if method not in methods:
+            return None
+        with self._lock:
+            if self._random.random() >= rate:
+                return None
+            kind = self._random.choice(kinds)
+            self.faults.append((method, kind))
+            return kind

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mcptask.errors import ExitCode
-from mcptask.operations.cancel import CancelReport
+from mcptask.operations.outcomes import CancelReport
 from mcptask.operations.watch import WatchReport
 
 

@@ -123,6 +123,25 @@ CaCertOption = Annotated[
         rich_help_panel="Server",
     ),
 ]
+RetriesOption = Annotated[
+    int | None,
+    typer.Option(
+        "--retries",
+        min=0,
+        help="Retry a transient failure this many times (default 4; watch: as long as "
+        "--retry-for allows).",
+        rich_help_panel="Server",
+    ),
+]
+RetryForOption = Annotated[
+    float | None,
+    typer.Option(
+        "--retry-for",
+        min=0.0,
+        help="Seconds after a request's first failure during which it is retried (default 30).",
+        rich_help_panel="Server",
+    ),
+]
 InsecureOption = Annotated[
     bool,
     typer.Option(
@@ -172,6 +191,8 @@ class Common:
     protocol: str | None = None
     ca_cert: Path | None = None
     insecure: bool = False
+    retries: int | None = None
+    retry_for: float | None = None
     output: str | None = None
     verbose: bool = False
     no_color: bool = False
@@ -190,6 +211,8 @@ _SERVER_OPTIONS: tuple[tuple[str, object], ...] = (
     ("protocol", ProtocolOption),
     ("ca_cert", CaCertOption),
     ("insecure", InsecureOption),
+    ("retries", RetriesOption),
+    ("retry_for", RetryForOption),
     ("output", OutputOption),
     ("verbose", VerboseOption),
     ("no_color", NoColorOption),
@@ -326,17 +349,29 @@ class Invocation:
             self.screen.warn(warning)
 
     @contextmanager
-    def client(self, *, needs_list: bool = False) -> Iterator[McpClient]:
-        """A connected client, closed again when the block ends."""
+    def client(self, *, needs_list: bool = False, patient: bool = False) -> Iterator[McpClient]:
+        """A connected client, closed again when the block ends.
+
+        `patient`: without --retries, retry for as long as --retry-for allows (watch).
+        """
         from mcptask.client.connect import connected_client
+        from mcptask.client.retries import DEFAULT_RETRIES, DEFAULT_RETRY_FOR, RetryPolicy
 
         log = self.screen.note if self.common.verbose else None
+        common = self.common
+        finite("--retry-for", common.retry_for)
+        retry = RetryPolicy(
+            retries=common.retries if common.retries is not None or patient else DEFAULT_RETRIES,
+            retry_for=DEFAULT_RETRY_FOR if common.retry_for is None else common.retry_for,
+            log=log,
+        )
         with connected_client(
             self.settings,
             log=log,
             server_log=log,
             needs_list=needs_list,
             on_session_change=self._session_changed,
+            retry=retry,
         ) as client:
             yield client
 

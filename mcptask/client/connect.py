@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mcptask.client.retries import RetryPolicy
 from mcptask.client.session import McpClient, SessionChange
 from mcptask.transport import Transport, WireLog
 from mcptask.transport.redact import display_url, is_sensitive_header
@@ -84,6 +85,7 @@ def connected_client(
     server_log: WireLog | None = None,
     needs_list: bool = False,
     on_session_change: SessionChange | None = None,
+    retry: RetryPolicy | None = None,
 ) -> Iterator[McpClient]:
     """A client that has completed the handshake (joining `settings.session_id` if given).
 
@@ -96,6 +98,7 @@ def connected_client(
         needs_list=needs_list,
         keep_session=settings.keep_session,
         on_session_change=on_session_change,
+        retry=retry,
     )
     try:
         client.connect(join_session=settings.session_id)

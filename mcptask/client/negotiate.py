@@ -7,7 +7,7 @@ and the era object that the client speaks from then on.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Protocol
 
 from mcptask.client.answers import result_of
 from mcptask.client.eras import Era, LegacyEra, ModernEra
@@ -26,9 +26,8 @@ from mcptask.protocol import (
     LEGACY_VERSION,
     MODERN_ERROR_CODES,
     MODERN_VERSION,
+    JsonObject,
     ServerInfo,
-    notification_message,
-    request_message,
 )
 from mcptask.transport import Transport
 
@@ -42,12 +41,28 @@ DISCOVER_PROBE_SECONDS = 5.0
 
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
-NextId = Callable[[], int | str]
 Negotiated = tuple[ServerInfo, Era]
 
 
+class Exchange(Protocol):
+    """How negotiation sends its messages (the client's way: fresh ids, retries)."""
+
+    def request(
+        self,
+        method: str,
+        params: JsonObject | None,
+        *,
+        headers: dict[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> JsonObject:
+        """Send a request and return the whole answer (result or error)."""
+
+    def notify(self, method: str) -> None:
+        """Send a notification."""
+
+
 def negotiate(
-    transport: Transport, next_id: NextId, *, protocol: str, prefer_legacy: bool
+    transport: Transport, wire: Exchange, *, protocol: str, prefer_legacy: bool
 ) -> Negotiated:
     """Perform the handshake that `protocol` asks for (`auto`, or one version).
 
@@ -55,28 +70,27 @@ def negotiate(
     so a dual-era server is spoken to in that era.
     """
     if protocol == LEGACY_VERSION:
-        return initialize(transport, next_id)
-    return discover(transport, next_id, fallback=protocol == "auto", prefer_legacy=prefer_legacy)
+        return initialize(transport, wire)
+    return discover(transport, wire, fallback=protocol == "auto", prefer_legacy=prefer_legacy)
 
 
 def discover(
-    transport: Transport, next_id: NextId, *, fallback: bool, prefer_legacy: bool
+    transport: Transport, wire: Exchange, *, fallback: bool, prefer_legacy: bool
 ) -> Negotiated:
     """The 2026-07-28 way in: `server/discover`; with `fallback`, a legacy server's answer
     leads to the `initialize` handshake instead."""
     era = ModernEra()
     transport.protocol_version = MODERN_VERSION
     params, headers = era.stamp("server/discover", None)
-    message = request_message(next_id(), "server/discover", params)
     probe = DISCOVER_PROBE_SECONDS if transport.kind == "stdio" else None
 
     def not_modern(reason: str) -> Negotiated:
         if fallback:
-            return _fall_back(transport, next_id)
+            return _fall_back(transport, wire)
         raise UnsupportedError(f"the server does not speak {MODERN_VERSION}{reason}")
 
     try:
-        answer = transport.request(message, headers=headers, timeout=probe)
+        answer = wire.request("server/discover", params, headers=headers, timeout=probe)
     except (HttpStatusError, EndpointNotFound, ResponseTimeout) as exc:
         # A 4xx without a modern error body, or silence on stdio: a legacy server.
         return not_modern(f": {exc.message}")
@@ -87,13 +101,17 @@ def discover(
         result = result_of(answer, "server/discover")
     except UnsupportedVersionError as exc:
         if fallback and LEGACY_VERSION in exc.supported:
-            return _fall_back(transport, next_id)
+            return _fall_back(transport, wire)
         raise
     listed = result.get("supportedVersions")
-    supported = tuple(v for v in listed if isinstance(v, str)) if isinstance(listed, list) else ()
+    if not isinstance(listed, list):
+        # Not a discover result at all: some lenient legacy servers answer any unknown
+        # method with an empty result.
+        return not_modern(" (its server/discover result lists no supportedVersions)")
+    supported = tuple(version for version in listed if isinstance(version, str))
     if MODERN_VERSION not in supported or (prefer_legacy and LEGACY_VERSION in supported):
         if fallback and LEGACY_VERSION in supported:
-            return _fall_back(transport, next_id)
+            return _fall_back(transport, wire)
         raise UnsupportedError(
             f"the server supports protocol versions {', '.join(supported) or 'none'}, "
             f"not {MODERN_VERSION}"
@@ -117,14 +135,14 @@ def discover(
     return server, era
 
 
-def initialize(transport: Transport, next_id: NextId) -> Negotiated:
+def initialize(transport: Transport, wire: Exchange) -> Negotiated:
     """The 2025-11-25 handshake: initialize, read the answer, notifications/initialized."""
     params = {
         "protocolVersion": LEGACY_VERSION,
         "capabilities": {"tasks": {}},
         "clientInfo": dict(CLIENT_INFO),
     }
-    answer = transport.request(request_message(next_id(), "initialize", params))
+    answer = wire.request("initialize", params)
     result = result_of(answer, "initialize")
     version = result.get("protocolVersion")
     if not isinstance(version, str):
@@ -139,7 +157,7 @@ def initialize(transport: Transport, next_id: NextId) -> Negotiated:
     era = LegacyEra(version)
     transport.protocol_version = version
     try:
-        transport.notify(notification_message("notifications/initialized"))
+        wire.notify("notifications/initialized")
     except SessionExpired:
         raise ProtocolViolation(
             "the server dropped the session it had just created (HTTP 404)"
@@ -156,7 +174,7 @@ def initialize(transport: Transport, next_id: NextId) -> Negotiated:
 
 
 def survey(
-    transport: Transport, next_id: NextId, primary: ServerInfo
+    transport: Transport, wire: Exchange, primary: ServerInfo
 ) -> tuple[list[ServerInfo], list[str]]:
     """What a dual-era server offers in 2025-11-25 when 2026-07-28 was negotiated, and any
     problem met while asking.
@@ -170,7 +188,7 @@ def survey(
         return [], []
     transport.protocol_version = None
     try:
-        legacy, _ = initialize(transport, next_id)
+        legacy, _ = initialize(transport, wire)
     except McptaskError as exc:
         # It listed the version but will not speak it: the primary era still stands.
         return [], [f"the server lists {LEGACY_VERSION} but its initialize failed: {exc.message}"]
@@ -181,8 +199,8 @@ def survey(
     return [legacy], []
 
 
-def _fall_back(transport: Transport, next_id: NextId) -> Negotiated:
+def _fall_back(transport: Transport, wire: Exchange) -> Negotiated:
     """Forget the modern attempt and perform the legacy handshake."""
     transport.protocol_version = None
     transport.reset_session()
-    return initialize(transport, next_id)
+    return initialize(transport, wire)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from mcptask.client.answers import result_of
 from mcptask.client.eras import Era, Operation
 from mcptask.client.negotiate import initialize, negotiate, survey
+from mcptask.client.retries import ALWAYS, UNSENT, RetryPolicy
 from mcptask.errors import (
     CancelRefused,
     ProtocolViolation,
@@ -26,12 +27,16 @@ from mcptask.protocol import (
     ServerInfo,
     Task,
     TaskPage,
+    notification_message,
     request_message,
 )
 from mcptask.transport import NotificationHandler, Transport
 
 SessionChange = Callable[[str | None, str], None]
 """Hears (previous session or None, new session) when a kept session is opened or renewed."""
+
+IDEMPOTENT = frozenset({"server/discover", "initialize", "tasks/get", "tasks/list", "tools/list"})
+"""Requests that may simply be sent again after a lost answer: repeating them changes nothing."""
 
 
 class McpClient:
@@ -45,6 +50,7 @@ class McpClient:
         needs_list: bool = False,
         keep_session: bool = False,
         on_session_change: SessionChange | None = None,
+        retry: RetryPolicy | None = None,
     ) -> None:
         self.transport = transport
         self.protocol = protocol
@@ -56,6 +62,8 @@ class McpClient:
         """Work in a session that outlives this process: never DELETE it, and when it has
         ended, open a new one (telling `on_session_change`) instead of failing."""
         self._on_session_change = on_session_change
+        self.retry = retry or RetryPolicy()
+        """How transient failures are retried (commands may swap in a stop-aware sleep)."""
         self._counter = itertools.count(1)
         self._id_prefix: str | None = None
         self._negotiated: tuple[ServerInfo, Era] | None = None
@@ -71,7 +79,7 @@ class McpClient:
         """
         self._negotiated = negotiate(
             self.transport,
-            self._next_id,
+            self,
             protocol=self.protocol,
             prefer_legacy=self.needs_list or join_session is not None or self.keep_session,
         )
@@ -90,7 +98,7 @@ class McpClient:
         asking (connect reports both eras: auto mode uses either, as the command needs)."""
         if self.protocol != "auto":
             return [], []
-        return survey(self.transport, self._next_id, self.server)
+        return survey(self.transport, self, self.server)
 
     @property
     def server(self) -> ServerInfo:
@@ -209,7 +217,7 @@ class McpClient:
                 ) from None
             self._joined_session = None
             self.transport.reset_session()
-            self._negotiated = initialize(self.transport, self._next_id)
+            self._negotiated = initialize(self.transport, self)
             if self.keep_session:
                 self._keep(previous)
             try:
@@ -234,7 +242,29 @@ class McpClient:
 
     def _call_once(self, method: str, params: JsonObject | None) -> JsonObject:
         stamped, headers = self.era.stamp(method, params)
-        answer = self.transport.request(
-            request_message(self._next_id(), method, stamped), headers=headers
-        )
-        return result_of(answer, method)
+        return result_of(self.request(method, stamped, headers=headers), method)
+
+    # -- the exchange negotiation uses too -------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        params: JsonObject | None,
+        *,
+        headers: dict[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> JsonObject:
+        """Send a request as it is (already stamped) and return the whole answer, retrying
+        transient failures as the method allows; each attempt gets a fresh id."""
+
+        def attempt() -> JsonObject:
+            message = request_message(self._next_id(), method, params)
+            return self.transport.request(message, headers=headers, timeout=timeout)
+
+        retry_on = ALWAYS if method in IDEMPOTENT else UNSENT
+        return self.retry.run(attempt, what=method, retry_on=retry_on)
+
+    def notify(self, method: str) -> None:
+        """Send a notification (resent only when it provably never arrived)."""
+        message = notification_message(method)
+        self.retry.run(lambda: self.transport.notify(message), what=method, retry_on=UNSENT)

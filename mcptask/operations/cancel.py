@@ -8,88 +8,36 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 from mcptask.client.session import McpClient
-from mcptask.errors import CancelRefused, McptaskError, RpcError, TaskNotFound, UnsupportedError
+from mcptask.errors import (
+    AnswerLost,
+    AuthError,
+    CancelRefused,
+    EndpointNotFound,
+    McptaskError,
+    NotDelivered,
+    RpcError,
+    ServerBusy,
+    SessionGone,
+    TaskNotFound,
+    TlsFailure,
+    UnsupportedError,
+    UsageError,
+)
 from mcptask.operations.listing import collect_tasks
+from mcptask.operations.outcomes import (
+    CancelReport,
+    CancelResult,
+    Outcome,
+    Target,
+    unique_targets,
+)
 from mcptask.operations.polling import PollLoop, poll_delay
-from mcptask.protocol import ACTIVE_STATUSES, CANCELLED, CancelAnswer, JsonObject, Task, is_terminal
+from mcptask.protocol import ACTIVE_STATUSES, CANCELLED, CancelAnswer, Task, is_terminal
 
 DEFAULT_WAIT_TIMEOUT_SECONDS = 5.0
-
-
-class Outcome(StrEnum):
-    """What happened to one task (the README documents these names; they do not change)."""
-
-    CANCELLED = "cancelled"
-    ALREADY_FINISHED = "already-finished"
-    NOT_FOUND = "not-found"
-    PENDING = "pending"
-    REQUESTED = "requested"
-    ERROR = "error"
-    SKIPPED = "skipped"
-
-
-@dataclass(frozen=True)
-class Target:
-    """A task to cancel; `named` when the user gave its id (then not-found is a failure)."""
-
-    task_id: str
-    named: bool
-
-
-@dataclass(frozen=True)
-class CancelResult:
-    """The final word on one task."""
-
-    task_id: str
-    outcome: Outcome
-    status: str | None
-    message: str | None
-    named: bool
-
-    @property
-    def failed(self) -> bool:
-        """True when this task makes the run fail (exit 6)."""
-        if self.outcome is Outcome.NOT_FOUND:
-            return self.named
-        return self.outcome is Outcome.ERROR
-
-    def to_json(self) -> JsonObject:
-        """The stable JSON shape of one result."""
-        return {
-            "taskId": self.task_id,
-            "outcome": self.outcome.value,
-            "status": self.status,
-            "message": self.message,
-        }
-
-
-@dataclass
-class CancelReport:
-    """Every target's result, in the order the targets were given."""
-
-    results: list[CancelResult]
-    interrupted: bool = False
-    fatal: McptaskError | None = None
-
-    def counts(self) -> dict[str, int]:
-        """How many tasks ended with each outcome (every outcome listed, zeros included)."""
-        counts = {outcome.value: 0 for outcome in Outcome}
-        for result in self.results:
-            counts[result.outcome.value] += 1
-        return counts
-
-    @property
-    def failed(self) -> bool:
-        """True when some task makes the run fail."""
-        return any(result.failed for result in self.results)
-
-    @property
-    def pending(self) -> bool:
-        """True when some task was still not terminal when the wait ran out."""
-        return any(result.outcome is Outcome.PENDING for result in self.results)
+MAX_RESENDS = 4
 
 
 @dataclass
@@ -147,15 +95,70 @@ class CancelRun:
         for target in targets:
             if self.stop():
                 return
-            try:
-                answer = self.client.cancel_task(target.task_id)
-            except CancelRefused as exc:
-                self._classify_refusal(target, exc)
-            except RpcError as exc:
-                self._finish(target, Outcome.ERROR, None, exc.server_message)
-            else:
-                self._after_accepted_cancel(target, answer)
+            self._cancel_one(target, resends=self._resends())
             self.on_progress()
+
+    def _resends(self) -> int:
+        """How often a cancel whose answer was lost is sent again: as often as the client
+        retries (a bound, even when the client's retries are bounded by time alone)."""
+        retries = self.client.retry.retries
+        return MAX_RESENDS if retries is None else retries
+
+    def _cancel_one(self, target: Target, *, resends: int) -> None:
+        """One `tasks/cancel`, and what its answer, or its failure, tells about the task.
+
+        A failure after the request was sent never makes the task "not attempted": its
+        effect is learned with `tasks/get`, else the outcome is `unknown`. Failures that end
+        the run are raised after the task has its outcome.
+        """
+        try:
+            answer = self.client.cancel_task(target.task_id)
+        except CancelRefused as exc:
+            self._classify_refusal(target, exc)
+        except RpcError as exc:
+            self._finish(target, Outcome.ERROR, None, exc.server_message)
+        except _UNSENT as exc:
+            # Retried until the policy gave up: this cancel never reached the server.
+            self._finish(target, Outcome.SKIPPED, None, f"not sent: {exc.message}")
+            raise
+        except _REFUSED as exc:
+            # The server answered, and did not act on the request.
+            self._finish(target, Outcome.ERROR, None, exc.message)
+            raise
+        except AnswerLost as exc:
+            self._resolve(target, exc, resends=resends)
+        except McptaskError as exc:
+            # Sent, and then the answer broke the protocol or the server went away.
+            self._resolve(target, exc, resends=0)
+            raise
+        else:
+            self._after_accepted_cancel(target, answer)
+
+    def _resolve(self, target: Target, failure: McptaskError, *, resends: int) -> None:
+        """The cancel was sent but its answer never came (or was unreadable): ask the task.
+
+        Cancelled or otherwise finished: that is its outcome. Still active: send the cancel
+        again, up to `resends` times (safe: a repeat of a cancel that took effect is refused
+        with -32602, which `tasks/get` classifies). Gone: not found. No answer to that
+        either, or still active when no resend is left: `unknown`.
+        """
+        lost = f"the answer to the cancel was lost ({failure.message})"
+        try:
+            task = self.client.get_task(target.task_id)
+        except TaskNotFound:
+            self._finish(target, Outcome.NOT_FOUND, None, f"{lost}; now the task is not found")
+            return
+        except McptaskError as exc:
+            self._finish(target, Outcome.UNKNOWN, None, f"{lost}; tasks/get failed: {exc.message}")
+            raise
+        if task.status == CANCELLED:
+            self._finish(target, Outcome.CANCELLED, task.status, f"{lost}; tasks/get shows it")
+        elif is_terminal(task.status):
+            self._finish(target, Outcome.ALREADY_FINISHED, task.status, task.statusMessage)
+        elif resends <= 0:
+            self._finish(target, Outcome.UNKNOWN, task.status, f"{lost}; the task is still active")
+        else:
+            self._cancel_one(target, resends=resends - 1)
 
     def _after_accepted_cancel(self, target: Target, answer: CancelAnswer) -> None:
         """`answer.task` is the task the cancel answered with, or None for an acknowledgement."""
@@ -254,22 +257,20 @@ class CancelRun:
         self.on_result(result)
 
 
+_UNSENT = (NotDelivered, ServerBusy, TlsFailure, UsageError)
+"""Failures that prove the request never reached the server, or was not acted on (a
+UsageError here is a header httpx refused to send)."""
+
+_REFUSED = (AuthError, UnsupportedError, EndpointNotFound, SessionGone)
+"""Answers that refuse the request: the server did not act on it."""
+
+
 def _skip_reason(report: CancelReport) -> str:
     if report.interrupted:
         return "not attempted: interrupted"
     if report.fatal is not None:
         return "not attempted: the run stopped on an error"
     return "not attempted"
-
-
-def unique_targets(named_ids: Iterable[str], selected_ids: Iterable[str]) -> list[Target]:
-    """Named ids first, then selected ones, each id once (a named id stays named)."""
-    targets: dict[str, Target] = {}
-    for task_id in named_ids:
-        targets.setdefault(task_id, Target(task_id, named=True))
-    for task_id in selected_ids:
-        targets.setdefault(task_id, Target(task_id, named=False))
-    return list(targets.values())
 
 
 @dataclass(frozen=True)

@@ -12,29 +12,19 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TypeVar
 
 from pydantic import ValidationError
 
 from mcptask.client.session import McpClient
-from mcptask.errors import (
-    ResponseTimeout,
-    RpcError,
-    ServerExited,
-    TaskNotFound,
-    UnreachableError,
-)
-from mcptask.operations.polling import POLL_CAP_SECONDS, PollLoop, poll_delay
+from mcptask.errors import RpcError, TaskNotFound
+from mcptask.operations.polling import PollLoop, poll_delay
 from mcptask.protocol import ACTIVE_STATUSES, COMPLETED, JsonObject, Task, is_terminal
-
-T = TypeVar("T")
 
 GONE = "gone"
 """The pseudo-status of a task the server no longer knows (expired or purged)."""
 
 STATUS_NOTIFICATIONS = ("notifications/tasks/status", "notifications/tasks")
 RELIST_SECONDS = 5.0
-DEFAULT_RETRY_SECONDS = 30.0
 
 
 @dataclass
@@ -88,7 +78,6 @@ class WatchOptions:
     interval: float | None = None
     forever: bool = False
     timeout: float | None = None
-    retry_for: float = DEFAULT_RETRY_SECONDS
     exit_status: bool = False
     """A task that ends other than `completed` fails the run."""
 
@@ -215,28 +204,8 @@ class Watch:
         return [task_id for task_id, watched in self.tasks.items() if not watched.settled]
 
     def _fetch(self, task_id: str) -> Task:
-        """`tasks/get`, retrying an unreachable HTTP server with backoff for a while."""
-        return self._retrying(lambda: self.client.get_task(task_id))
-
-    def _retrying(self, call: Callable[[], T]) -> T:
-        """Run `call`; while the HTTP server is unreachable, retry with backoff for
-        `retry_for` seconds."""
-        first_failure: float | None = None
-        backoff = 0.5
-        while True:
-            try:
-                return call()
-            except (ServerExited, ResponseTimeout):
-                # stdio: the process is the only channel; a dead or silent one does not come
-                # back by waiting.
-                raise
-            except UnreachableError:
-                now = time.monotonic()
-                first_failure = first_failure if first_failure is not None else now
-                if now - first_failure >= self.options.retry_for or self._stop.is_set():
-                    raise
-                self._stop.wait(backoff)
-                backoff = min(backoff * 2, POLL_CAP_SECONDS)
+        """`tasks/get` (the client retries an unreachable server within its retry policy)."""
+        return self.client.get_task(task_id)
 
     def _observe(self, task_id: str, answer: Task | RpcError) -> None:
         watched = self.tasks[task_id]
@@ -260,7 +229,7 @@ class Watch:
             if pushed.taskId in self.tasks:
                 self._record(self.tasks[pushed.taskId], pushed)
         if self.listing and time.monotonic() - self._last_list >= RELIST_SECONDS:
-            self._retrying(self._relist)
+            self._relist()
         self._on_round()
 
     def _wait(self, seconds: float) -> None:

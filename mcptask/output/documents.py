@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcptask.operations.cancel import CancelReport
+from mcptask.operations.outcomes import CancelReport
 from mcptask.operations.watch import WatchedTask, WatchReport
 from mcptask.protocol import JsonObject, ServerInfo, Task
 

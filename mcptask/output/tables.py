@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from rich.table import Table
 from rich.text import Text
 
-from mcptask.operations.cancel import CancelReport, CancelResult, Outcome
+from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome
 from mcptask.output.sanitize import clean
 from mcptask.protocol import ServerInfo, Task
 
@@ -29,6 +29,7 @@ OUTCOME_STYLES = {
     Outcome.NOT_FOUND: "red",
     Outcome.PENDING: "yellow",
     Outcome.REQUESTED: "yellow",
+    Outcome.UNKNOWN: "bold red",
     Outcome.ERROR: "bold red",
     Outcome.SKIPPED: "dim",
 }

@@ -5,35 +5,45 @@ from __future__ import annotations
 import json
 import ssl
 import threading
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-from httpx_sse import EventSource, SSEError
+from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from mcptask.errors import (
+    AnswerLost,
     AuthError,
     EndpointNotFound,
     HttpStatusError,
     McptaskError,
     ProtocolViolation,
     SessionExpired,
-    UnreachableError,
     UsageError,
 )
-from mcptask.protocol import JsonObject, check_message, is_notification, is_response
+from mcptask.protocol import JsonObject, is_notification, is_response
+from mcptask.transport.answers import (
+    bound,
+    decode,
+    jsonrpc_error_body,
+    max_answer_bytes,
+    own_response,
+)
 from mcptask.transport.base import NotificationHandler, WireLog
+from mcptask.transport.http_errors import status_failure, translate_errors
 from mcptask.transport.redact import display_url, redact_headers
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
 POST_ACCEPT = "application/json, text/event-stream"
-# Gateways in front of a server that is down answer these: that is "cannot reach", not a
-# protocol violation by the MCP server itself.
-_GATEWAY_STATUSES = {502, 503, 504}
+MAX_RESUMES = 5
+"""How many times one answer's SSE stream is resumed (GET + Last-Event-ID) before giving up."""
+DEFAULT_RETRY_MS = 1000
+"""The wait before resuming a stream whose server sent no `retry:` field."""
+MAX_RETRY_MS = 30_000
 
 
 class HttpTransport:
@@ -51,6 +61,8 @@ class HttpTransport:
         client: httpx.Client | None = None,
         ca_cert: Path | None = None,
         insecure: bool = False,
+        max_answer: int | None = None,
+        sleep: Callable[[float], object] = time.sleep,
     ) -> None:
         self.url = url
         self.target = display_url(url)
@@ -59,6 +71,8 @@ class HttpTransport:
         self._created_session = False
         self._log = log
         self._handler: NotificationHandler | None = None
+        self._max_answer = max_answer if max_answer is not None else max_answer_bytes()
+        self._sleep = sleep
         try:
             parsed = httpx.URL(url)
             urlsplit(url).port  # noqa: B018 - raises ValueError for a bad host or port
@@ -155,10 +169,13 @@ class HttpTransport:
                     if response.status_code != 200 or _media_type(response) != "text/event-stream":
                         raise httpx.HTTPError(f"GET stream answered {response.status_code}")
                     backoff = 0.5
+                    bound(response, self._max_answer)
                     for event in EventSource(response).iter_sse():
                         if stop.is_set():
                             return
                         last_event_id = event.id or last_event_id
+                        if event.retry is not None:
+                            backoff = min(event.retry, MAX_RETRY_MS) / 1000
                         if event.data:
                             self._route_stream_event(event.data)
             except (httpx.HTTPError, SSEError, McptaskError) as exc:
@@ -186,17 +203,18 @@ class HttpTransport:
                 self._trace(f"< {response.status_code} {_media_type(response) or '-'} (stream)")
                 if response.status_code != 200 or _media_type(response) != "text/event-stream":
                     return
+                bound(response, self._max_answer)
                 for event in EventSource(response).iter_sse():
                     if stop.is_set():
                         return
                     if event.data:
                         self._route_stream_event(event.data)
-        except (httpx.HTTPError, SSEError) as exc:
+        except (httpx.HTTPError, SSEError, ProtocolViolation) as exc:
             self._trace(f"< stream ended: {type(exc).__name__}")
 
     def _route_stream_event(self, data: str) -> None:
         try:
-            message = _decode_event(data)
+            message = decode(data, context="an event in the server's stream")
         except ProtocolViolation:
             return
         self._trace(f"< event {data}")
@@ -238,10 +256,11 @@ class HttpTransport:
             headers=headers,
             timeout=httpx.Timeout(timeout) if timeout is not None else httpx.USE_CLIENT_DEFAULT,
         )
-        with _translate_errors(self.target):
+        with translate_errors(self.target):
             response = self._client.send(request, stream=True)
             try:
                 self._trace(f"< {response.status_code} {_media_type(response) or '-'}")
+                bound(response, self._max_answer)
                 yield response, self._check_status(response, sent_session, message)
             finally:
                 response.close()
@@ -273,11 +292,14 @@ class HttpTransport:
         if status < 400:
             return None
         response.read()
-        error = _jsonrpc_error_body(response)
+        transient = status_failure(
+            status, response.reason_phrase, self.target, response.headers.get("Retry-After")
+        )
+        if transient is not None:
+            raise transient
+        error = jsonrpc_error_body(response)
         if error is not None:
             return error
-        if status in _GATEWAY_STATUSES:
-            raise UnreachableError(f"{self.target} answered HTTP {status} {response.reason_phrase}")
         if status == 404:
             raise EndpointNotFound(f"no MCP endpoint at {self.target} (HTTP 404)")
         raise HttpStatusError(
@@ -303,22 +325,57 @@ class HttpTransport:
 
     def _read_json_answer(self, response: httpx.Response, request_id: object) -> JsonObject:
         self._trace(f"< {response.text}")
-        try:
-            decoded = response.json()
-        except ValueError:
-            raise ProtocolViolation("the server's answer is not valid JSON") from None
-        return _own_response(check_message(decoded, context="the server's answer"), request_id)
+        return own_response(decode(response.content, context="the server's answer"), request_id)
 
     def _read_sse_answer(self, response: httpx.Response, request_id: object) -> JsonObject:
+        """The response to our request from its SSE stream, resumed with GET and
+        `Last-Event-ID` (after the `retry:` wait) when the server ends the stream early."""
+        position = _StreamPosition()
+        answer = self._answer_in(response, request_id, position)
+        resumes = 0
+        while answer is None:
+            if position.last_id is None or resumes >= MAX_RESUMES:
+                reason = "" if position.last_id is None else f" (resumed {resumes} times)"
+                raise AnswerLost(f"the server closed its event stream before answering{reason}")
+            resumes += 1
+            wait = min(position.retry_ms or DEFAULT_RETRY_MS, MAX_RETRY_MS) / 1000
+            self._trace(f"< stream ended early; resuming after {position.last_id} in {wait:g}s")
+            self._sleep(wait)
+            answer = self._resume(request_id, position)
+        return answer
+
+    def _resume(self, request_id: object, position: _StreamPosition) -> JsonObject | None:
+        headers = self._headers() | {"Accept": "text/event-stream"}
+        headers.pop("Content-Type", None)
+        headers["Last-Event-ID"] = position.last_id or ""
+        self._trace(f"> GET {self.target} {redact_headers(headers)} (resume)")
+        with (
+            translate_errors(self.target),
+            self._client.stream("GET", self.url, headers=headers) as response,
+        ):
+            self._trace(f"< {response.status_code} {_media_type(response) or '-'} (resume)")
+            if response.status_code != 200 or _media_type(response) != "text/event-stream":
+                raise AnswerLost(
+                    f"the server closed its event stream before answering, and resuming it "
+                    f"was refused (HTTP {response.status_code})"
+                )
+            bound(response, self._max_answer)
+            return self._answer_in(response, request_id, position)
+
+    def _answer_in(
+        self, response: httpx.Response, request_id: object, position: _StreamPosition
+    ) -> JsonObject | None:
+        """Read events until our response (returned) or the end of the stream (None)."""
         try:
             events = EventSource(response).iter_sse()
             for event in events:
+                position.saw(event)
                 if not event.data:
                     continue  # priming or reconnect marker
                 self._trace(f"< event {event.data}")
-                message = _decode_event(event.data)
+                message = decode(event.data, context="an event in the server's stream")
                 if is_response(message):
-                    answer = _own_response(message, request_id)
+                    answer = own_response(message, request_id)
                     if "Content-Length" in response.headers:
                         # Read the rest of a bounded body: httpx reuses a connection only
                         # when its response was read to the end (else: one TCP connect per
@@ -330,70 +387,29 @@ class HttpTransport:
                     self._handler(message)
         except SSEError as exc:
             raise ProtocolViolation(f"the server's event stream is malformed: {exc}") from None
-        raise UnreachableError("the server closed its event stream before answering")
+        return None
 
     def _trace(self, line: str) -> None:
         if self._log is not None:
             self._log(line)
 
 
+class _StreamPosition:
+    """Where an answer's event stream got to: the last event id and the server's `retry:`."""
+
+    def __init__(self) -> None:
+        self.last_id: str | None = None
+        self.retry_ms: int | None = None
+
+    def saw(self, event: ServerSentEvent) -> None:
+        self.last_id = event.id or self.last_id
+        if event.retry is not None:
+            self.retry_ms = event.retry
+
+
 def _media_type(response: httpx.Response) -> str:
     content_type: str = response.headers.get("Content-Type", "")
     return content_type.split(";")[0].strip().lower()
-
-
-def _decode_event(data: str) -> JsonObject:
-    try:
-        decoded: Any = json.loads(data)
-    except ValueError:
-        raise ProtocolViolation("an event in the server's stream is not valid JSON") from None
-    return check_message(decoded, context="an event in the server's stream")
-
-
-def _own_response(message: JsonObject, request_id: object) -> JsonObject:
-    """Check that a response answers our request (an error with a null id is accepted)."""
-    if not is_response(message):
-        raise ProtocolViolation("the server answered with a request instead of a response")
-    if message.get("id") != request_id and not ("error" in message and message.get("id") is None):
-        raise ProtocolViolation(
-            f"the server answered request {request_id!r} with the id {message.get('id')!r}"
-        )
-    return message
-
-
-def _jsonrpc_error_body(response: httpx.Response) -> JsonObject | None:
-    try:
-        decoded = response.json()
-    except ValueError:
-        return None
-    if isinstance(decoded, dict) and isinstance(decoded.get("error"), dict):
-        error: JsonObject = decoded["error"]
-        if isinstance(error.get("code"), int):
-            return error
-    return None
-
-
-@contextmanager
-def _translate_errors(target: str) -> Iterator[None]:
-    """Turn httpx's exceptions into mcptask errors that say what happened to whom."""
-    try:
-        yield
-    except httpx.TimeoutException as exc:
-        raise UnreachableError(f"{target} did not answer in time ({_timeout_kind(exc)})") from None
-    except httpx.ConnectError as exc:
-        tls = _tls_failure(exc)
-        if tls is not None:
-            raise UnreachableError(tls.replace("{target}", target)) from None
-        raise UnreachableError(f"cannot connect to {target}: {_reason(exc)}") from None
-    except httpx.RemoteProtocolError:
-        raise UnreachableError(f"{target} closed the connection without an answer") from None
-    except httpx.LocalProtocolError:
-        # Its message quotes the offending header, which may be a credential: never show it.
-        raise UsageError(
-            "a request header is not valid HTTP (check --header and the token)"
-        ) from None
-    except httpx.TransportError as exc:
-        raise UnreachableError(f"cannot talk to {target}: {_reason(exc)}") from None
 
 
 def _verification(ca_cert: Path | None, insecure: bool) -> ssl.SSLContext | bool:
@@ -407,31 +423,3 @@ def _verification(ca_cert: Path | None, insecure: bool) -> ssl.SSLContext | bool
     except (OSError, ssl.SSLError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not PEM"
         raise UsageError(f"cannot read --ca-cert {str(ca_cert)!r}: {reason}") from None
-
-
-def _tls_failure(exc: BaseException) -> str | None:
-    """The message for a connection that failed in its TLS handshake, if that is what failed."""
-    cause: BaseException | None = exc
-    while cause is not None and not isinstance(cause, ssl.SSLError):
-        cause = cause.__cause__ or cause.__context__
-    if isinstance(cause, ssl.SSLCertVerificationError):
-        return (
-            f"TLS: cannot verify the certificate of {{target}} ({cause.verify_message}); "
-            "trust its CA with --ca-cert FILE (or SSL_CERT_FILE), or skip the check with "
-            "--insecure"
-        )
-    if isinstance(cause, ssl.SSLError):
-        return f"TLS handshake with {{target}} failed ({cause.reason or cause})"
-    return None
-
-
-def _timeout_kind(exc: httpx.TimeoutException) -> str:
-    if isinstance(exc, httpx.ConnectTimeout):
-        return "connect timeout"
-    return "read timeout" if isinstance(exc, httpx.ReadTimeout) else "timeout"
-
-
-def _reason(exc: Exception) -> str:
-    text = str(exc) or type(exc).__name__
-    # httpx wraps OS errors as "[Errno 111] Connection refused": keep the human part.
-    return text.split("] ", 1)[-1]

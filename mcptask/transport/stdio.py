@@ -10,7 +10,7 @@ import subprocess
 import threading
 from collections import deque
 from collections.abc import Mapping
-from typing import IO, Any
+from typing import IO
 
 from mcptask.errors import (
     McptaskError,
@@ -22,10 +22,10 @@ from mcptask.errors import (
 from mcptask.protocol import (
     METHOD_NOT_FOUND,
     JsonObject,
-    check_message,
     is_notification,
     is_response,
 )
+from mcptask.transport.answers import decode, max_answer_bytes, too_large
 from mcptask.transport.base import NotificationHandler, WireLog
 from mcptask.transport.redact import display_command
 
@@ -58,10 +58,12 @@ class StdioTransport:
         log: WireLog | None = None,
         stderr_log: WireLog | None = None,
         env: Mapping[str, str] | None = None,
+        max_answer: int | None = None,
     ) -> None:
         self.target = display_command(argv)
         self.protocol_version: str | None = None
         self._timeout = timeout
+        self._max_answer = max_answer if max_answer is not None else max_answer_bytes()
         self._log = log
         self._stderr_log = stderr_log
         self._handler: NotificationHandler | None = None
@@ -192,7 +194,11 @@ class StdioTransport:
         """Reader thread: route each line to the waiting request or the notification handler."""
         failure: McptaskError
         try:
-            for raw in stream:
+            limit = self._max_answer
+            # readline with a bound: a line is never read past the answer limit.
+            while raw := stream.readline(limit + 1):
+                if len(raw) > limit:
+                    raise too_large(limit)
                 text = raw.decode("utf-8", errors="replace").strip()
                 if not text:
                     continue
@@ -239,7 +245,7 @@ class StdioTransport:
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
         """Keep the server's log apart: shown with -v, its tail quoted when the server dies."""
-        for raw in stream:
+        while raw := stream.readline(64 * 1024):
             line = raw.decode("utf-8", errors="replace").rstrip()
             self._stderr_tail.append(line)
             if self._stderr_log is not None:
@@ -263,10 +269,8 @@ class StdioTransport:
 
 
 def _decode_line(text: str) -> JsonObject:
-    try:
-        decoded: Any = json.loads(text)
-    except ValueError:
-        raise ProtocolViolation(
-            "the server wrote a line that is not JSON on stdout (stdout is for JSON-RPC only)"
-        ) from None
-    return check_message(decoded, context="a line from the server")
+    return decode(
+        text,
+        context="a line from the server",
+        not_json="the server wrote a line that is not JSON on stdout (stdout is for JSON-RPC only)",
+    )

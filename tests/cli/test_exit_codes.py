@@ -6,7 +6,7 @@ import pytest
 
 from mcptask.cli.exit_codes import exit_code_for
 from mcptask.errors import AuthError, ExitCode
-from mcptask.operations.cancel import CancelReport, CancelResult, Outcome
+from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome
 from mcptask.operations.watch import WatchedTask, WatchReport
 from mcptask.protocol import Task
 

@@ -207,7 +207,9 @@ def test_cancel_method_missing_in_modern_stops_the_run(reference_server: StartSe
     url = reference_server("--seed", "working=2", "--no-cancel", "--protocol-eras", "modern")
     result = run_mcptask("cancel", "working-001", "working-002", "--url", url, "-o", "json")
     assert result.code == 5
-    assert outcomes(result) == {"working-001": ("skipped", None), "working-002": ("skipped", None)}
+    # The first cancel was sent and refused (an error, not "not attempted"); the second was
+    # never sent.
+    assert outcomes(result) == {"working-001": ("error", None), "working-002": ("skipped", None)}
     assert "tasks/cancel" in result.json()["error"]
 
 

@@ -37,6 +37,11 @@ class FakeServer:
     modern: bool = False
     """Speak 2026-07-28 (discover, ack-only cancel, no list) instead of 2025-11-25."""
     headers: list[dict[str, str]] = field(default_factory=list)
+    before: dict[tuple[str, str], list[Exception]] = field(default_factory=dict)
+    """(method, taskId) -> failures raised, one per request, before the server acts."""
+    after: dict[tuple[str, str], list[Exception]] = field(default_factory=dict)
+    """(method, taskId) -> failures raised, one per request, after the server acted (the
+    answer is lost)."""
 
     kind = "fake"
     target = "fake"
@@ -59,10 +64,15 @@ class FakeServer:
         params = message.get("params") or {}
         self.calls.append(method)
         self.headers.append(headers or {})
+        key = (method, str(params.get("taskId")))
+        if self.before.get(key):
+            raise self.before[key].pop(0)
         try:
             result = self._handle(method, params)
         except _Error as error:
             return {"jsonrpc": "2.0", "id": message["id"], "error": error.body}
+        if self.after.get(key):
+            raise self.after[key].pop(0)
         return {"jsonrpc": "2.0", "id": message["id"], "result": result}
 
     def notify(self, message: JsonObject) -> None:

@@ -5,10 +5,19 @@ from __future__ import annotations
 import pytest
 
 from mcptask.cli.exit_codes import exit_code_for
+from mcptask.client.retries import RetryPolicy
 from mcptask.client.session import McpClient
-from mcptask.errors import ExitCode, ProtocolViolation, UnsupportedError
-from mcptask.operations.cancel import CancelResult, CancelRun, Outcome, Target, unique_targets
+from mcptask.errors import (
+    AnswerLost,
+    ExitCode,
+    NotDelivered,
+    ProtocolViolation,
+    ServerExited,
+    UnsupportedError,
+)
+from mcptask.operations.cancel import CancelRun
 from mcptask.operations.listing import collect_tasks
+from mcptask.operations.outcomes import CancelResult, Outcome, Target, unique_targets
 from mcptask.protocol import Task, encode_header_value
 from tests.unit.fake_server import FakeServer, raise_error
 
@@ -160,11 +169,14 @@ def test_fatal_error_mid_run_keeps_the_report_whole() -> None:
     report = CancelRun(connected(server), sleep=no_sleep).run(
         [Target(task_id, True) for task_id in ("a", "b", "c")]
     )
+    # b's cancel was sent and refused: an error, never "not attempted"; c was never sent.
     assert [r.outcome for r in report.results] == [
         Outcome.CANCELLED,
-        Outcome.SKIPPED,
+        Outcome.ERROR,
         Outcome.SKIPPED,
     ]
+    assert "does not support tasks/cancel" in (report.results[1].message or "")
+    assert report.results[2].message == "not attempted: the run stopped on an error"
     assert exit_code_for(report) is ExitCode.UNSUPPORTED
 
 
@@ -288,3 +300,77 @@ def test_requests_in_a_joined_session_use_ids_of_their_own() -> None:
     assert session == "theirs"
     assert isinstance(request_id, str)
     assert request_id.startswith("mcptask-")
+
+
+# -- truthful outcomes when answers are lost ---------------------------------------------------
+
+
+def test_a_lost_cancel_answer_is_resolved_with_tasks_get() -> None:
+    server = FakeServer()
+    server.add("a", "working")
+    server.add("b", "working")
+    server.after[("tasks/cancel", "a")] = [AnswerLost("reset after the server acted")]
+    report = CancelRun(connected(server), sleep=no_sleep).run(
+        [Target("a", True), Target("b", True)]
+    )
+    assert [(r.outcome, r.status) for r in report.results] == [
+        (Outcome.CANCELLED, "cancelled"),
+        (Outcome.CANCELLED, "cancelled"),
+    ]
+    assert "the answer to the cancel was lost" in (report.results[0].message or "")
+    assert server.calls.count("tasks/cancel") == 2  # a's was not sent twice: get showed it
+    assert exit_code_for(report) is ExitCode.OK
+
+
+def test_a_cancel_lost_before_the_server_acted_is_sent_again() -> None:
+    server = FakeServer()
+    server.add("a", "working")
+    server.before[("tasks/cancel", "a")] = [AnswerLost("reset before the server acted")]
+    report = CancelRun(connected(server), sleep=no_sleep).run([Target("a", True)])
+    assert report.results[0].outcome is Outcome.CANCELLED
+    assert server.calls.count("tasks/cancel") == 2
+    assert server.tasks["a"]["status"] == "cancelled"
+
+
+def test_an_effect_that_cannot_be_learned_is_unknown_and_never_skipped() -> None:
+    server = FakeServer()
+    for task_id in ("a", "b"):
+        server.add(task_id, "working")
+    gone = ServerExited("the server process exited with code 1")
+    server.after[("tasks/cancel", "a")] = [gone]
+    server.before[("tasks/get", "a")] = [gone]
+    report = CancelRun(connected(server), sleep=no_sleep).run(
+        [Target("a", True), Target("b", True)]
+    )
+    assert [r.outcome for r in report.results] == [Outcome.UNKNOWN, Outcome.SKIPPED]
+    assert "tasks/get failed: the server process exited" in (report.results[0].message or "")
+    assert report.results[1].message == "not attempted: the run stopped on an error"
+    assert exit_code_for(report) is ExitCode.UNREACHABLE
+    assert report.counts()["unknown"] == 1
+
+
+def test_an_unreadable_cancel_answer_is_resolved_then_stops_the_run() -> None:
+    server = FakeServer()
+    for task_id in ("a", "b"):
+        server.add(task_id, "working")
+    server.after[("tasks/cancel", "a")] = [
+        ProtocolViolation("the server's answer is not valid JSON")
+    ]
+    report = CancelRun(connected(server), sleep=no_sleep).run(
+        [Target("a", True), Target("b", True)]
+    )
+    assert [r.outcome for r in report.results] == [Outcome.CANCELLED, Outcome.SKIPPED]
+    assert exit_code_for(report) is ExitCode.PROTOCOL
+
+
+def test_a_cancel_that_never_reached_the_server_is_skipped_saying_so() -> None:
+    server = FakeServer()
+    server.add("a", "working")
+    server.before[("tasks/cancel", "a")] = [NotDelivered("cannot connect: refused")] * 10
+    client = connected(server)
+    client.retry = RetryPolicy(retries=2, sleep=no_sleep)
+    report = CancelRun(client, sleep=no_sleep).run([Target("a", True)])
+    assert report.results[0].outcome is Outcome.SKIPPED
+    assert report.results[0].message == "not sent: cannot connect: refused"
+    assert server.calls.count("tasks/cancel") == 3
+    assert server.tasks["a"]["status"] == "working"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -75,6 +76,10 @@ def cancel(
             view.declined()
             raise typer.Exit(int(ExitCode.INTERRUPTED))
         with StopSignal() as stop, view.progress(len(selection.targets)) as advance:
+            # Waiting between retries ends at once when the user asks to stop.
+            client.retry = replace(
+                client.retry, sleep=stop.event.wait, stopped=lambda: stop.stopped
+            )
             run = CancelRun(
                 client,
                 wait=not no_wait,

@@ -42,14 +42,6 @@ def watch(
         bool,
         typer.Option("--exit-status", help="Exit 7 unless every watched task ended completed."),
     ] = False,
-    retry_for: Annotated[
-        float,
-        typer.Option(
-            "--retry-for",
-            min=0.0,
-            help="Seconds to keep retrying an unreachable server before exit 3.",
-        ),
-    ] = 30.0,
     *,
     common: Common,
 ) -> None:
@@ -59,11 +51,7 @@ def watch(
     from mcptask.operations.watch import Watch, WatchOptions
     from mcptask.output.views.watch import WatchView
 
-    for name, value in (
-        ("--interval", interval),
-        ("--wait-timeout", watch_timeout),
-        ("--retry-for", retry_for),
-    ):
+    for name, value in (("--interval", interval), ("--wait-timeout", watch_timeout)):
         finite(name, value)
     wanted = statuses(status)
     if wanted is not None and task_ids:
@@ -76,11 +64,12 @@ def watch(
         interval=interval,
         forever=forever,
         timeout=watch_timeout,
-        retry_for=retry_for,
         exit_status=exit_status,
     )
-    with invocation.client(needs_list=not options.task_ids) as client:
+    with invocation.client(needs_list=not options.task_ids, patient=True) as client:
         stop = StopSignal(on_stop=lambda: watcher.wake())
+        # Waiting between retries ends at once when the user asks to stop.
+        client.retry = replace(client.retry, sleep=stop.event.wait, stopped=lambda: stop.stopped)
         watcher = Watch(
             client,
             options,

@@ -1,0 +1,133 @@
+"""Reading a server's answer safely: bounded in size and depth, checked to be JSON-RPC.
+
+Both transports use these: an answer over `max_answer_bytes` (default 32 MiB,
+`MCPTASK_MAX_ANSWER_BYTES`) or nested deeper than `MAX_DEPTH` is refused as a protocol
+violation (exit 8), and nothing is ever read without a bound.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import httpx
+
+from mcptask.errors import ProtocolViolation, UsageError
+from mcptask.protocol import JsonObject, check_message, is_response
+
+DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024
+ENV_MAX_ANSWER_BYTES = "MCPTASK_MAX_ANSWER_BYTES"
+MAX_DEPTH = 128
+"""Deeper than any task, tool result or error a server has reason to send."""
+
+
+def max_answer_bytes(environ: Mapping[str, str] | None = None) -> int:
+    """The bound on one answer (an HTTP body, an SSE event, a stdio line), in bytes."""
+    text = (os.environ if environ is None else environ).get(ENV_MAX_ANSWER_BYTES)
+    if not text:
+        return DEFAULT_MAX_ANSWER_BYTES
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1024:
+        raise UsageError(f"{ENV_MAX_ANSWER_BYTES} takes a number of bytes, at least 1024")
+    return value
+
+
+class BoundedStream(httpx.SyncByteStream):
+    """A response body that refuses to be read past `limit` bytes."""
+
+    def __init__(self, inner: httpx.SyncByteStream, limit: int) -> None:
+        self._inner = inner
+        self._limit = limit
+
+    def __iter__(self) -> Iterator[bytes]:
+        total = 0
+        for chunk in self._inner:
+            total += len(chunk)
+            if total > self._limit:
+                raise too_large(self._limit)
+            yield chunk
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def bound(response: httpx.Response, limit: int) -> None:
+    """Make `response` refuse a body over `limit` (before any of it is read)."""
+    length = response.headers.get("Content-Length", "")
+    if length.isdigit() and int(length) > limit:
+        raise too_large(limit)
+    if isinstance(response.stream, httpx.SyncByteStream):
+        response.stream = BoundedStream(response.stream, limit)
+
+
+def too_large(limit: int) -> ProtocolViolation:
+    """The error for an answer over the bound."""
+    return ProtocolViolation(
+        f"the server's answer is larger than {limit} bytes ({ENV_MAX_ANSWER_BYTES} sets the bound)"
+    )
+
+
+def decode(text: str | bytes, *, context: str, not_json: str | None = None) -> JsonObject:
+    """One JSON-RPC message from text: valid JSON, not too deep, shaped like JSON-RPC.
+
+    `not_json` replaces the message for text that is not JSON at all.
+    """
+    return check_message(parse_json(text, context=context, not_json=not_json), context=context)
+
+
+def parse_json(text: str | bytes, *, context: str, not_json: str | None = None) -> Any:
+    """A JSON value from text, refused when invalid or nested deeper than `MAX_DEPTH`."""
+    try:
+        value: Any = json.loads(text)
+    except (ValueError, UnicodeDecodeError):
+        raise ProtocolViolation(not_json or f"{context} is not valid JSON") from None
+    except RecursionError:
+        raise ProtocolViolation(f"{context} is nested too deeply") from None
+    if _depth_exceeds(value, MAX_DEPTH):
+        raise ProtocolViolation(f"{context} is nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def own_response(message: JsonObject, request_id: object) -> JsonObject:
+    """Check that a response answers our request (an error with a null id is accepted)."""
+    if not is_response(message):
+        raise ProtocolViolation("the server answered with a request instead of a response")
+    if message.get("id") != request_id and not ("error" in message and message.get("id") is None):
+        raise ProtocolViolation(
+            f"the server answered request {request_id!r} with the id {message.get('id')!r}"
+        )
+    return message
+
+
+def jsonrpc_error_body(response: httpx.Response) -> JsonObject | None:
+    """The JSON-RPC error object an HTTP error answer carries, if it carries one."""
+    try:
+        decoded = parse_json(response.content, context="an error answer")
+    except ProtocolViolation:
+        return None
+    error = decoded.get("error") if isinstance(decoded, dict) else None
+    if isinstance(error, dict) and isinstance(error.get("code"), int):
+        return error
+    return None
+
+
+def _depth_exceeds(value: object, limit: int) -> bool:
+    """True when containers nest deeper than `limit` (iterative: no recursion to exhaust)."""
+    pending: list[tuple[object, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        pending.extend((child, depth + 1) for child in children)
+    return False

@@ -1,0 +1,118 @@
+"""httpx's failures as mcptask errors, at the transport's boundary.
+
+The class says what is known about the request's fate, because retrying depends on it:
+`NotDelivered` (it never reached the server: send it again), `ServerBusy` (429/503: the server
+did not act), `AnswerLost` (sent, but no answer came: the server may have acted), and the
+final ones (`TlsFailure`, a bad header as `UsageError`).
+"""
+
+from __future__ import annotations
+
+import ssl
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from email.utils import parsedate_to_datetime
+
+import httpx
+
+from mcptask.errors import (
+    AnswerLost,
+    GatewayFailure,
+    NotDelivered,
+    ServerBusy,
+    TlsFailure,
+    TransientError,
+    UnreachableError,
+    UsageError,
+)
+
+BUSY_STATUSES = frozenset({429, 503})
+"""The server says it did not act on the request and may be asked again (Retry-After)."""
+
+GATEWAY_STATUSES = frozenset({502, 504})
+"""A gateway in front of the server failed: the server itself may or may not have acted."""
+
+
+@contextmanager
+def translate_errors(target: str) -> Iterator[None]:
+    """Turn httpx's exceptions into mcptask errors that say what happened to whom."""
+    try:
+        yield
+    except httpx.ConnectTimeout:
+        raise NotDelivered(f"{target} did not answer in time (connect timeout)") from None
+    except httpx.PoolTimeout:
+        raise NotDelivered(f"{target} did not answer in time (no free connection)") from None
+    except httpx.TimeoutException as exc:
+        raise AnswerLost(f"{target} did not answer in time ({_timeout_kind(exc)})") from None
+    except httpx.ConnectError as exc:
+        tls = _tls_failure(exc, target)
+        if tls is not None:
+            raise tls from None
+        raise NotDelivered(f"cannot connect to {target}: {_reason(exc)}") from None
+    except httpx.RemoteProtocolError:
+        raise AnswerLost(f"{target} closed the connection without an answer") from None
+    except httpx.LocalProtocolError:
+        # Its message quotes the offending header, which may be a credential: never show it.
+        raise UsageError(
+            "a request header is not valid HTTP (check --header and the token)"
+        ) from None
+    except httpx.TransportError as exc:
+        raise AnswerLost(f"cannot talk to {target}: {_reason(exc)}") from None
+
+
+def status_failure(
+    status: int, reason: str, target: str, retry_after: str | None
+) -> TransientError | None:
+    """The transient error an HTTP status means, if it means one."""
+    message = f"{target} answered HTTP {status} {reason}"
+    wait = parse_retry_after(retry_after)
+    if status in BUSY_STATUSES:
+        return ServerBusy(message, retry_after=wait)
+    if status in GATEWAY_STATUSES:
+        return GatewayFailure(message, retry_after=wait)
+    return None
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """`Retry-After` in seconds from now: delay-seconds or an HTTP date; None if absent or bad."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        moment = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if moment.tzinfo is None:
+        return None
+    return max(0.0, moment.timestamp() - (time.time() if now is None else now))
+
+
+def _tls_failure(exc: BaseException, target: str) -> UnreachableError | None:
+    """The error for a connection that failed in its TLS handshake, if that is what failed."""
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, ssl.SSLError):
+        cause = cause.__cause__ or cause.__context__
+    if isinstance(cause, ssl.SSLCertVerificationError):
+        return TlsFailure(
+            f"TLS: cannot verify the certificate of {target} ({cause.verify_message}); "
+            "trust its CA with --ca-cert FILE (or SSL_CERT_FILE), or skip the check with "
+            "--insecure"
+        )
+    if isinstance(cause, ssl.SSLError):
+        return TlsFailure(f"TLS handshake with {target} failed ({cause.reason or cause})")
+    return None
+
+
+def _timeout_kind(exc: httpx.TimeoutException) -> str:
+    if isinstance(exc, httpx.ReadTimeout):
+        return "read timeout"
+    return "write timeout" if isinstance(exc, httpx.WriteTimeout) else "timeout"
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
+    # httpx wraps OS errors as "[Errno 111] Connection refused": keep the human part.
+    return text.split("] ", 1)[-1]

@@ -1,0 +1,85 @@
+"""A bulk cancel holds under transient faults: the real mcptask against the reference server
+behind a fault-injecting proxy (tests/network.py), with every report checked against what
+the server itself says afterwards."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from tests.cli_process import Result, run_mcptask
+from tests.conftest import StartServer
+from tests.network import FaultProxy
+
+
+def server_statuses(url: str) -> dict[str, str]:
+    """Every task as the server lists it now (straight, not through the proxy)."""
+    listed = run_mcptask("list", "--url", url, "-o", "json", "--protocol", "2025-11-25")
+    assert listed.code == 0, listed.stderr
+    return {task["taskId"]: task["status"] for task in listed.json()["tasks"]}
+
+
+def check_report(result: Result, expected: set[str]) -> dict[str, tuple[str, str | None]]:
+    document = result.json()
+    ids = [entry["taskId"] for entry in document["results"]]
+    assert Counter(ids) == Counter(expected), "every task exactly once"
+    return {entry["taskId"]: (entry["outcome"], entry["status"]) for entry in document["results"]}
+
+
+@pytest.mark.parametrize("answer", ["json", "sse"])
+def test_bulk_cancel_through_ten_percent_faults_cancels_every_task(
+    reference_server: StartServer, answer: str
+) -> None:
+    tasks = 200
+    upstream = reference_server("--seed", f"working={tasks}", "--answer", answer)
+    with FaultProxy(upstream, rate=0.1, seed=7) as proxy:
+        result = run_mcptask(
+            "cancel",
+            "--all-working",
+            "--yes",
+            "--url",
+            proxy.url,
+            "-o",
+            "json",
+            "-v",
+            "--retries",
+            "6",
+        )
+    assert result.code == 0, result.stderr[-2000:]
+    outcomes = check_report(result, {f"working-{n:03d}" for n in range(1, tasks + 1)})
+    assert set(outcomes.values()) == {("cancelled", "cancelled")}
+    assert set(server_statuses(upstream).values()) == {"cancelled"}
+    kinds = Counter(kind for _, kind in proxy.faults)
+    assert set(kinds) == {"busy", "rate-limited", "gateway", "reset", "lost"}, kinds
+    # Transient faults were retried (and logged), and lost cancel answers resolved with
+    # tasks/get: nothing was reported skipped or unknown.
+    assert result.stderr.count("retry ") > 0
+    if ("tasks/cancel", "lost") in proxy.faults:
+        assert "the answer to the cancel was lost" in result.stdout
+
+
+def test_500_tasks_through_faults_and_a_session_expiry(reference_server: StartServer) -> None:
+    tasks = 500
+    upstream = reference_server(
+        "--seed", f"working={tasks}", "--drop-session-after", "400", "--page-size", "100"
+    )
+    with FaultProxy(upstream, rate=0.1, seed=11) as proxy:
+        result = run_mcptask(
+            "cancel",
+            "--all-working",
+            "--yes",
+            "--url",
+            proxy.url,
+            "-o",
+            "json",
+            "--protocol",
+            "2025-11-25",
+            "--retries",
+            "6",
+        )
+    assert result.code == 0, result.stderr[-2000:]
+    outcomes = check_report(result, {f"working-{n:03d}" for n in range(1, tasks + 1)})
+    assert Counter(outcome for outcome, _ in outcomes.values()) == {"cancelled": tasks}
+    assert set(server_statuses(upstream).values()) == {"cancelled"}
+    assert len(proxy.faults) > 50

@@ -1,0 +1,353 @@
+"""How the HTTP transport classifies failures, how the client retries them, and the bounds on
+what it reads (httpx.MockTransport; no sleeping: the retry policy's sleep is recorded)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+
+import httpx
+import pytest
+
+from mcptask.client.retries import RetryPolicy
+from mcptask.client.session import McpClient
+from mcptask.errors import (
+    AnswerLost,
+    GatewayFailure,
+    NotDelivered,
+    ProtocolViolation,
+    ServerBusy,
+    TransientError,
+)
+from mcptask.protocol import JsonObject, request_message
+from mcptask.transport.http import HttpTransport
+from mcptask.transport.http_errors import parse_retry_after
+
+URL = "http://server.test/mcp"
+Handler = Callable[[httpx.Request], httpx.Response]
+
+
+def transport_for(handler: Handler, **kwargs: object) -> HttpTransport:
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    return HttpTransport(URL, client=client, **kwargs)  # type: ignore[arg-type]
+
+
+def body(request: httpx.Request) -> JsonObject:
+    decoded: JsonObject = json.loads(request.content)
+    return decoded
+
+
+def answer(request: httpx.Request, result: JsonObject) -> httpx.Response:
+    return httpx.Response(200, json={"jsonrpc": "2.0", "id": body(request)["id"], "result": result})
+
+
+# -- classification at the boundary ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("failure", "kind", "fragment"),
+    [
+        (httpx.ConnectError("[Errno 111] Connection refused"), NotDelivered, "Connection refused"),
+        (httpx.ConnectTimeout("slow"), NotDelivered, "connect timeout"),
+        (httpx.ReadTimeout("slow"), AnswerLost, "read timeout"),
+        (httpx.RemoteProtocolError("gone"), AnswerLost, "closed the connection"),
+        (httpx.ReadError("reset"), AnswerLost, "cannot talk to"),
+    ],
+)
+def test_transport_failures_say_what_became_of_the_request(
+    failure: Exception, kind: type[TransientError], fragment: str
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise failure
+
+    with pytest.raises(kind, match=fragment):
+        transport_for(handler).request(request_message(1, "tasks/get", {}))
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [(429, ServerBusy), (503, ServerBusy), (502, GatewayFailure), (504, GatewayFailure)],
+)
+def test_busy_and_gateway_statuses_are_transient(status: int, kind: type[TransientError]) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        # Even with a JSON-RPC body: the status says the request was not (surely) handled.
+        error = {"jsonrpc": "2.0", "error": {"code": -32000, "message": "busy"}}
+        return httpx.Response(status, json=error, headers={"Retry-After": "7"})
+
+    with pytest.raises(kind, match=f"HTTP {status}") as caught:
+        transport_for(handler).request(request_message(1, "tasks/get", {}))
+    assert caught.value.retry_after == 7.0
+
+
+def test_retry_after_takes_seconds_or_an_http_date() -> None:
+    now = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
+    later = format_datetime(now + timedelta(seconds=90), usegmt=True)
+    assert parse_retry_after("120") == 120.0
+    assert parse_retry_after(later, now=now.timestamp()) == pytest.approx(90.0)
+    assert (
+        parse_retry_after(
+            format_datetime(now - timedelta(seconds=5), usegmt=True), now=now.timestamp()
+        )
+        == 0.0
+    )
+    assert parse_retry_after("soon") is None
+    assert parse_retry_after(None) is None
+
+
+# -- the retry policy --------------------------------------------------------------------------
+
+
+class Clock:
+    """Sleeps that only record how long they would have been."""
+
+    def __init__(self) -> None:
+        self.slept: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+
+
+def failing(times: int, failure: TransientError, result: str = "ok") -> Callable[[], str]:
+    calls = iter(range(times + 1))
+
+    def attempt() -> str:
+        if next(calls) < times:
+            raise failure
+        return result
+
+    return attempt
+
+
+def test_backoff_grows_exponentially_with_jitter_and_is_bounded_in_count() -> None:
+    clock = Clock()
+    policy = RetryPolicy(retries=4, retry_for=60, sleep=clock.sleep, jitter=lambda: 1.0)
+    assert policy.run(failing(4, NotDelivered("refused")), what="x") == "ok"
+    assert clock.slept == [0.25, 0.5, 1.0, 2.0]
+    with pytest.raises(NotDelivered):
+        policy.run(failing(5, NotDelivered("refused")), what="x")
+    halves = RetryPolicy(retries=2, sleep=(lambda seconds: None), jitter=lambda: 0.0)
+    assert halves._delay(3, NotDelivered("x")) == 0.5  # never a near-zero burst
+
+
+def test_retry_after_is_honoured_and_the_time_budget_ends_retrying() -> None:
+    clock = Clock()
+    policy = RetryPolicy(retries=10, retry_for=10, sleep=clock.sleep)
+    assert policy.run(failing(2, ServerBusy("busy", retry_after=3.0)), what="x") == "ok"
+    assert clock.slept == [3.0, 3.0]
+    with pytest.raises(ServerBusy):
+        policy.run(failing(1, ServerBusy("busy", retry_after=11.0)), what="x")
+
+
+def test_no_retry_once_the_user_asked_to_stop() -> None:
+    policy = RetryPolicy(retries=5, sleep=(lambda seconds: None), stopped=lambda: True)
+    with pytest.raises(NotDelivered):
+        policy.run(failing(1, NotDelivered("refused")), what="x")
+
+
+def test_every_retry_is_logged_with_its_reason() -> None:
+    lines: list[str] = []
+    policy = RetryPolicy(
+        retries=3, sleep=(lambda seconds: None), log=lines.append, jitter=lambda: 1.0
+    )
+    policy.run(failing(2, GatewayFailure("gateway said 502")), what="tasks/get")
+    assert lines == [
+        "retry 1/3 of tasks/get in 0.25s: gateway said 502",
+        "retry 2/3 of tasks/get in 0.50s: gateway said 502",
+    ]
+
+
+# -- the client: what may be sent again ------------------------------------------------------
+
+
+def scripted_server(failures: dict[str, list[Exception | int]]) -> tuple[Handler, list[str]]:
+    """A 2025-11-25 server whose answers to a method fail as scripted, then succeed."""
+    calls: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        message = body(request)
+        method = message.get("method", "")
+        calls.append(method)
+        planned = failures.get(method)
+        if planned:
+            failure = planned.pop(0)
+            if isinstance(failure, int):
+                return httpx.Response(failure)
+            raise failure
+        if method == "server/discover":
+            return httpx.Response(404)
+        if method == "initialize":
+            return answer(
+                request,
+                {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tasks": {"list": {}, "cancel": {}}},
+                    "serverInfo": {"name": "s", "version": "1"},
+                },
+            )
+        if "id" not in message:
+            return httpx.Response(202)
+        task = {"taskId": "t", "status": "cancelled" if method == "tasks/cancel" else "working"}
+        return answer(request, task)
+
+    return handler, calls
+
+
+def client_for(handler: Handler) -> McpClient:
+    client = McpClient(
+        transport_for(handler), retry=RetryPolicy(retries=3, sleep=(lambda seconds: None))
+    )
+    client.connect()
+    return client
+
+
+def test_an_idempotent_request_is_sent_again_after_a_lost_answer() -> None:
+    handler, calls = scripted_server({"tasks/get": [httpx.ReadTimeout("slow"), 504]})
+    assert client_for(handler).get_task("t").status == "working"
+    assert calls.count("tasks/get") == 3
+
+
+def test_handshake_requests_are_retried_too() -> None:
+    handler, calls = scripted_server({"initialize": [httpx.ConnectError("refused"), 503]})
+    client_for(handler)
+    assert calls.count("initialize") == 3
+
+
+def test_a_cancel_is_resent_only_when_it_provably_never_arrived() -> None:
+    handler, calls = scripted_server({"tasks/cancel": [httpx.ConnectError("refused"), 429]})
+    assert client_for(handler).cancel_task("t").status == "cancelled"
+    assert calls.count("tasks/cancel") == 3
+    handler, calls = scripted_server({"tasks/cancel": [httpx.ReadTimeout("slow")]})
+    with pytest.raises(AnswerLost):
+        client_for(handler).cancel_task("t")
+    assert calls.count("tasks/cancel") == 1
+
+
+def test_each_attempt_has_a_fresh_request_id() -> None:
+    ids: list[object] = []
+    inner, _ = scripted_server({"tasks/get": [503]})
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if body(request).get("method") == "tasks/get":
+            ids.append(body(request)["id"])
+        return inner(request)
+
+    client_for(handler).get_task("t")
+    assert len(ids) == 2
+    assert ids[0] != ids[1]
+
+
+def test_a_discover_answered_with_an_empty_result_falls_back_to_initialize() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        message = body(request)
+        if message["method"] == "server/discover":
+            return answer(request, {})  # a lenient legacy server: any method "succeeds"
+        if message["method"] == "initialize":
+            return answer(
+                request,
+                {"protocolVersion": "2025-11-25", "capabilities": {"tasks": {}}, "serverInfo": {}},
+            )
+        return httpx.Response(202)
+
+    client = McpClient(transport_for(handler))
+    assert client.connect().protocol_version == "2025-11-25"
+
+
+# -- bounds ------------------------------------------------------------------------------------
+
+
+def test_an_answer_over_the_bound_is_refused_unread() -> None:
+    big = b'{"jsonrpc":"2.0","id":1,"result":{"pad":"' + b"x" * 5000 + b'"}}'
+
+    def chunks() -> Iterator[bytes]:
+        for start in range(0, len(big), 512):
+            yield big[start : start + 512]
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"Content-Type": "application/json"}, content=chunks())
+
+    with pytest.raises(ProtocolViolation, match="larger than 2048 bytes"):
+        transport_for(handler, max_answer=2048).request(request_message(1, "tasks/get", {}))
+
+    def declared(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"Content-Type": "application/json"}, content=big)
+
+    with pytest.raises(ProtocolViolation, match="larger than 2048 bytes"):
+        transport_for(declared, max_answer=2048).request(request_message(1, "tasks/get", {}))
+
+
+def test_an_sse_answer_over_the_bound_is_refused() -> None:
+    event = "data: " + json.dumps({"jsonrpc": "2.0", "method": "n", "params": {"p": "x" * 3000}})
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, headers={"Content-Type": "text/event-stream"}, content=(event + "\n\n") * 3
+        )
+
+    with pytest.raises(ProtocolViolation, match="larger than 4096 bytes"):
+        transport_for(handler, max_answer=4096).request(request_message(1, "tasks/get", {}))
+
+
+def test_an_answer_nested_too_deeply_is_refused() -> None:
+    deep = '{"jsonrpc":"2.0","id":1,"result":{"a":' + "[" * 200 + "]" * 200 + "}}"
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"Content-Type": "application/json"}, content=deep)
+
+    with pytest.raises(ProtocolViolation, match="nested deeper than 128 levels"):
+        transport_for(handler).request(request_message(1, "tasks/get", {}))
+
+
+# -- resumable SSE answers ---------------------------------------------------------------------
+
+
+def test_an_sse_answer_cut_short_is_resumed_with_last_event_id() -> None:
+    seen: list[httpx.Request] = []
+    waits: list[float] = []
+    response = {"jsonrpc": "2.0", "id": 1, "result": {"taskId": "t", "status": "working"}}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        headers = {"Content-Type": "text/event-stream"}
+        if request.method == "POST":
+            return httpx.Response(200, headers=headers, content="id: s-0\nretry: 250\ndata:\n\n")
+        assert request.headers["Last-Event-ID"] == "s-0"
+        return httpx.Response(
+            200, headers=headers, content=f"id: s-1\ndata: {json.dumps(response)}\n\n"
+        )
+
+    transport = transport_for(handler, sleep=waits.append)
+    transport.session_id = "sess"
+    assert transport.request(request_message(1, "tasks/get", {}))["result"]["taskId"] == "t"
+    assert [request.method for request in seen] == ["POST", "GET"]
+    assert seen[1].headers["Mcp-Session-Id"] == "sess"
+    assert waits == [0.25]
+
+
+def test_an_sse_answer_cut_short_without_an_event_id_is_a_lost_answer() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, headers={"Content-Type": "text/event-stream"}, content="data:\n\n"
+        )
+
+    with pytest.raises(AnswerLost, match="closed its event stream before answering"):
+        transport_for(handler).request(request_message(1, "tasks/get", {}))
+
+
+def test_resuming_is_bounded() -> None:
+    gets: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "GET":
+            gets.append(request.headers["Last-Event-ID"])
+        return httpx.Response(
+            200,
+            headers={"Content-Type": "text/event-stream"},
+            content=f"id: e{len(gets)}\ndata:\n\n",
+        )
+
+    transport = transport_for(handler, sleep=lambda seconds: None)
+    with pytest.raises(AnswerLost, match="resumed 5 times"):
+        transport.request(request_message(1, "tasks/get", {}))
+    assert gets == ["e0", "e1", "e2", "e3", "e4"]
