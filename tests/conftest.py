@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.reference_server_process import start_reference_server, stop_process
+
+# Property-based tests: a quick profile for every run (CI), a deep one to run by hand
+# (HYPOTHESIS_PROFILE=deep: 10,000 examples per property).
+settings.register_profile(
+    "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "deep", max_examples=10_000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 class StartServer:

@@ -89,6 +89,8 @@ class HttpTransport:
         )
         if client is not None and headers:
             client.headers.update(headers)
+        self._given_headers = dict(headers or {})
+        """The user's headers (-H, the token), sent on every request: logged, redacted."""
 
     # -- the Transport interface ---------------------------------------------------------------
 
@@ -137,7 +139,7 @@ class HttpTransport:
         if not (self.session_id and self._created_session):
             return
         headers = self._headers()
-        self._trace(f"> DELETE {self.target} {redact_headers(headers)}")
+        self._trace(f"> DELETE {self.target} {self._shown(headers)}")
         try:
             answer = self._client.delete(self.url, headers=headers, timeout=5.0)
             self._trace(f"< {answer.status_code} (session end)")
@@ -191,7 +193,7 @@ class HttpTransport:
         stays the baseline when this fails."""
         body = json.dumps(message, separators=(",", ":"))
         request_headers = self._headers(headers)
-        self._trace(f"> POST {self.target} {redact_headers(request_headers)} {body}")
+        self._trace(f"> POST {self.target} {self._shown(request_headers)} {body}")
         try:
             with self._client.stream(
                 "POST",
@@ -247,7 +249,7 @@ class HttpTransport:
         the JSON-RPC error object that an HTTP error status carried (else None)."""
         headers = self._headers(headers)
         body = json.dumps(message, separators=(",", ":"))
-        self._trace(f"> POST {self.target} {redact_headers(headers)} {body}")
+        self._trace(f"> POST {self.target} {self._shown(headers)} {body}")
         sent_session = self.session_id
         request = self._client.build_request(
             "POST",
@@ -348,7 +350,7 @@ class HttpTransport:
         headers = self._headers() | {"Accept": "text/event-stream"}
         headers.pop("Content-Type", None)
         headers["Last-Event-ID"] = position.last_id or ""
-        self._trace(f"> GET {self.target} {redact_headers(headers)} (resume)")
+        self._trace(f"> GET {self.target} {self._shown(headers)} (resume)")
         with (
             translate_errors(self.target),
             self._client.stream("GET", self.url, headers=headers) as response,
@@ -388,6 +390,10 @@ class HttpTransport:
         except SSEError as exc:
             raise ProtocolViolation(f"the server's event stream is malformed: {exc}") from None
         return None
+
+    def _shown(self, headers: Mapping[str, str]) -> dict[str, str]:
+        """Every header a request carries, as the wire log shows it (credentials redacted)."""
+        return redact_headers({**self._given_headers, **headers})
 
     def _trace(self, line: str) -> None:
         if self._log is not None:

@@ -1,0 +1,213 @@
+"""Property-based tests: whatever a server sends, the only possible results are a valid model
+or an mcptask error with a documented exit code (never another exception, never a hang).
+
+The quick profile runs in the default suite; `HYPOTHESIS_PROFILE=deep pytest tests/unit/
+test_fuzz.py` runs 10,000 examples per property (see tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mcptask.client.retries import RetryPolicy
+from mcptask.client.session import McpClient
+from mcptask.errors import ExitCode, McptaskError
+from mcptask.protocol import JsonObject, Task, TaskPage, request_message
+from mcptask.transport.answers import decode
+from mcptask.transport.http import HttpTransport
+
+URL = "http://server.test/mcp"
+DOCUMENTED = {code for code in ExitCode if code not in (ExitCode.OK, ExitCode.UNEXPECTED)}
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+task_like = st.fixed_dictionaries(
+    {},
+    optional={
+        "taskId": st.text() | st.integers() | st.none(),
+        "status": st.sampled_from(["working", "completed", "failed", "cancelled", "bogus"])
+        | json_values,
+        "statusMessage": st.text() | json_values,
+        "createdAt": st.text() | st.just("2026-01-01T00:00:00Z"),
+        "lastUpdatedAt": st.text(),
+        "ttl": st.integers() | st.none() | st.text(),
+        "pollInterval": st.integers() | st.floats() | st.text(),
+        "task": json_values,
+    },
+)
+results = (
+    json_values
+    | task_like
+    | st.fixed_dictionaries(
+        {"tasks": st.lists(task_like | json_values, max_size=3)},
+        optional={"nextCursor": st.text() | st.integers() | st.none()},
+    )
+)
+
+
+def acceptable(error: McptaskError) -> bool:
+    """An mcptask error whose exit code is one of the documented failure codes."""
+    return error.exit_code in DOCUMENTED and bool(error.message)
+
+
+def outcome(call: Callable[[], object]) -> object:
+    """What `call()` returned, or the mcptask error it raised (any other exception escapes:
+    that is a failed property)."""
+    try:
+        return call()
+    except McptaskError as error:
+        return error
+
+
+# -- the answer parser -------------------------------------------------------------------------
+
+
+@given(st.binary(max_size=300) | json_values.map(lambda value: json.dumps(value).encode()))
+def test_decoding_any_bytes_gives_a_message_or_a_protocol_violation(data: bytes) -> None:
+    message = outcome(lambda: decode(data, context="the answer"))
+    if isinstance(message, McptaskError):
+        assert message.exit_code is ExitCode.PROTOCOL
+    else:
+        assert isinstance(message, dict)
+        assert message["jsonrpc"] == "2.0"
+
+
+@given(results)
+def test_reading_any_result_as_a_task_or_page_gives_a_model_or_an_error(result: Any) -> None:
+    for read in (
+        lambda: Task.from_result(result, method="tasks/get"),
+        lambda: TaskPage.from_result(result),
+    ):
+        model = outcome(read)
+        if isinstance(model, McptaskError):
+            assert model.exit_code is ExitCode.PROTOCOL
+        else:
+            assert isinstance(model, Task | TaskPage)
+
+
+# -- the HTTP transport ------------------------------------------------------------------------
+
+sse_lines = st.lists(
+    st.one_of(
+        st.builds(lambda text: f"data: {text}", st.text(max_size=40)),
+        st.builds(lambda value: f"data: {json.dumps(value)}", json_values),
+        st.builds(
+            lambda value: "data: " + json.dumps({"jsonrpc": "2.0", "id": 1, "result": value}),
+            json_values,
+        ),
+        st.builds(lambda text: f"id: {text}", st.text(max_size=10)),
+        st.builds(lambda text: f"event: {text}", st.text(max_size=10)),
+        st.builds(lambda text: f"retry: {text}", st.text(max_size=6)),
+        st.just(""),
+        st.just(": comment"),
+        st.text(max_size=20),
+    ),
+    max_size=12,
+)
+bodies = st.one_of(
+    st.binary(max_size=200),
+    json_values.map(lambda value: json.dumps(value).encode()),
+    st.builds(
+        lambda value, wrong: json.dumps(
+            {"jsonrpc": "2.0", "id": "x" if wrong else 1, "result": value}
+        ).encode(),
+        json_values,
+        st.booleans(),
+    ),
+    sse_lines.map(lambda lines: "\n".join(lines).encode()),
+)
+content_types = st.sampled_from(
+    ["application/json", "text/event-stream", "text/html", "", "application/json; charset=utf-8"]
+)
+statuses = st.sampled_from([200, 200, 200, 202, 400, 401, 403, 404, 405, 429, 500, 502, 503, 504])
+
+
+@given(statuses, content_types, bodies)
+def test_any_http_answer_gives_a_message_or_a_documented_error(
+    status: int, content_type: str, body: bytes
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        headers = {"Content-Type": content_type} if content_type else {}
+        return httpx.Response(status, headers=headers, content=body)
+
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    transport = HttpTransport(URL, client=client, max_answer=4096, sleep=lambda seconds: None)
+    answer = outcome(lambda: transport.request(request_message(1, "tasks/get", {"taskId": "t"})))
+    if isinstance(answer, McptaskError):
+        assert acceptable(answer), answer
+    else:
+        assert isinstance(answer, dict)
+        assert "result" in answer or "error" in answer
+
+
+# -- the client --------------------------------------------------------------------------------
+
+
+def client_answering(answer: Any, *, error: Any = None) -> McpClient:
+    """A connected 2025-11-25 client whose server answers every task request with `answer`
+    as the result (or `error` as the error object)."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        message = json.loads(request.content)
+        method = message.get("method")
+        if method == "server/discover":
+            return httpx.Response(404)
+        if "id" not in message:
+            return httpx.Response(202)
+        reply: JsonObject = {"jsonrpc": "2.0", "id": message["id"]}
+        if method == "initialize":
+            reply["result"] = {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tasks": {"list": {}, "cancel": {}}},
+                "serverInfo": {"name": "fuzz", "version": "0"},
+            }
+        elif error is not None:
+            reply["error"] = error
+        else:
+            reply["result"] = answer
+        return httpx.Response(200, json=reply)
+
+    transport = HttpTransport(URL, client=httpx.Client(transport=httpx.MockTransport(handler)))
+    client = McpClient(transport, retry=RetryPolicy(retries=1, sleep=lambda seconds: None))
+    client.connect()
+    return client
+
+
+errors = st.one_of(
+    json_values,
+    st.fixed_dictionaries(
+        {"code": st.integers(-33000, -31000) | st.sampled_from([-32601, -32602, -32021, -32022])},
+        optional={"message": st.text() | json_values, "data": json_values},
+    ),
+)
+
+
+@given(results, st.none() | errors)
+def test_any_answer_to_a_task_call_gives_a_model_or_a_documented_error(
+    answer: Any, error: Any
+) -> None:
+    client = client_answering(answer, error=error)
+    calls = (
+        lambda: client.get_task("t"),
+        lambda: list(client.iter_tasks()),
+        lambda: client.cancel_task("t"),
+    )
+    for call in calls:
+        result = outcome(call)
+        if isinstance(result, McptaskError):
+            assert acceptable(result), result
