@@ -175,7 +175,7 @@ class HttpTransport:
                     for event in EventSource(response).iter_sse():
                         if stop.is_set():
                             return
-                        last_event_id = event.id or last_event_id
+                        last_event_id = resumable_id(event) or last_event_id
                         if event.retry is not None:
                             backoff = min(event.retry, MAX_RETRY_MS) / 1000
                         if event.data:
@@ -408,9 +408,18 @@ class _StreamPosition:
         self.retry_ms: int | None = None
 
     def saw(self, event: ServerSentEvent) -> None:
-        self.last_id = event.id or self.last_id
+        self.last_id = resumable_id(event) or self.last_id
         if event.retry is not None:
             self.retry_ms = event.retry
+
+
+def resumable_id(event: ServerSentEvent) -> str | None:
+    """The event's id if it can be sent back as `Last-Event-ID` (printable ASCII), else None:
+    a server's id that cannot travel in a header makes its stream not resumable."""
+    event_id = event.id
+    if event_id and all(0x20 <= ord(char) <= 0x7E for char in event_id):
+        return event_id
+    return None
 
 
 def _media_type(response: httpx.Response) -> str:

@@ -351,3 +351,20 @@ def test_resuming_is_bounded() -> None:
     with pytest.raises(AnswerLost, match="resumed 5 times"):
         transport.request(request_message(1, "tasks/get", {}))
     assert gets == ["e0", "e1", "e2", "e3", "e4"]
+
+
+def test_an_event_id_that_cannot_travel_in_a_header_makes_the_stream_unresumable() -> None:
+    # Found by tests/unit/test_fuzz.py (deep profile): resuming with this id crashed.
+    methods: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        methods.append(request.method)
+        return httpx.Response(
+            200, headers={"Content-Type": "text/event-stream"}, content=b"id:\x80\ndata:\n\n"
+        )
+
+    with pytest.raises(AnswerLost, match=r"closed its event stream before answering$"):
+        transport_for(handler, sleep=lambda seconds: None).request(
+            request_message(1, "tasks/get", {})
+        )
+    assert methods == ["POST"]

@@ -46,7 +46,9 @@ task_like = st.fixed_dictionaries(
         "createdAt": st.text() | st.just("2026-01-01T00:00:00Z"),
         "lastUpdatedAt": st.text(),
         "ttl": st.integers() | st.none() | st.text(),
-        "pollInterval": st.integers() | st.floats() | st.text(),
+        "pollInterval": st.integers()
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | st.text(),
         "task": json_values,
     },
 )
