@@ -76,6 +76,7 @@ OUTCOMES = (
     "not-found",
     "pending",
     "requested",
+    "unknown",
     "error",
     "skipped",
 )

@@ -68,6 +68,7 @@ OUTCOMES = (
     "not-found",
     "pending",
     "requested",
+    "unknown",
     "error",
     "skipped",
 )
