@@ -34,3 +34,54 @@ def drain(stream: IO[bytes], on_chunk: Callable[[bytes], None]) -> None:
     with stream:
         while chunk := os.read(stream.fileno(), 65536):
             on_chunk(chunk)
+
+
+def wall_seconds(
+    argv: list[str],
+    *,
+    env: dict[str, str] | None = None,
+    check: bool = True,
+) -> float:
+    """Run a process to completion (output discarded); its wall time in seconds."""
+    import subprocess
+    import time
+
+    started = time.perf_counter()
+    done = subprocess.run(
+        argv,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        check=False,
+    )
+    elapsed = time.perf_counter() - started
+    if check and done.returncode != 0:
+        raise SystemExit(f"{argv[:4]}… exited {done.returncode}: {done.stderr.decode()[-400:]}")
+    return elapsed
+
+
+def alternate(variants: dict[str, Callable[[], float]], rounds: int) -> dict[str, list[float]]:
+    """Measure each variant once per round, in turn, for `rounds` rounds: whatever the noisy
+    machine does at a moment, it does to every variant alike."""
+    samples: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, measure in variants.items():
+            samples[name].append(measure())
+    return samples
+
+
+def median(values: list[float]) -> float:
+    """The median (the mean of the middle two for an even count)."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def print_ratios(samples: dict[str, list[float]], floor: str, unit: str = "ms") -> None:
+    """One line per variant: its median, and its ratio to the floor's median."""
+    base = median(samples[floor])
+    scale = 1000.0 if unit == "ms" else 1.0
+    for name, values in samples.items():
+        value = median(values)
+        print(f"  {name:<44} {value * scale:9.1f} {unit}   {value / base:5.2f}x {floor}")

@@ -1,6 +1,6 @@
 """`python -m mcptask` runs the command-line interface."""
 
-from mcptask.cli import main
+from mcptask.entry import main
 
 if __name__ == "__main__":
     main()

@@ -24,9 +24,13 @@ if TYPE_CHECKING:
 
 def complete_profile(incomplete: str) -> list[str]:
     """Shell completion of profile names: reads the profiles file, nothing more."""
-    from mcptask.store.profiles import profile_names
+    from mcptask.completion import SOURCES
 
-    return [name for name in profile_names() if name.startswith(incomplete)]
+    return SOURCES["profile"](incomplete)
+
+
+complete_profile.completion_source = "profile"  # type: ignore[attr-defined]
+"""The fast completion path (mcptask/completion.py) knows these values by this name."""
 
 
 UrlOption = Annotated[
