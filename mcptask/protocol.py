@@ -1,5 +1,9 @@
 """MCP wire vocabulary: versions, error codes, JSON-RPC envelopes and the Task model.
 
+Plain classes with hand-written tolerant readers rather than pydantic models: importing
+pydantic and building its schemas cost about 100 ms at every start of mcptask, for the few
+fields a task has (see bench/one_shot.py).
+
 Reading is tolerant (flat or `task`-wrapped results, missing `ttl`, unknown fields kept);
 writing is exact (only what the specification defines).
 """
@@ -7,11 +11,10 @@ writing is exact (only what the specification defines).
 from __future__ import annotations
 
 import base64
+import math
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict, ValidationError
 
 from mcptask import __version__
 from mcptask.errors import ProtocolViolation
@@ -70,21 +73,50 @@ def parse_statuses(text: str) -> tuple[str, ...]:
     return wanted
 
 
-class Task(BaseModel):
-    """A task as the server describes it. Unknown fields are kept and written back out."""
+_TEXT_FIELDS = ("statusMessage", "createdAt", "lastUpdatedAt")
+# The 2025-11-25 names, then the 2026-07-28 names of the same two values.
+_NUMBER_FIELDS = ("ttl", "pollInterval", "ttlMs", "pollIntervalMs")
 
-    model_config = ConfigDict(extra="allow", frozen=True)
 
+class Task:
+    """A task as the server describes it: the known fields read and typed, unknown fields
+    kept and written back out as they came (`to_wire`).
+
+    Reading is tolerant of what the specifications leave open (a missing `ttl`, vendor
+    fields, integral numbers written as floats) and strict about what makes a task: a
+    string `taskId` and `status`, text where text belongs, integers where integers do.
+    """
+
+    __slots__ = (
+        "_wire",
+        "createdAt",
+        "lastUpdatedAt",
+        "pollInterval",
+        "pollIntervalMs",
+        "status",
+        "statusMessage",
+        "taskId",
+        "ttl",
+        "ttlMs",
+    )
+
+    _wire: JsonObject
     taskId: str
     status: str
-    statusMessage: str | None = None
-    createdAt: str | None = None
-    lastUpdatedAt: str | None = None
-    ttl: int | None = None
-    pollInterval: int | None = None
-    # The modern era's names for the same two values.
-    ttlMs: int | None = None
-    pollIntervalMs: int | None = None
+    statusMessage: str | None
+    createdAt: str | None
+    lastUpdatedAt: str | None
+    ttl: int | None
+    pollInterval: int | None
+    ttlMs: int | None
+    pollIntervalMs: int | None
+
+    def __init__(self, taskId: str, status: str, **fields: Any) -> None:  # noqa: N803
+        wire: JsonObject = {"taskId": taskId, "status": status, **fields}
+        problem = _task_problem(wire)
+        if problem is not None:
+            raise ValueError(problem)
+        self._set(wire)
 
     @classmethod
     def from_result(cls, result: object, *, method: str) -> Task:
@@ -98,18 +130,53 @@ class Task(BaseModel):
             and isinstance(result.get("task"), dict)
         ):
             result = result["task"]
-        try:
-            return cls.model_validate(result)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "result"
+        task = cls.read(result)
+        if task is None:
             raise ProtocolViolation(
-                f"the server's answer to {method} is not a task ({where}: {first['msg']})"
-            ) from None
+                f"the server's answer to {method} is not a task ({_task_problem(result)})"
+            )
+        return task
+
+    @classmethod
+    def read(cls, value: object) -> Task | None:
+        """The task `value` describes, or None when it does not describe one."""
+        if _task_problem(value) is not None:
+            return None
+        assert isinstance(value, dict)
+        task = cls.__new__(cls)
+        task._set(value)
+        return task
+
+    def _set(self, wire: JsonObject) -> None:
+        wire = dict(wire)
+        for name in _NUMBER_FIELDS:
+            if isinstance(wire.get(name), float):
+                wire[name] = int(wire[name])  # integral: _task_problem said so
+        object.__setattr__(self, "_wire", wire)
+        for name in ("taskId", "status", *_TEXT_FIELDS, *_NUMBER_FIELDS):
+            object.__setattr__(self, name, wire.get(name))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("a Task does not change; read a new one")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Task) and other._wire == self._wire
+
+    def __hash__(self) -> int:
+        return hash((self.taskId, self.status, self.lastUpdatedAt))
+
+    def __repr__(self) -> str:
+        return f"Task({self._wire!r})"
 
     def to_wire(self) -> JsonObject:
         """The task as the server sent it: its own fields, camelCase, unknown fields kept."""
-        return self.model_dump(exclude_unset=True)
+        return dict(self._wire)
+
+    @property
+    def extra(self) -> JsonObject:
+        """The fields this model does not know (what the modern era inlines, vendor fields)."""
+        known = {"taskId", "status", *_TEXT_FIELDS, *_NUMBER_FIELDS}
+        return {name: value for name, value in self._wire.items() if name not in known}
 
     @property
     def poll_interval_seconds(self) -> float | None:
@@ -131,6 +198,27 @@ class Task(BaseModel):
     def updated(self) -> datetime | None:
         """`lastUpdatedAt` as a timezone-aware datetime, or None when absent or unreadable."""
         return parse_timestamp(self.lastUpdatedAt)
+
+
+def _task_problem(value: object) -> str | None:
+    """What keeps `value` from being a Task (where: why), or None when it is one."""
+    if not isinstance(value, dict):
+        return "result: not an object"
+    for name in ("taskId", "status"):
+        if not isinstance(value.get(name), str):
+            return f"{name}: {'missing' if name not in value else 'not a string'}"
+    for name in _TEXT_FIELDS:
+        if value.get(name) is not None and not isinstance(value[name], str):
+            return f"{name}: not a string"
+    for name in _NUMBER_FIELDS:
+        number = value.get(name)
+        if number is None:
+            continue
+        if isinstance(number, bool) or not isinstance(number, int | float):
+            return f"{name}: not an integer"
+        if isinstance(number, float) and not (math.isfinite(number) and number.is_integer()):
+            return f"{name}: not an integer"
+    return None
 
 
 def parse_timestamp(text: str | None) -> datetime | None:

@@ -85,10 +85,10 @@ def _values(param: Any) -> str | list[str] | None:
             if isinstance(source, str):
                 return source
         raise ValueError(f"{param.name}: an autocompletion without a completion_source")
-    described = param.type_descriptor
-    if described.is_choice and described.choices is not None:
-        return [str(getattr(choice, "value", choice)) for choice in described.choices]
-    return "file" if described.is_file else None
+    type_name = type(param.type).__name__
+    if type_name == "Choice":
+        return [str(choice) for choice in param.type.choices]
+    return "file" if type_name in ("Path", "File") else None
 
 
 def render() -> str:

@@ -13,8 +13,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from pydantic import ValidationError
-
 from mcptask.client.session import McpClient
 from mcptask.errors import RpcError, TaskNotFound
 from mcptask.operations.polling import PollLoop, poll_delay
@@ -271,9 +269,8 @@ class Watch:
         params = message.get("params")
         if isinstance(params, dict) and isinstance(params.get("task"), dict):
             params = params["task"]
-        try:
-            task = Task.model_validate(params)
-        except ValidationError:
+        task = Task.read(params)
+        if task is None:
             return  # a malformed push is ignored: polling stays the baseline
         self.pushes_seen += 1
         self._pushed.put(task)

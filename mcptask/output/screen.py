@@ -1,6 +1,7 @@
 """The two output streams: stdout for results only; stderr for messages, prompts, progress.
 
-Kept apart from the views so that reporting an error imports no more than Rich.
+Rich is imported only when something is drawn with it (a table, a coloured message): a JSON
+answer and the ids of `-o ids` are written without it.
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ import json
 import os
 import sys
 from collections.abc import Iterable
-from typing import IO, Literal
-
-from rich.console import Console
-from rich.text import Text
+from functools import cached_property
+from typing import IO, TYPE_CHECKING, Literal
 
 from mcptask.output.sanitize import clean
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 OutputFormat = Literal["table", "json", "jsonl", "ids"]
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("table", "json", "jsonl", "ids")
@@ -34,11 +36,23 @@ class Screen:
     ) -> None:
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
-        no_color = None if color else True
-        self.out = Console(file=self.stdout, no_color=no_color, highlight=False, soft_wrap=False)
-        self.err = Console(file=self.stderr, no_color=no_color, highlight=False, soft_wrap=True)
-        self.format: OutputFormat = resolve_format(output_format, self.out.is_terminal)
+        self._no_color = None if color else True
+        self.format: OutputFormat = resolve_format(output_format, _is_terminal(self.stdout))
         self._reader_gone = False
+
+    @cached_property
+    def out(self) -> Console:
+        """A Rich console on stdout (made on first use)."""
+        from rich.console import Console
+
+        return Console(file=self.stdout, no_color=self._no_color, highlight=False, soft_wrap=False)
+
+    @cached_property
+    def err(self) -> Console:
+        """A Rich console on stderr (made on first use)."""
+        from rich.console import Console
+
+        return Console(file=self.stderr, no_color=self._no_color, highlight=False, soft_wrap=True)
 
     # -- plain streams --------------------------------------------------------------------------
 
@@ -73,15 +87,28 @@ class Screen:
 
     def error(self, message: str) -> None:
         """The one-line error message of a failed command."""
+        from rich.text import Text
+
         self.err.print(Text.assemble(("mcptask: error: ", "bold red"), clean(message)))
 
     def warn(self, message: str) -> None:
         """A one-line warning or note on stderr."""
+        from rich.text import Text
+
         self.err.print(Text.assemble(("mcptask: ", "yellow"), clean(message)))
 
     def note(self, message: str) -> None:
         """Neutral information on stderr."""
+        from rich.text import Text
+
         self.err.print(Text(clean(message), style="dim"))
+
+
+def _is_terminal(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def resolve_format(requested: str | None, is_terminal: bool) -> OutputFormat:

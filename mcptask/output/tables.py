@@ -96,7 +96,7 @@ def task_detail(task: Task) -> Table:
     interval = task.poll_interval_seconds
     table.add_row("Poll interval", milliseconds(None if interval is None else int(interval * 1000)))
     # What the modern era inlines (result, error, inputRequests) and any vendor fields.
-    for name, value in (task.model_extra or {}).items():
+    for name, value in task.extra.items():
         if name != "resultType":
             table.add_row(Text(clean(name)), Text(clean(json.dumps(value))))
     return table

@@ -249,7 +249,8 @@ class HttpTransport:
         the JSON-RPC error object that an HTTP error status carried (else None)."""
         headers = self._headers(headers)
         body = json.dumps(message, separators=(",", ":"))
-        self._trace(f"> POST {self.target} {self._shown(headers)} {body}")
+        if self._log is not None:  # no formatting on the hot path when not logging
+            self._trace(f"> POST {self.target} {self._shown(headers)} {body}")
         sent_session = self.session_id
         request = self._client.build_request(
             "POST",
@@ -261,7 +262,8 @@ class HttpTransport:
         with translate_errors(self.target):
             response = self._client.send(request, stream=True)
             try:
-                self._trace(f"< {response.status_code} {_media_type(response) or '-'}")
+                if self._log is not None:
+                    self._trace(f"< {response.status_code} {_media_type(response) or '-'}")
                 bound(response, self._max_answer)
                 yield response, self._check_status(response, sent_session, message)
             finally:
@@ -326,7 +328,8 @@ class HttpTransport:
         )
 
     def _read_json_answer(self, response: httpx.Response, request_id: object) -> JsonObject:
-        self._trace(f"< {response.text}")
+        if self._log is not None:
+            self._trace(f"< {response.text}")
         return own_response(decode(response.content, context="the server's answer"), request_id)
 
     def _read_sse_answer(self, response: httpx.Response, request_id: object) -> JsonObject:
@@ -374,7 +377,8 @@ class HttpTransport:
                 position.saw(event)
                 if not event.data:
                     continue  # priming or reconnect marker
-                self._trace(f"< event {event.data}")
+                if self._log is not None:
+                    self._trace(f"< event {event.data}")
                 message = decode(event.data, context="an event in the server's stream")
                 if is_response(message):
                     answer = own_response(message, request_id)

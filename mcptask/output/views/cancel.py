@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from mcptask.operations.cancel import Selection
 from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome
-from mcptask.output import documents, tables
+from mcptask.output import documents
 from mcptask.output.screen import Screen
 from mcptask.output.views.base import View
 from mcptask.protocol import JsonObject
@@ -40,6 +40,8 @@ class CancelView(View[CancelOutcome]):
 
     def confirmed(self, selection: Selection) -> bool:
         """Ask before a bulk cancel, only when a person is at the terminal."""
+        from mcptask.output import tables
+
         if not (sys.stdin.isatty() and self.screen.err.is_terminal):
             return True
         from rich.prompt import Confirm
@@ -97,6 +99,8 @@ class CancelView(View[CancelOutcome]):
 
     def table(self, shown: CancelOutcome) -> None:
         """One row per task, then the summary line."""
+        from mcptask.output import tables
+
         if shown.report.results:
             self.screen.out.print(tables.cancel_table(shown.report.results))
         self.screen.out.print(tables.cancel_summary(shown.report))
@@ -107,6 +111,8 @@ class CancelView(View[CancelOutcome]):
 
     def jsonl(self, shown: CancelOutcome) -> None:
         """The lines went out as results came; the summary goes to stderr."""
+        from mcptask.output import tables
+
         self.screen.err.print(tables.cancel_summary(shown.report))
 
     def ids(self, shown: CancelOutcome) -> Iterable[str]:
@@ -122,6 +128,8 @@ class _DryRunView(View[Selection]):
     def table(self, shown: Selection) -> None:
         """The listed tasks as a table, then the other named ids, one per line; the count
         that would be cancelled on stderr."""
+        from mcptask.output import tables
+
         if shown.listed:
             self.screen.out.print(tables.task_table(shown.listed))
         unlisted = self._unlisted(shown)

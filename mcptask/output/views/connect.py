@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mcptask.output import documents, tables
+from mcptask.output import documents
 from mcptask.output.views.base import View
 from mcptask.protocol import JsonObject, ServerInfo
 
@@ -36,6 +36,8 @@ class ConnectView(View[Connection]):
 
     def table(self, shown: Connection) -> None:
         """The server panel, and a plain word when the server has no tasks."""
+        from mcptask.output import tables
+
         self.screen.out.print(
             tables.server_panel(
                 shown.server,

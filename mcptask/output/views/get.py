@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mcptask.output import tables
 from mcptask.output.views.base import View
 from mcptask.protocol import JsonObject, Task
 
@@ -16,6 +15,8 @@ class GetView(View[Task]):
 
     def table(self, shown: Task) -> None:
         """Every field, unknown ones included."""
+        from mcptask.output import tables
+
         self.screen.out.print(tables.task_detail(shown))
 
     def document(self, shown: Task) -> JsonObject:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from mcptask.output import documents, tables
+from mcptask.output import documents
 from mcptask.output.views.base import View
 from mcptask.protocol import JsonObject, Task
 
@@ -33,6 +33,8 @@ class ListView(View[Listing]):
 
     def table(self, shown: Listing) -> None:
         """The task table (nothing at all for an empty list)."""
+        from mcptask.output import tables
+
         if shown.tasks:
             self.screen.out.print(tables.task_table(shown.tasks))
 

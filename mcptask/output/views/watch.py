@@ -6,18 +6,18 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-
-from rich.console import Group
-from rich.live import Live
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from mcptask.operations.watch import GONE, Change, Watch, WatchReport
-from mcptask.output import documents, tables
+from mcptask.output import documents
 from mcptask.output.sanitize import clean
 from mcptask.output.screen import Screen
 from mcptask.output.views.base import View
 from mcptask.protocol import JsonObject
+
+if TYPE_CHECKING:
+    from rich.console import Group
+    from rich.live import Live
 
 
 class WatchView(View[WatchReport]):
@@ -30,8 +30,12 @@ class WatchView(View[WatchReport]):
     def __init__(self, screen: Screen) -> None:
         super().__init__(screen)
         live = screen.format == "table" and screen.out.is_terminal
-        # No redraw thread: the view is redrawn after each polling round, so idle means idle.
-        self._live = Live(console=screen.out, auto_refresh=False) if live else None
+        self._live: Live | None = None
+        if live:
+            from rich.live import Live
+
+            # No redraw thread: the view is redrawn after each polling round, so idle means idle.
+            self._live = Live(console=screen.out, auto_refresh=False)
         self._lines = screen.format == "table" and not live
         self._json_lines = screen.format == "jsonl"
 
@@ -94,6 +98,12 @@ def _live_table(watch: Watch, max_rows: int) -> Group:
 
     Only the rows shown are built: Rich would render every row and then crop the screen.
     """
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    from mcptask.output import tables
+
     now = datetime.now(UTC)
     table = Table(box=None, header_style="bold", pad_edge=False)
     for column in ("TASK ID", "STATUS", "MESSAGE", "AGE", "SINCE CHANGE"):
