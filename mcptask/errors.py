@@ -10,6 +10,10 @@ The tree (each class carries its exit code; no instance overrides it):
      │    ├── EndpointNotFound             HTTP 404 outside a session: no MCP endpoint there
      │    └── ServerExited                 the stdio server process ended: final, no retry
      ├── AuthError .................... 4  HTTP 401 / 403, challenge shown
+     │    ├── SignInRequired               401, and no way to sign in here (the hint names one)
+     │    ├── AuthDiscoveryError           OAuth metadata missing, invalid, or not this server's
+     │    ├── TokenRequestRefused          the authorization server refused a token request
+     │    └── InsufficientScope            403 insufficient_scope again after the one step-up
      ├── UnsupportedError ............. 5  capability not negotiated, -32601, version refused
      │    └── UnsupportedVersionError      -32022, with the versions the server names
      ├── TaskError .................... 6  a task (or its session) could not be acted on
@@ -92,6 +96,24 @@ class AuthError(McptaskError):
     """The server refused the credentials (HTTP 401 or 403)."""
 
     exit_code = ExitCode.AUTH
+
+
+class SignInRequired(AuthError):
+    """The server wants a sign-in that cannot happen here: no credentials for the client
+    credentials grant, and no person at a terminal (nor `BROWSER`) for the browser."""
+
+
+class AuthDiscoveryError(AuthError):
+    """The server's OAuth metadata is missing or invalid, or names another resource or
+    issuer than the one asked for (a token for it would go to the wrong party)."""
+
+
+class TokenRequestRefused(AuthError):
+    """The authorization server refused a token, registration or sign-in request."""
+
+
+class InsufficientScope(AuthError):
+    """HTTP 403 `insufficient_scope` after mcptask already stepped up once."""
 
 
 class UnsupportedError(McptaskError):

@@ -129,6 +129,60 @@ InsecureOption = Annotated[
         "--insecure", help="Do not verify the server's TLS certificate.", rich_help_panel="Server"
     ),
 ]
+AuthOption = Annotated[
+    str | None,
+    typer.Option(
+        "--auth",
+        metavar="METHOD",
+        help="Sign-in: auto (cached token, else sign in as configured; the default), none, "
+        "client-credentials (CI: never a browser) or browser (env MCPTASK_AUTH).",
+        rich_help_panel="Sign-in",
+    ),
+]
+ClientIdOption = Annotated[
+    str | None,
+    typer.Option(
+        "--client-id",
+        metavar="ID",
+        help="OAuth client id registered for mcptask (env MCPTASK_CLIENT_ID).",
+        rich_help_panel="Sign-in",
+    ),
+]
+ClientSecretFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--client-secret-file",
+        help="Read the OAuth client secret from this file (else MCPTASK_CLIENT_SECRET).",
+        dir_okay=False,
+        rich_help_panel="Sign-in",
+    ),
+]
+ClientKeyFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--client-key-file",
+        help="PEM private key: sign in with a JWT assertion, private_key_jwt "
+        "(env MCPTASK_CLIENT_KEY_FILE).",
+        dir_okay=False,
+        rich_help_panel="Sign-in",
+    ),
+]
+ScopeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--scope",
+        help="Scopes to ask for, space-separated (default: what the server asks for).",
+        rich_help_panel="Sign-in",
+    ),
+]
+NoBrowserOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-browser",
+        help="Print the sign-in URL instead of opening a browser.",
+        rich_help_panel="Sign-in",
+    ),
+]
 OutputOption = Annotated[
     str | None,
     typer.Option(
@@ -172,6 +226,12 @@ class Common:
     protocol: str | None = None
     ca_cert: Path | None = None
     insecure: bool = False
+    auth: str | None = None
+    client_id: str | None = None
+    client_secret_file: Path | None = None
+    client_key_file: Path | None = None
+    scope: str | None = None
+    no_browser: bool = False
     output: str | None = None
     verbose: bool = False
     no_color: bool = False
@@ -190,6 +250,12 @@ _SERVER_OPTIONS: tuple[tuple[str, object], ...] = (
     ("protocol", ProtocolOption),
     ("ca_cert", CaCertOption),
     ("insecure", InsecureOption),
+    ("auth", AuthOption),
+    ("client_id", ClientIdOption),
+    ("client_secret_file", ClientSecretFileOption),
+    ("client_key_file", ClientKeyFileOption),
+    ("scope", ScopeOption),
+    ("no_browser", NoBrowserOption),
     ("output", OutputOption),
     ("verbose", VerboseOption),
     ("no_color", NoColorOption),
@@ -337,6 +403,7 @@ class Invocation:
             server_log=log,
             needs_list=needs_list,
             on_session_change=self._session_changed,
+            notice=self.screen.warn,
         ) as client:
             yield client
 

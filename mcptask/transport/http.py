@@ -51,6 +51,7 @@ class HttpTransport:
         client: httpx.Client | None = None,
         ca_cert: Path | None = None,
         insecure: bool = False,
+        auth: httpx.Auth | None = None,
     ) -> None:
         self.url = url
         self.target = display_url(url)
@@ -72,6 +73,8 @@ class HttpTransport:
             headers=dict(headers or {}),
             timeout=httpx.Timeout(timeout),
             verify=_verification(ca_cert, insecure),
+            # Sign-in (mcptask.auth.flow.McpAuth): a token on each request, sign-in on 401.
+            auth=auth,
         )
         if client is not None and headers:
             client.headers.update(headers)
@@ -407,6 +410,11 @@ def _verification(ca_cert: Path | None, insecure: bool) -> ssl.SSLContext | bool
     except (OSError, ssl.SSLError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not PEM"
         raise UsageError(f"cannot read --ca-cert {str(ca_cert)!r}: {reason}") from None
+
+
+def tls_verification(ca_cert: Path | None, insecure: bool) -> ssl.SSLContext | bool:
+    """What requests beside the MCP endpoint's (OAuth sign-in) verify certificates with."""
+    return _verification(ca_cert, insecure)
 
 
 def _tls_failure(exc: BaseException) -> str | None:

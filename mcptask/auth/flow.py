@@ -1,0 +1,408 @@
+"""`McpAuth`: the httpx auth flow that gives every request to an MCP server its token.
+
+Before a request: the token in use, else a cached one for this server (refreshed silently
+when it has expired and a refresh token is there), else whatever Authorization header the
+line gave (MCPTASK_TOKEN, --token-file, -H). On 401: a cached token not yet tried, a
+refresh, then a sign-in as `--auth` says (client credentials, or the browser), and the
+request once more. On 403 `insufficient_scope`: one step-up with the scopes the challenge
+asks for, then InsufficientScope. Tokens obtained are cached (store.tokens).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Generator
+from dataclasses import replace
+
+import httpx
+
+from mcptask.auth import browser, clients, grants
+from mcptask.auth.challenge import Challenge, parse_challenge
+from mcptask.auth.discovery import Discovered, canonical_resource, discover
+from mcptask.auth.grants import HttpOptions, Tokens
+from mcptask.auth.settings import AuthSettings
+from mcptask.errors import AuthDiscoveryError, AuthError, InsufficientScope, SignInRequired
+from mcptask.store import tokens as cache
+from mcptask.store.tokens import CachedToken
+from mcptask.transport.redact import display_url
+
+CLIENT_CREDENTIALS = "client_credentials"
+AUTHORIZATION_CODE = "authorization_code"
+Notice = Callable[[str], None]
+
+
+class McpAuth(httpx.Auth):
+    """Bearer tokens for one MCP server, obtained and renewed as the MCP spec describes."""
+
+    def __init__(
+        self,
+        settings: AuthSettings,
+        server_url: str,
+        *,
+        http: HttpOptions,
+        notice: Notice | None = None,
+        trace: Notice | None = None,
+    ) -> None:
+        self.settings = settings
+        self.server = canonical_resource(server_url)
+        self._server_url = server_url
+        self._http = http
+        self._notice = notice or (lambda line: None)
+        self._trace = trace or (lambda line: None)
+        self._lock = threading.Lock()
+        self._entry: CachedToken | None = None
+        """The token in use (cached or obtained here)."""
+        self._tried: set[str] = set()
+        self._fresh: str | None = None
+        """The access token a sign-in of this process obtained."""
+        self._discovered: Discovered | None = None
+        self._scope: str | None = None
+        self._stepped_up = False
+        self.signed_in: CachedToken | None = None
+        """What a sign-in of this process obtained (for `mcptask login` to report)."""
+
+    # -- the httpx flow -------------------------------------------------------------------------
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        """Attach a token; on 401 sign in and retry once; on 403 insufficient_scope, step up."""
+        with self._lock:
+            token = self._token_before(request)
+        if token is not None:
+            request.headers["Authorization"] = f"Bearer {token}"
+        response = yield request
+        # Only requests (POSTs) sign in: the GET stream runs in a thread of its own, and its
+        # refusal just means polling carries on.
+        if self.settings.method == "none" or request.method != "POST":
+            return
+        if response.status_code == 401:
+            response.read()
+            challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
+            with self._lock:
+                token = self._after_401(challenge, self._sent(request))
+            request.headers["Authorization"] = f"Bearer {token}"
+            response = yield request
+        if response.status_code == 403:
+            response.read()
+            challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
+            if challenge.error != "insufficient_scope":
+                return
+            with self._lock:
+                token = self._step_up(challenge)
+            request.headers["Authorization"] = f"Bearer {token}"
+            response = yield request
+            if response.status_code == 403:
+                response.read()
+                challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
+                if challenge.error == "insufficient_scope":
+                    raise InsufficientScope(
+                        f"the server still refuses for want of scope after one step-up "
+                        f"(HTTP 403; wants {challenge.scope or 'an unnamed scope'}); ask the "
+                        "authorization server's administrator for that scope"
+                    )
+
+    # -- before a request -----------------------------------------------------------------------
+
+    def _token_before(self, request: httpx.Request) -> str | None:
+        if self.settings.force_sign_in and self._entry is None:
+            # login signs in anew: nothing the line or the cache holds is sent first.
+            request.headers.pop("Authorization", None)
+            return None
+        if self._entry is None and "Authorization" not in request.headers:
+            self._entry = self._cached()
+        if self._entry is None:
+            return None
+        if self._entry.expired() and not self._refresh():
+            return None
+        return self._entry.access_token
+
+    def _cached(self) -> CachedToken | None:
+        """The newest usable cached token for this server, or None."""
+        if self.settings.cache_path is None:
+            return None
+        for entry in cache.load(self.settings.cache_path).for_server(self.server):
+            if entry.access_token in self._tried or not self._fits(entry):
+                continue
+            if entry.expired() and entry.refresh_token is None:
+                continue
+            return entry
+        return None
+
+    def _fits(self, entry: CachedToken) -> bool:
+        """Whether a cached token suits the `--auth` method (and configured client)."""
+        method = self.settings.method
+        if method == "client-credentials":
+            return entry.grant == CLIENT_CREDENTIALS and entry.client_id == self.settings.client_id
+        if method == "browser":
+            return entry.grant == AUTHORIZATION_CODE
+        return True
+
+    def _refresh(self) -> bool:
+        """Renew the token in use with its refresh token; False (and forgotten) on failure."""
+        entry = self._entry
+        if entry is None or entry.refresh_token is None:
+            return False
+        self._trace(f"  refreshing the token for {display_url(self.server)}")
+        try:
+            renewed = grants.refresh(
+                self._http,
+                self._identity_of(entry),
+                entry.token_endpoint,
+                entry.issuer,
+                refresh_token=entry.refresh_token,
+                resource=entry.resource,
+                trace=self._trace,
+            )
+        except AuthError as exc:
+            self._trace(f"  refresh failed: {exc.message}")
+            self._tried.add(entry.access_token)
+            if self.settings.cache_path is not None:
+                cache.drop_token(self.settings.cache_path, entry)
+            self._entry = None
+            return False
+        self._keep(self._entry_from(renewed, entry))
+        return True
+
+    # -- after a refusal ------------------------------------------------------------------------
+
+    def _after_401(self, challenge: Challenge, sent: str | None) -> str:
+        if sent is not None:
+            self._tried.add(sent)
+        if sent is not None and sent == self._fresh:
+            raise AuthError(
+                "the server refused the token its authorization server just issued (HTTP 401)"
+                + _challenge_note(challenge)
+            )
+        # The token in use may have been revoked or have expired early: its refresh token
+        # may still work.
+        if self._entry is not None and self._entry.access_token == sent and self._refresh():
+            return self._entry.access_token
+        if not self.settings.force_sign_in:
+            entry = self._cached()
+            if entry is not None:
+                self._entry = entry
+                if not entry.expired() or self._refresh():
+                    return self._token()
+        return self._sign_in(challenge, scope=None)
+
+    def _token(self) -> str:
+        assert self._entry is not None
+        return self._entry.access_token
+
+    def _step_up(self, challenge: Challenge) -> str:
+        if self._stepped_up:
+            raise InsufficientScope(
+                "the server refuses for want of scope (HTTP 403) after one step-up"
+                + _challenge_note(challenge)
+            )
+        self._stepped_up = True
+        wanted = (self._scope or "").split() + (challenge.scope or "").split()
+        scope = " ".join(dict.fromkeys(wanted)) or None
+        self._trace(f"  403 insufficient_scope: stepping up to scope {scope or '(none)'}")
+        return self._sign_in(challenge, scope=scope)
+
+    # -- signing in -----------------------------------------------------------------------------
+
+    def _sign_in(self, challenge: Challenge, *, scope: str | None) -> str:
+        settings = self.settings
+        discovered = self._discover(challenge)
+        metadata = discovered.metadata
+        if scope is None:
+            supported = " ".join(discovered.scopes_supported or ()) or None
+            scope = settings.scope or challenge.scope or supported
+        self._scope = scope
+        credentials_grant = settings.method == "client-credentials" or (
+            settings.method == "auto"
+            and settings.has_client_credentials
+            and metadata.offers_grant(CLIENT_CREDENTIALS)
+        )
+        if credentials_grant:
+            tokens, identity = self._client_credentials(discovered, scope)
+            grant = CLIENT_CREDENTIALS
+        elif settings.method == "browser" or (settings.method == "auto" and settings.interactive):
+            tokens, identity = self._browser(discovered, scope)
+            grant = AUTHORIZATION_CODE
+        else:
+            raise SignInRequired(
+                f"{display_url(self._server_url)} requires sign-in (HTTP 401)"
+                + _challenge_note(challenge)
+                + "; sign in first with: mcptask login, or in CI use --auth client-credentials "
+                "with MCPTASK_CLIENT_ID and MCPTASK_CLIENT_SECRET (or MCPTASK_CLIENT_KEY_FILE)"
+            )
+        entry = CachedToken(
+            server=self.server,
+            issuer=metadata.issuer,
+            resource=discovered.resource,
+            client_id=identity.client_id,
+            grant=grant,
+            access_token=tokens.access_token,
+            token_endpoint=metadata.token_endpoint,
+            auth_method=identity.auth_method,
+            refresh_token=tokens.refresh_token,
+            expires_at=tokens.expires_at,
+            scope=tokens.scope or scope,
+        )
+        self._keep(entry)
+        self._fresh = entry.access_token
+        self.signed_in = entry
+        return entry.access_token
+
+    def _discover(self, challenge: Challenge) -> Discovered:
+        if self._discovered is None:
+            client = httpx.Client(verify=self._http.verify, timeout=self._http.timeout)
+            with client:
+                self._discovered = discover(client, self._server_url, challenge, trace=self._trace)
+        return self._discovered
+
+    def _client_credentials(
+        self, discovered: Discovered, scope: str | None
+    ) -> tuple[Tokens, clients.ClientIdentity]:
+        metadata = discovered.metadata
+        if not self.settings.has_client_credentials:
+            raise SignInRequired(
+                "--auth client-credentials needs MCPTASK_CLIENT_ID with MCPTASK_CLIENT_SECRET, "
+                "or with --client-key-file (MCPTASK_CLIENT_KEY_FILE)"
+            )
+        if metadata.grant_types is not None and CLIENT_CREDENTIALS not in metadata.grant_types:
+            raise AuthDiscoveryError(
+                f"the authorization server {display_url(metadata.issuer)} does not offer the "
+                f"client credentials grant (it lists {', '.join(metadata.grant_types)}); sign "
+                "in with mcptask login instead"
+            )
+        identity = clients.configured_identity(self.settings, metadata)
+        assert identity is not None
+        self._trace(f"  client credentials grant at {display_url(metadata.token_endpoint)}")
+        tokens = grants.client_credentials(
+            self._http,
+            identity,
+            metadata.token_endpoint,
+            metadata.issuer,
+            resource=discovered.resource,
+            scope=scope,
+            signing_algorithms=metadata.signing_algorithms,
+            trace=self._trace,
+        )
+        return tokens, identity
+
+    def _browser(
+        self, discovered: Discovered, scope: str | None
+    ) -> tuple[Tokens, clients.ClientIdentity]:
+        metadata = discovered.metadata
+        if metadata.authorization_endpoint is None:
+            raise AuthDiscoveryError(
+                f"the authorization server {display_url(metadata.issuer)} has no "
+                "authorization endpoint: it offers no browser sign-in"
+            )
+        if not discovered.legacy and "S256" not in (metadata.code_challenge_methods or ()):
+            raise AuthDiscoveryError(
+                f"the authorization server {display_url(metadata.issuer)} does not list PKCE "
+                "S256 (code_challenge_methods_supported): refusing the browser sign-in"
+            )
+        if scope and "offline_access" in (metadata.scopes_supported or ()):
+            scope = " ".join(dict.fromkeys([*scope.split(), "offline_access"]))
+        path = self.settings.cache_path
+        remembered = cache.load(path).client(metadata.issuer) if path is not None else None
+        identity = (
+            clients.configured_identity(self.settings, metadata)
+            or clients.metadata_document_identity(self.settings, metadata)
+            or clients.remembered_identity(remembered)
+        )
+        port = _port_of(remembered.redirect_uri) if remembered is not None else None
+        receiver = browser.LoopbackReceiver(port)
+        try:
+            if identity is None:
+                with httpx.Client(verify=self._http.verify, timeout=self._http.timeout) as http:
+                    registered = clients.register(
+                        http, metadata, receiver.redirect_uri, trace=self._trace
+                    )
+                if path is not None:
+                    cache.store_client(path, registered)
+                identity = clients.remembered_identity(registered)
+                assert identity is not None
+            url, state, verifier = browser.authorization_url(
+                metadata.authorization_endpoint,
+                client_id=identity.client_id,
+                redirect_uri=receiver.redirect_uri,
+                resource=discovered.resource,
+                scope=scope,
+            )
+            self._notice(
+                f"signing in to {display_url(self._server_url)} at {display_url(metadata.issuer)}"
+            )
+            code = browser.receive_code(
+                receiver,
+                url,
+                state,
+                open_browser=self.settings.open_browser,
+                notice=self._notice,
+                timeout=self.settings.sign_in_timeout,
+            )
+        finally:
+            receiver.close()
+        tokens = grants.authorization_code(
+            self._http,
+            identity,
+            metadata.token_endpoint,
+            metadata.issuer,
+            code=code,
+            code_verifier=verifier,
+            redirect_uri=receiver.redirect_uri,
+            resource=discovered.resource,
+            trace=self._trace,
+        )
+        return tokens, identity
+
+    # -- the cache ------------------------------------------------------------------------------
+
+    def _keep(self, entry: CachedToken) -> None:
+        self._entry = entry
+        if self.settings.cache_path is not None:
+            cache.store_token(self.settings.cache_path, entry)
+
+    def _entry_from(self, tokens: Tokens, previous: CachedToken) -> CachedToken:
+        return replace(
+            previous,
+            access_token=tokens.access_token,
+            refresh_token=tokens.refresh_token or previous.refresh_token,
+            expires_at=tokens.expires_at,
+            scope=tokens.scope or previous.scope,
+        )
+
+    def _identity_of(self, entry: CachedToken) -> clients.ClientIdentity:
+        """How the client of a cached token authenticates when refreshing it."""
+        settings = self.settings
+        if settings.client_id is not None and settings.client_id == entry.client_id:
+            if settings.client_key_file is not None:
+                key = clients.read_private_key(settings.client_key_file)
+                return clients.ClientIdentity(entry.client_id, entry.auth_method, private_key=key)
+            return clients.ClientIdentity(
+                entry.client_id, entry.auth_method, client_secret=settings.client_secret
+            )
+        path = settings.cache_path
+        remembered = cache.load(path).client(entry.issuer) if path is not None else None
+        if remembered is not None and remembered.client_id == entry.client_id:
+            return clients.ClientIdentity(
+                entry.client_id, remembered.auth_method, client_secret=remembered.client_secret
+            )
+        return clients.ClientIdentity(entry.client_id, "none")
+
+    @staticmethod
+    def _sent(request: httpx.Request) -> str | None:
+        value = request.headers.get("Authorization", "")
+        scheme, _, token = value.partition(" ")
+        return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def _challenge_note(challenge: Challenge) -> str:
+    parts = [f'{name}="{value}"' for name, value in challenge.params.items()]
+    return f"; challenge: Bearer {', '.join(parts)}" if parts else ""
+
+
+def _port_of(redirect_uri: str | None) -> int | None:
+    # The port registered before is tried first: servers that do not follow RFC 8252's
+    # any-port rule for loopback redirects then still accept it.
+    if not redirect_uri:
+        return None
+    try:
+        return httpx.URL(redirect_uri).port
+    except httpx.InvalidURL:
+        return None
