@@ -77,6 +77,7 @@ class McpAuth(httpx.Auth):
         if response.status_code == 401:
             response.read()
             challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
+            self._trace(f"< 401 {display_url(self._server_url)}{_challenge_note(challenge)}")
             with self._lock:
                 token = self._after_401(challenge, self._sent(request))
             request.headers["Authorization"] = f"Bearer {token}"
@@ -195,6 +196,13 @@ class McpAuth(httpx.Auth):
                 + _challenge_note(challenge)
             )
         self._stepped_up = True
+        held = set((self._entry.scope or "").split()) if self._entry is not None else set()
+        if challenge.scope and held and set(challenge.scope.split()) <= held:
+            # The token already carries every scope asked for: a new one would be refused too.
+            raise InsufficientScope(
+                f"the server refuses the token for want of scope {challenge.scope}, which it "
+                "already carries (HTTP 403)" + _challenge_note(challenge)
+            )
         wanted = (self._scope or "").split() + (challenge.scope or "").split()
         scope = " ".join(dict.fromkeys(wanted)) or None
         self._trace(f"  403 insufficient_scope: stepping up to scope {scope or '(none)'}")
