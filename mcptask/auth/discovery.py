@@ -67,6 +67,8 @@ class Discovered:
     """The PRM's `scopes_supported` (None without PRM, or when it lists none)."""
     legacy: bool = False
     """A 2025-03-26 server: no PRM, the authorization server at the server's origin."""
+    assumed: bool = False
+    """No metadata at all: the default endpoints (`/authorize`, `/token`, `/register`)."""
     notes: list[str] = field(default_factory=list)
 
 
@@ -204,6 +206,7 @@ def _legacy(http: httpx.Client, server_url: str, log: Trace) -> Discovered:
         canonical_resource(server_url),
         metadata,
         legacy=True,
+        assumed=document is None,
         notes=["the server has no protected resource metadata (a 2025-03-26 server)"],
     )
 

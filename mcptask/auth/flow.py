@@ -101,6 +101,17 @@ class McpAuth(httpx.Auth):
                         "authorization server's administrator for that scope"
                     )
 
+    def sign_in_unprompted(self) -> bool:
+        """Sign in although no request was refused (`mcptask login` to a server whose
+        handshake is open): True when the server's metadata names an authorization server,
+        False when it has none (it needs no sign-in)."""
+        with self._lock:
+            discovered = self._discover(Challenge())
+            if discovered.assumed:
+                return False
+            self._sign_in(Challenge(), scope=None)
+            return True
+
     # -- before a request -----------------------------------------------------------------------
 
     def _token_before(self, request: httpx.Request) -> str | None:

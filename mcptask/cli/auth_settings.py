@@ -106,7 +106,8 @@ def resolve_auth(
         scope=scope,
         client_metadata_url=env.get(ENV_CLIENT_METADATA_URL) or None,
         open_browser=not line.no_browser,
-        interactive=_terminal() or bool(env.get("BROWSER")),
+        # login is a person asking to sign in: the browser flow, whatever the terminal.
+        interactive=force_sign_in or _terminal() or bool(env.get("BROWSER")),
         force_sign_in=force_sign_in,
         cache_path=tokens_path(env),
     )

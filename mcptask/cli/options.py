@@ -15,9 +15,18 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar, cast
 
 import typer
 
+from mcptask.cli.sign_in_options import (
+    AuthOption,
+    ClientIdOption,
+    ClientKeyFileOption,
+    ClientSecretFileOption,
+    NoBrowserOption,
+    ScopeOption,
+)
 from mcptask.errors import UsageError
 
 if TYPE_CHECKING:
+    from mcptask.auth.flow import McpAuth
     from mcptask.client.session import McpClient
     from mcptask.output.screen import Screen
 
@@ -127,60 +136,6 @@ InsecureOption = Annotated[
     bool,
     typer.Option(
         "--insecure", help="Do not verify the server's TLS certificate.", rich_help_panel="Server"
-    ),
-]
-AuthOption = Annotated[
-    str | None,
-    typer.Option(
-        "--auth",
-        metavar="METHOD",
-        help="Sign-in: auto (cached token, else sign in as configured; the default), none, "
-        "client-credentials (CI: never a browser) or browser (env MCPTASK_AUTH).",
-        rich_help_panel="Sign-in",
-    ),
-]
-ClientIdOption = Annotated[
-    str | None,
-    typer.Option(
-        "--client-id",
-        metavar="ID",
-        help="OAuth client id registered for mcptask (env MCPTASK_CLIENT_ID).",
-        rich_help_panel="Sign-in",
-    ),
-]
-ClientSecretFileOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--client-secret-file",
-        help="Read the OAuth client secret from this file (else MCPTASK_CLIENT_SECRET).",
-        dir_okay=False,
-        rich_help_panel="Sign-in",
-    ),
-]
-ClientKeyFileOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--client-key-file",
-        help="PEM private key: sign in with a JWT assertion, private_key_jwt "
-        "(env MCPTASK_CLIENT_KEY_FILE).",
-        dir_okay=False,
-        rich_help_panel="Sign-in",
-    ),
-]
-ScopeOption = Annotated[
-    str | None,
-    typer.Option(
-        "--scope",
-        help="Scopes to ask for, space-separated (default: what the server asks for).",
-        rich_help_panel="Sign-in",
-    ),
-]
-NoBrowserOption = Annotated[
-    bool,
-    typer.Option(
-        "--no-browser",
-        help="Print the sign-in URL instead of opening a browser.",
-        rich_help_panel="Sign-in",
     ),
 ]
 OutputOption = Annotated[
@@ -370,6 +325,7 @@ class Invocation:
         default_output: str | None = None,
         keep_session: bool | None = None,
         remember_session: bool = True,
+        force_sign_in: bool = False,
     ) -> None:
         from mcptask.cli import settings
         from mcptask.output.screen import Screen
@@ -384,26 +340,37 @@ class Invocation:
             raise UsageError(str(exc)) from None
         self.profiles_path = profiles.profiles_path()
         self.resolved = settings.resolve(
-            common, book=profiles.load(self.profiles_path), keep_session=keep_session
+            common,
+            book=profiles.load(self.profiles_path),
+            keep_session=keep_session,
+            force_sign_in=force_sign_in,
         )
         self._remember_session = remember_session
         self.settings = self.resolved.settings
         for warning in self.resolved.warnings:
             self.screen.warn(warning)
 
+    @property
+    def log(self) -> Callable[[str], None] | None:
+        """Where -v sends the wire log (None without -v)."""
+        return self.screen.note if self.common.verbose else None
+
     @contextmanager
-    def client(self, *, needs_list: bool = False) -> Iterator[McpClient]:
-        """A connected client, closed again when the block ends."""
+    def client(
+        self, *, needs_list: bool = False, auth: McpAuth | None = None
+    ) -> Iterator[McpClient]:
+        """A connected client, closed again when the block ends (`auth`: a sign-in flow of
+        the caller's, else the settings')."""
         from mcptask.client.connect import connected_client
 
-        log = self.screen.note if self.common.verbose else None
         with connected_client(
             self.settings,
-            log=log,
-            server_log=log,
+            log=self.log,
+            server_log=self.log,
             needs_list=needs_list,
             on_session_change=self._session_changed,
             notice=self.screen.warn,
+            auth=auth,
         ) as client:
             yield client
 

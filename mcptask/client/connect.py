@@ -60,10 +60,12 @@ def open_transport(
     log: WireLog | None = None,
     server_log: WireLog | None = None,
     notice: WireLog | None = None,
+    auth: McpAuth | None = None,
 ) -> Transport:
     """The transport the settings name: Streamable HTTP for a URL, stdio for a command.
 
-    `notice` hears what a person signing in must know (the browser step).
+    `notice` hears what a person signing in must know (the browser step); `auth` is a
+    sign-in flow to use instead of the one the settings describe.
     """
     if settings.url:
         from mcptask.transport.http import HttpTransport
@@ -75,7 +77,7 @@ def open_transport(
             log=log,
             ca_cert=settings.ca_cert,
             insecure=settings.insecure,
-            auth=sign_in(settings, log=log, notice=notice),
+            auth=auth or sign_in(settings, log=log, notice=notice),
         )
     from mcptask.transport.stdio import StdioTransport, split_command
 
@@ -112,6 +114,7 @@ def connected_client(
     needs_list: bool = False,
     on_session_change: SessionChange | None = None,
     notice: WireLog | None = None,
+    auth: McpAuth | None = None,
 ) -> Iterator[McpClient]:
     """A client that has completed the handshake (joining `settings.session_id` if given).
 
@@ -119,7 +122,7 @@ def connected_client(
     `on_session_change` hears a kept session being opened or renewed.
     """
     client = McpClient(
-        open_transport(settings, log=log, server_log=server_log, notice=notice),
+        open_transport(settings, log=log, server_log=server_log, notice=notice, auth=auth),
         protocol=settings.protocol,
         needs_list=needs_list,
         keep_session=settings.keep_session,
