@@ -259,6 +259,7 @@ class McpAuth(httpx.Auth):
             refresh_token=tokens.refresh_token,
             expires_at=tokens.expires_at,
             scope=tokens.scope or scope,
+            issued_at=tokens.issued_at,
         )
         self._keep(entry)
         self._fresh = entry.access_token
@@ -384,6 +385,7 @@ class McpAuth(httpx.Auth):
             refresh_token=tokens.refresh_token or previous.refresh_token,
             expires_at=tokens.expires_at,
             scope=tokens.scope or previous.scope,
+            issued_at=tokens.issued_at,
         )
 
     def _identity_of(self, entry: CachedToken) -> clients.ClientIdentity:

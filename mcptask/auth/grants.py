@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import httpx
@@ -40,6 +40,7 @@ class Tokens:
     refresh_token: str | None
     expires_at: float | None
     scope: str | None
+    issued_at: float | None = None
 
     def __repr__(self) -> str:
         return f"Tokens(expires_at={self.expires_at!r}, scope={self.scope!r}, <redacted>)"
@@ -121,7 +122,7 @@ def refresh(
         resource=resource,
     )
     if tokens.refresh_token is None:
-        return Tokens(tokens.access_token, refresh_token, tokens.expires_at, tokens.scope)
+        return replace(tokens, refresh_token=refresh_token)
     return tokens
 
 
@@ -230,10 +231,11 @@ def _tokens(answer: Any, shown: str) -> Tokens:
             f"the token endpoint {shown} issued a {token_type!r} token; mcptask sends Bearer "
             "tokens only"
         )
+    issued_at = time.time()
     expires_at = answer.get("expires_at")
     expires_in = answer.get("expires_in")
     if not isinstance(expires_at, int | float) and isinstance(expires_in, int | float):
-        expires_at = time.time() + float(expires_in)
+        expires_at = issued_at + float(expires_in)
     refresh_token = answer.get("refresh_token")
     scope = answer.get("scope")
     return Tokens(
@@ -241,4 +243,5 @@ def _tokens(answer: Any, shown: str) -> Tokens:
         refresh_token=refresh_token if isinstance(refresh_token, str) and refresh_token else None,
         expires_at=float(expires_at) if isinstance(expires_at, int | float) else None,
         scope=scope if isinstance(scope, str) and scope else None,
+        issued_at=issued_at,
     )

@@ -35,6 +35,7 @@ from mcptask.store.paths import private_directory, state_dir
 FILE_NAME = "tokens.json"
 VERSION = 1
 EXPIRY_LEEWAY_SECONDS = 30.0
+"""A token this close to its expiry counts as expired (a quarter of its life, if shorter)."""
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,16 @@ class CachedToken:
     refresh_token: str | None = None
     expires_at: float | None = None
     scope: str | None = None
+    issued_at: float | None = None
 
     def expired(self, now: float | None = None) -> bool:
         """True when the token has expired, or will within the leeway."""
         if self.expires_at is None:
             return False
-        return (now or time.time()) + EXPIRY_LEEWAY_SECONDS >= self.expires_at
+        leeway = EXPIRY_LEEWAY_SECONDS
+        if self.issued_at is not None:
+            leeway = min(leeway, (self.expires_at - self.issued_at) / 4)
+        return (now or time.time()) + leeway >= self.expires_at
 
     def same_slot(self, other: CachedToken) -> bool:
         """True when `other` replaces this entry (same server, issuer, resource, client)."""
