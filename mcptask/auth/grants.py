@@ -19,7 +19,7 @@ import httpx
 
 from mcptask.auth.clients import JWT_METHOD, ClientIdentity
 from mcptask.errors import TokenRequestRefused, UnreachableError, UsageError
-from mcptask.transport.redact import display_url
+from mcptask.transport.redact import display_url, scrub
 
 JWT_ASSERTION_SECONDS = 300
 
@@ -213,11 +213,13 @@ def _post(
     if response.status_code != 200 or error is not None:
         description = answer.get("error_description")
         detail = f" ({description})" if isinstance(description, str) and description else ""
-        raise TokenRequestRefused(
+        message = (
             f"the authorization server refused the token request (HTTP "
             f"{response.status_code}): {error if isinstance(error, str) else 'no error code'}"
             f"{detail}"
         )
+        # The server's words could quote back what it was sent.
+        raise TokenRequestRefused(scrub(message, [identity.client_secret, *params.values()]))
     return _tokens(answer, shown)
 
 

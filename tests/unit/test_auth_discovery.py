@@ -238,3 +238,40 @@ def test_expiry_has_a_leeway_that_fits_short_lives() -> None:
     short = _token("s", "t", expires_at=now + 2, issued_at=now - 2)
     assert not short.expired(now)  # a 4 s token: the leeway is 1 s
     assert _token("s", "t").expired(now) is False  # no expiry stated
+
+
+def test_a_server_that_quotes_a_secret_back_is_scrubbed(tmp_path: Path) -> None:
+    from mcptask.auth import grants
+    from mcptask.auth.clients import ClientIdentity
+    from mcptask.errors import TokenRequestRefused
+    from mcptask.transport.redact import scrub
+
+    assert scrub("bad secret hunter2-long in hunter2-long", ["hunter2-long", None, ""]) == (
+        "bad secret <redacted> in <redacted>"
+    )
+
+    def echo(request: httpx.Request) -> httpx.Response:
+        body = request.content.decode()
+        return httpx.Response(400, json={"error": "invalid_grant", "error_description": body})
+
+    original = httpx.Client
+
+    def client(**kwargs: object) -> httpx.Client:
+        return original(transport=httpx.MockTransport(echo))
+
+    identity = ClientIdentity("c", "client_secret_post", client_secret="hunter2-long")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(httpx, "Client", client)
+        with pytest.raises(TokenRequestRefused) as refused:
+            grants.refresh(
+                grants.HttpOptions(),
+                identity,
+                "https://as/token",
+                "https://as",
+                refresh_token="refresh-me-please",
+                resource="https://mcp/mcp",
+                trace=lambda line: None,
+            )
+    assert "invalid_grant" in refused.value.message
+    assert "hunter2-long" not in refused.value.message
+    assert "refresh-me-please" not in refused.value.message
