@@ -6,7 +6,8 @@
                written by hand: the URL orders and the resource and issuer checks)
     clients    which client identity to use: pre-registered, metadata document, or registered
     grants     token requests (client credentials, authorization code, refresh), with authlib
-    browser    the authorization code flow with PKCE and a loopback redirect
+    browser    the browser step: PKCE, the authorization URL, a loopback redirect
+    sign_in    the two sign-ins: client credentials (machines), authorization code (people)
     flow       `McpAuth`, the httpx auth flow: a token on every request, sign-in on 401,
                one step-up on 403 insufficient_scope
 

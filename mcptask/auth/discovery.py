@@ -152,8 +152,12 @@ def resource_matches(resource: str, server_url: str) -> bool:
 
 
 def canonical_resource(server_url: str) -> str:
-    """The server URL as an RFC 8707 resource: no query, no fragment, no trailing slash."""
-    parts = urlsplit(server_url)
+    """The server URL as an RFC 8707 resource: no query, no fragment, no trailing slash.
+    (A malformed URL comes back as it is: the transport refuses it with a usage error.)"""
+    try:
+        parts = urlsplit(server_url)
+    except ValueError:
+        return server_url
     netloc = parts.netloc.lower()
     path = parts.path.rstrip("/") if parts.path not in ("", "/") else ""
     return urlunsplit((parts.scheme.lower(), netloc, path, "", ""))

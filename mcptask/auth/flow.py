@@ -16,17 +16,17 @@ from dataclasses import replace
 
 import httpx
 
-from mcptask.auth import browser, clients, grants
+from mcptask.auth import clients, grants, sign_in
 from mcptask.auth.challenge import Challenge, parse_challenge
 from mcptask.auth.discovery import Discovered, canonical_resource, discover
 from mcptask.auth.grants import HttpOptions, Tokens
 from mcptask.auth.settings import AuthSettings
-from mcptask.errors import AuthDiscoveryError, AuthError, InsufficientScope, SignInRequired
+from mcptask.auth.sign_in import CLIENT_CREDENTIALS
+from mcptask.errors import AuthError, InsufficientScope, SignInRequired
 from mcptask.store import tokens as cache
 from mcptask.store.tokens import CachedToken
 from mcptask.transport.redact import display_url
 
-CLIENT_CREDENTIALS = "client_credentials"
 AUTHORIZATION_CODE = "authorization_code"
 Notice = Callable[[str], None]
 
@@ -67,6 +67,8 @@ class McpAuth(httpx.Auth):
         """Attach a token; on 401 sign in and retry once; on 403 insufficient_scope, step up."""
         with self._lock:
             token = self._token_before(request)
+        # Whether the token sent is one of OAuth's (else it is the line's, or there is none).
+        ours = token is not None
         if token is not None:
             request.headers["Authorization"] = f"Bearer {token}"
         response = yield request
@@ -79,13 +81,17 @@ class McpAuth(httpx.Auth):
             challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
             self._trace(f"< 401 {display_url(self._server_url)}{_challenge_note(challenge)}")
             with self._lock:
-                token = self._after_401(challenge, self._sent(request))
+                token = self._after_401(challenge, self._sent(request), ours=ours)
+            if token is None:
+                return  # a static token refused by a server without OAuth: as it answered
             request.headers["Authorization"] = f"Bearer {token}"
+            ours = True
             response = yield request
         if response.status_code == 403:
             response.read()
             challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
-            if challenge.error != "insufficient_scope":
+            # A token the line gave cannot be stepped up: the refusal stands as it is.
+            if challenge.error != "insufficient_scope" or not ours:
                 return
             with self._lock:
                 token = self._step_up(challenge)
@@ -176,7 +182,7 @@ class McpAuth(httpx.Auth):
 
     # -- after a refusal ------------------------------------------------------------------------
 
-    def _after_401(self, challenge: Challenge, sent: str | None) -> str:
+    def _after_401(self, challenge: Challenge, sent: str | None, *, ours: bool) -> str | None:
         if sent is not None:
             self._tried.add(sent)
         if sent is not None and sent == self._fresh:
@@ -194,6 +200,10 @@ class McpAuth(httpx.Auth):
                 self._entry = entry
                 if not entry.expired() or self._refresh():
                     return self._token()
+        if sent is not None and not ours and self._discover(challenge).assumed:
+            # The line's token was refused and the server publishes no OAuth metadata: it
+            # takes static tokens, and this one is wrong.
+            return None
         return self._sign_in(challenge, scope=None)
 
     def _token(self) -> str:
@@ -234,18 +244,26 @@ class McpAuth(httpx.Auth):
             and settings.has_client_credentials
             and metadata.offers_grant(CLIENT_CREDENTIALS)
         )
+        context = sign_in.Context(settings, self._server_url, self._http, self._notice, self._trace)
         if credentials_grant:
-            tokens, identity = self._client_credentials(discovered, scope)
+            tokens, identity = sign_in.with_client_credentials(context, discovered, scope)
             grant = CLIENT_CREDENTIALS
         elif settings.method == "browser" or (settings.method == "auto" and settings.interactive):
-            tokens, identity = self._browser(discovered, scope)
+            tokens, identity = sign_in.in_browser(context, discovered, scope)
             grant = AUTHORIZATION_CODE
         else:
+            static = (
+                "; it publishes no OAuth metadata: if it takes a static token, give it with "
+                "MCPTASK_TOKEN or --token-file"
+                if discovered.assumed
+                else ""
+            )
             raise SignInRequired(
                 f"{display_url(self._server_url)} requires sign-in (HTTP 401)"
                 + _challenge_note(challenge)
                 + "; sign in first with: mcptask login, or in CI use --auth client-credentials "
                 "with MCPTASK_CLIENT_ID and MCPTASK_CLIENT_SECRET (or MCPTASK_CLIENT_KEY_FILE)"
+                + static
             )
         entry = CachedToken(
             server=self.server,
@@ -272,104 +290,6 @@ class McpAuth(httpx.Auth):
             with client:
                 self._discovered = discover(client, self._server_url, challenge, trace=self._trace)
         return self._discovered
-
-    def _client_credentials(
-        self, discovered: Discovered, scope: str | None
-    ) -> tuple[Tokens, clients.ClientIdentity]:
-        metadata = discovered.metadata
-        if not self.settings.has_client_credentials:
-            raise SignInRequired(
-                "--auth client-credentials needs MCPTASK_CLIENT_ID with MCPTASK_CLIENT_SECRET, "
-                "or with --client-key-file (MCPTASK_CLIENT_KEY_FILE)"
-            )
-        if metadata.grant_types is not None and CLIENT_CREDENTIALS not in metadata.grant_types:
-            raise AuthDiscoveryError(
-                f"the authorization server {display_url(metadata.issuer)} does not offer the "
-                f"client credentials grant (it lists {', '.join(metadata.grant_types)}); sign "
-                "in with mcptask login instead"
-            )
-        identity = clients.configured_identity(self.settings, metadata)
-        assert identity is not None
-        self._trace(f"  client credentials grant at {display_url(metadata.token_endpoint)}")
-        tokens = grants.client_credentials(
-            self._http,
-            identity,
-            metadata.token_endpoint,
-            metadata.issuer,
-            resource=discovered.resource,
-            scope=scope,
-            signing_algorithms=metadata.signing_algorithms,
-            trace=self._trace,
-        )
-        return tokens, identity
-
-    def _browser(
-        self, discovered: Discovered, scope: str | None
-    ) -> tuple[Tokens, clients.ClientIdentity]:
-        metadata = discovered.metadata
-        if metadata.authorization_endpoint is None:
-            raise AuthDiscoveryError(
-                f"the authorization server {display_url(metadata.issuer)} has no "
-                "authorization endpoint: it offers no browser sign-in"
-            )
-        if not discovered.legacy and "S256" not in (metadata.code_challenge_methods or ()):
-            raise AuthDiscoveryError(
-                f"the authorization server {display_url(metadata.issuer)} does not list PKCE "
-                "S256 (code_challenge_methods_supported): refusing the browser sign-in"
-            )
-        if scope and "offline_access" in (metadata.scopes_supported or ()):
-            scope = " ".join(dict.fromkeys([*scope.split(), "offline_access"]))
-        path = self.settings.cache_path
-        remembered = cache.load(path).client(metadata.issuer) if path is not None else None
-        identity = (
-            clients.configured_identity(self.settings, metadata)
-            or clients.metadata_document_identity(self.settings, metadata)
-            or clients.remembered_identity(remembered)
-        )
-        port = _port_of(remembered.redirect_uri) if remembered is not None else None
-        receiver = browser.LoopbackReceiver(port)
-        try:
-            if identity is None:
-                with httpx.Client(verify=self._http.verify, timeout=self._http.timeout) as http:
-                    registered = clients.register(
-                        http, metadata, receiver.redirect_uri, trace=self._trace
-                    )
-                if path is not None:
-                    cache.store_client(path, registered)
-                identity = clients.remembered_identity(registered)
-                assert identity is not None
-            url, state, verifier = browser.authorization_url(
-                metadata.authorization_endpoint,
-                client_id=identity.client_id,
-                redirect_uri=receiver.redirect_uri,
-                resource=discovered.resource,
-                scope=scope,
-            )
-            self._notice(
-                f"signing in to {display_url(self._server_url)} at {display_url(metadata.issuer)}"
-            )
-            code = browser.receive_code(
-                receiver,
-                url,
-                state,
-                open_browser=self.settings.open_browser,
-                notice=self._notice,
-                timeout=self.settings.sign_in_timeout,
-            )
-        finally:
-            receiver.close()
-        tokens = grants.authorization_code(
-            self._http,
-            identity,
-            metadata.token_endpoint,
-            metadata.issuer,
-            code=code,
-            code_verifier=verifier,
-            redirect_uri=receiver.redirect_uri,
-            resource=discovered.resource,
-            trace=self._trace,
-        )
-        return tokens, identity
 
     # -- the cache ------------------------------------------------------------------------------
 
@@ -416,14 +336,3 @@ class McpAuth(httpx.Auth):
 def _challenge_note(challenge: Challenge) -> str:
     parts = [f'{name}="{value}"' for name, value in challenge.params.items()]
     return f"; challenge: Bearer {', '.join(parts)}" if parts else ""
-
-
-def _port_of(redirect_uri: str | None) -> int | None:
-    # The port registered before is tried first: servers that do not follow RFC 8252's
-    # any-port rule for loopback redirects then still accept it.
-    if not redirect_uri:
-        return None
-    try:
-        return httpx.URL(redirect_uri).port
-    except httpx.InvalidURL:
-        return None
