@@ -232,3 +232,46 @@ def test_login_list_refresh_logout_and_ci_without_a_leak(
     for path in (machine.root / "state").rglob("*"):
         assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, f"{path} is readable by others"
     assert os.environ.get("MCPTASK_CLIENT_SECRET") is None
+
+
+def test_no_browser_prints_the_url_and_waits_for_the_redirect(
+    reference_server: StartServer, machine: Session
+) -> None:
+    import re
+    import subprocess
+
+    from tests.cli_process import mcptask_argv
+
+    url = reference_server("--oauth")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPTASK_")}
+    env.update({**machine.env, "NO_COLOR": "1"})
+    login = subprocess.Popen(
+        [*mcptask_argv(), "login", url, "--no-browser", "-o", "json"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert login.stderr is not None
+        shown = ""
+        while "open this URL" not in shown:
+            line = login.stderr.readline()
+            assert line, f"login ended without a URL: {shown}"
+            shown += line
+        authorize = re.search(r"(http://\S+/oauth/authorize\S+)", shown)
+        assert authorize is not None
+        assert "code_challenge_method=S256" in authorize.group(1)
+        assert "resource=" in authorize.group(1)
+        followed = subprocess.run(
+            [sys.executable, str(FOLLOW_REDIRECTS), authorize.group(1)], check=False, timeout=30
+        )
+        assert followed.returncode == 0
+        stdout, _ = login.communicate(timeout=30)
+    finally:
+        if login.poll() is None:
+            login.kill()
+            login.wait()
+    assert login.returncode == 0
+    assert json.loads(stdout)["signedIn"] is True
