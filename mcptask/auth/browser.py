@@ -39,6 +39,8 @@ class Redirect:
     state: str | None
     error: str | None = None
     description: str | None = None
+    issuer: str | None = None
+    """The `iss` parameter (RFC 9207), if the authorization server sent one."""
 
     def __repr__(self) -> str:
         return f"Redirect(state=..., error={self.error!r}, <code redacted>)"
@@ -120,8 +122,14 @@ def receive_code(
     open_browser: bool,
     notice: Callable[[str], None],
     timeout: float,
+    issuer: str,
+    issuer_required: bool,
 ) -> str:
-    """Send the person to `url` and wait for the code the redirect brings back."""
+    """Send the person to `url` and wait for the code the redirect brings back.
+
+    RFC 9207 against mix-up attacks: an `iss` in the redirect must be exactly `issuer`, and
+    it must be there when the server's metadata says it sends one.
+    """
     opened = False
     if open_browser:
         notice("opening the browser to sign in; waiting for it to finish (Ctrl-C to stop)")
@@ -131,6 +139,16 @@ def receive_code(
     answer = receiver.wait(timeout)
     if answer.state is None or not hmac.compare_digest(answer.state, state):
         raise AuthError("the sign-in redirect carried the wrong state; refusing its code")
+    if answer.issuer is not None and answer.issuer != issuer:
+        raise AuthError(
+            "the sign-in redirect names another authorization server (iss) than the one "
+            "asked; refusing its code"
+        )
+    if answer.issuer is None and issuer_required:
+        raise AuthError(
+            "the sign-in redirect lacks the iss its authorization server promises (RFC 9207); "
+            "refusing its code"
+        )
     if answer.error is not None:
         description = f" ({answer.description})" if answer.description else ""
         raise TokenRequestRefused(f"the sign-in was refused: {answer.error}{description}")
@@ -195,6 +213,7 @@ def _handler_class(answers: queue.Queue[Redirect]) -> type[BaseHTTPRequestHandle
                     state=query.get("state"),
                     error=query.get("error"),
                     description=query.get("error_description"),
+                    issuer=query.get("iss"),
                 )
             )
             if "error" in query:

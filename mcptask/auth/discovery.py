@@ -47,6 +47,8 @@ class ServerMetadata:
     code_challenge_methods: tuple[str, ...] | None = None
     scopes_supported: tuple[str, ...] | None = None
     client_id_metadata_documents: bool = False
+    iss_parameter: bool = False
+    """RFC 9207: its authorization responses carry `iss` (which must then be checked)."""
 
     def offers_grant(self, grant: str) -> bool:
         """True when the metadata lists `grant`; RFC 8414's default is authorization_code
@@ -256,6 +258,7 @@ def _parse_metadata(document: dict[str, Any], url: str) -> ServerMetadata:
         code_challenge_methods=_strings(document.get("code_challenge_methods_supported")),
         scopes_supported=_strings(document.get("scopes_supported")),
         client_id_metadata_documents=document.get("client_id_metadata_document_supported") is True,
+        iss_parameter=document.get("authorization_response_iss_parameter_supported") is True,
     )
 
 

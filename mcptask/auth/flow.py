@@ -200,6 +200,9 @@ class McpAuth(httpx.Auth):
                 self._entry = entry
                 if not entry.expired() or self._refresh():
                     return self._token()
+        # Discovery is redone at each 401: the server may have moved to another
+        # authorization server (whose clients and tokens are not the old one's).
+        self._discovered = None
         if sent is not None and not ours and self._discover(challenge).assumed:
             # The line's token was refused and the server publishes no OAuth metadata: it
             # takes static tokens, and this one is wrong.

@@ -115,6 +115,8 @@ def in_browser(
             open_browser=context.settings.open_browser,
             notice=context.notice,
             timeout=context.settings.sign_in_timeout,
+            issuer=metadata.issuer,
+            issuer_required=metadata.iss_parameter,
         )
     finally:
         receiver.close()

@@ -5,9 +5,9 @@ and authorization server for the scenario, runs ``CMD SERVER_URL`` with the scen
 context in MCP_CONFORMANCE_CONTEXT, and records checks. CMD is ``auth_client.py`` (the
 adapter that maps the context to mcptask's variables and runs ``mcptask connect``).
 
-The runner is 0.1.16, the pinned release that run.py installs (its catalogue has every
-scenario below; 0.2.0-alpha.12 has them too, run at newer wire versions). Its servers
-listen on every interface (``listen(0)``); a preload makes them bind 127.0.0.1.
+Both pinned runners that run.py installs are used: 0.1.16 (the latest release) and
+0.2.0-alpha.12; each lists every scenario below under the same name. Their servers listen
+on every interface (``listen(0)``); a preload makes them bind 127.0.0.1.
 
 A scenario passes when its checks have at least one SUCCESS and no FAILURE, SKIPPED or
 WARNING (the runner itself counts a warning as an overall failure: here a warning is a
@@ -39,7 +39,7 @@ if __package__ in (None, ""):
 from tests.conformance import run
 
 HERE = Path(__file__).resolve().parent
-RUNNER = run.BASIC
+RUNNERS: tuple[run.Runner, ...] = (run.BASIC, run.TASKS)
 ADAPTER = HERE / "auth_client.py"
 PRELOAD = HERE / "loopback_only.cjs"
 SCENARIO_TIMEOUT_MS = 60_000
@@ -67,19 +67,53 @@ SCENARIOS: tuple[str, ...] = (
 )
 """The scenarios issue 11 names, in the runner's order; each is required to pass."""
 
-NOT_COVERED: dict[str, str] = {
-    "auth/offline-access-scope": "draft scenario outside issue 11's list",
-    "auth/offline-access-not-supported": "draft scenario outside issue 11's list",
-    "auth/cross-app-access-complete-flow": "enterprise extension (token exchange with an "
-    "identity provider): not part of mcptask's sign-in",
+_OFFLINE = ("auth/offline-access-scope", "auth/offline-access-not-supported")
+EXTRA_SCENARIOS: dict[str, tuple[str, ...]] = {
+    run.BASIC.version: _OFFLINE,
+    run.TASKS.version: (
+        *_OFFLINE,
+        "auth/iss-supported",
+        "auth/iss-not-advertised",
+        "auth/iss-supported-missing",
+        "auth/iss-wrong-issuer",
+        "auth/iss-unexpected",
+        "auth/iss-normalized",
+        "auth/metadata-issuer-mismatch",
+    ),
 }
-"""The runner's other auth scenarios, and why they are not run here."""
+"""Per runner version: further auth scenarios (drafts, RFC 9207 `iss`), required to pass too."""
+
+_TOKEN_EXCHANGE = (
+    "enterprise extension (token exchange with an identity provider's ID token): not part "
+    "of mcptask's sign-in"
+)
+_DPOP = "DPoP-bound tokens (RFC 9449, SEP-1932): mcptask sends Bearer tokens only"
+NOT_COVERED: dict[str, dict[str, str]] = {
+    run.BASIC.version: {"auth/cross-app-access-complete-flow": _TOKEN_EXCHANGE},
+    run.TASKS.version: {
+        "auth/enterprise-managed-authorization": _TOKEN_EXCHANGE,
+        "auth/dpop": _DPOP,
+        "auth/dpop-nonce": _DPOP,
+        "auth/wif-jwt-bearer": "workload identity federation (a JWT bearer grant from the "
+        "platform's identity token): not part of mcptask's sign-in",
+        "auth/authorization-server-migration": "needs a second authorized request in one "
+        "connection after the server moves to another authorization server; `mcptask "
+        "connect` makes one (mcptask does discover anew at every 401, and keeps clients per "
+        "issuer)",
+    },
+}
+"""Per runner version: the auth scenarios not run here, and why."""
 
 
-def list_auth_scenarios(tools: run.Tools) -> list[str]:
+def scenarios(runner: run.Runner) -> tuple[str, ...]:
+    """Every scenario required of mcptask with this runner."""
+    return (*SCENARIOS, *EXTRA_SCENARIOS[runner.version])
+
+
+def list_auth_scenarios(tools: run.Tools, runner: run.Runner) -> list[str]:
     """The `auth/*` client scenarios the installed runner lists."""
     done = subprocess.run(
-        [str(tools.node), str(tools.runner_entry(RUNNER)), "list", "--client"],
+        [str(tools.node), str(tools.runner_entry(runner)), "list", "--client"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -103,18 +137,18 @@ def classify(checks: Sequence[run.Check], runner_exit: int | None) -> tuple[run.
 
 
 def run_scenario(
-    tools: run.Tools, scenario: str, *, results_dir: Path | None = None
+    tools: run.Tools, runner: run.Runner, scenario: str, *, results_dir: Path | None = None
 ) -> run.ScenarioResult:
     """Run one client scenario with mcptask as the client."""
     started = time.monotonic()
-    result = run.ScenarioResult(RUNNER.version, scenario, True, "error")
+    result = run.ScenarioResult(runner.version, scenario, True, "error")
     with tempfile.TemporaryDirectory(prefix="mcptask-conformance-client-") as tmp:
         out = Path(tmp)
         argv = [
             str(tools.node),
             "--require",
             str(PRELOAD),
-            str(tools.runner_entry(RUNNER)),
+            str(tools.runner_entry(runner)),
             "client",
             "--command",
             f"{sys.executable} {ADAPTER}",
@@ -153,7 +187,7 @@ def run_scenario(
         if result.outcome != "pass":
             result.detail += "\n" + _client_output(out, output)
         if results_dir is not None:
-            target = results_dir / scenario.replace("/", "_")
+            target = results_dir / runner.version / scenario.replace("/", "_")
             shutil.rmtree(target, ignore_errors=True)
             shutil.copytree(out, target)
             (target / "runner-output.txt").write_text(output)
@@ -174,8 +208,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", default=[], metavar="SCENARIO")
     parser.add_argument("--results-dir", type=Path)
+    parser.add_argument("--runner", action="append", default=[], metavar="VERSION")
     args = parser.parse_args(argv)
-    unknown = set(args.only) - set(SCENARIOS)
+    unknown = set(args.only) - {s for r in RUNNERS for s in scenarios(r)}
     if unknown:
         print(f"unknown scenario(s): {', '.join(sorted(unknown))}", file=sys.stderr)
         return 2
@@ -185,11 +220,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"conformance: harness error: {error}", file=sys.stderr)
         return 2
     results = []
-    for scenario in [s for s in SCENARIOS if not args.only or s in args.only]:
-        print(f"conformance client {scenario} ...", file=sys.stderr, end=" ", flush=True)
-        result = run_scenario(tools, scenario, results_dir=args.results_dir)
-        print(f"{result.outcome} ({result.seconds:.1f}s)", file=sys.stderr, flush=True)
-        results.append(result)
+    for runner in [r for r in RUNNERS if not args.runner or r.version in args.runner]:
+        for scenario in [s for s in scenarios(runner) if not args.only or s in args.only]:
+            print(
+                f"conformance {runner.version} client {scenario} ...",
+                file=sys.stderr,
+                end=" ",
+                flush=True,
+            )
+            result = run_scenario(tools, runner, scenario, results_dir=args.results_dir)
+            print(f"{result.outcome} ({result.seconds:.1f}s)", file=sys.stderr, flush=True)
+            results.append(result)
     print(run.format_table(results))
     for result in results:
         if result.outcome != "pass":

@@ -1,6 +1,7 @@
 """The official conformance runner's client `auth/*` scenarios, mcptask as the client.
 
-One test per scenario of client_auth.SCENARIOS (the ones issue 11 names): the runner starts
+One test per runner and scenario of client_auth.scenarios (the ones issue 11 names, and
+the further ones mcptask passes): the runner starts
 its MCP and authorization servers, runs `mcptask connect` through the adapter
 (auth_client.py), and the scenario must pass: a skip, a warning, a runner crash or a
 harness problem is a failure, never a pass.
@@ -23,10 +24,13 @@ def tools() -> run.Tools:
         pytest.fail(f"cannot install the conformance runner: {error}")
 
 
-def test_every_auth_scenario_is_run_or_excused(tools: run.Tools) -> None:
-    listed = client_auth.list_auth_scenarios(tools)
+@pytest.mark.parametrize("runner", client_auth.RUNNERS, ids=lambda runner: runner.version)
+def test_every_auth_scenario_is_run_or_excused(tools: run.Tools, runner: run.Runner) -> None:
+    listed = client_auth.list_auth_scenarios(tools, runner)
     assert [s for s in listed if s in client_auth.SCENARIOS] == list(client_auth.SCENARIOS)
-    assert set(listed) - set(client_auth.SCENARIOS) == set(client_auth.NOT_COVERED)
+    required = set(client_auth.scenarios(runner))
+    assert required <= set(listed)
+    assert set(listed) - required == set(client_auth.NOT_COVERED[runner.version])
 
 
 def test_a_warning_or_a_failed_client_is_no_pass() -> None:
@@ -40,9 +44,16 @@ def test_a_warning_or_a_failed_client_is_no_pass() -> None:
     assert client_auth.classify([], 0)[0] == "skipped"
 
 
-@pytest.mark.parametrize("scenario", client_auth.SCENARIOS)
-def test_auth_scenario_passes(tools: run.Tools, scenario: str) -> None:
-    result = client_auth.run_scenario(tools, scenario)
+@pytest.mark.parametrize(
+    ("runner", "scenario"),
+    [
+        pytest.param(runner, scenario, id=f"{runner.version}-{scenario}")
+        for runner in client_auth.RUNNERS
+        for scenario in client_auth.scenarios(runner)
+    ],
+)
+def test_auth_scenario_passes(tools: run.Tools, runner: run.Runner, scenario: str) -> None:
+    result = client_auth.run_scenario(tools, runner, scenario)
     assert result.outcome == "pass", (
         f"conformance {result.runner} {scenario}: {result.detail}\n{run.format_details([result])}"
     )
