@@ -16,6 +16,10 @@ The tree (each class carries its exit code; no instance overrides it):
      │         └── AnswerLost              sent, but no answer came: the server may have acted
      │              └── GatewayFailure     502 / 504 from a gateway in front of the server
      ├── AuthError .................... 4  HTTP 401 / 403, challenge shown
+     │    ├── SignInRequired               401, and no way to sign in here (the hint names one)
+     │    ├── AuthDiscoveryError           OAuth metadata missing, invalid, or not this server's
+     │    ├── TokenRequestRefused          the authorization server refused a token request
+     │    └── InsufficientScope            403 insufficient_scope again after the one step-up
      ├── UnsupportedError ............. 5  capability not negotiated, -32601, version refused
      │    └── UnsupportedVersionError      -32022, with the versions the server names
      ├── TaskError .................... 6  a task (or its session) could not be acted on
@@ -130,6 +134,24 @@ class AuthError(McptaskError):
     """The server refused the credentials (HTTP 401 or 403)."""
 
     exit_code = ExitCode.AUTH
+
+
+class SignInRequired(AuthError):
+    """The server wants a sign-in that cannot happen here: no credentials for the client
+    credentials grant, and no person at a terminal (nor `BROWSER`) for the browser."""
+
+
+class AuthDiscoveryError(AuthError):
+    """The server's OAuth metadata is missing or invalid, or names another resource or
+    issuer than the one asked for (a token for it would go to the wrong party)."""
+
+
+class TokenRequestRefused(AuthError):
+    """The authorization server refused a token, registration or sign-in request."""
+
+
+class InsufficientScope(AuthError):
+    """HTTP 403 `insufficient_scope` after mcptask already stepped up once."""
 
 
 class UnsupportedError(McptaskError):

@@ -20,6 +20,8 @@ from mcptask.cli.commands.cancel import cancel
 from mcptask.cli.commands.connect import connect
 from mcptask.cli.commands.get import get
 from mcptask.cli.commands.list_tasks import list_tasks
+from mcptask.cli.commands.login import login
+from mcptask.cli.commands.logout import logout
 from mcptask.cli.commands.profiles import profiles
 from mcptask.cli.commands.reference_server import reference_server
 from mcptask.cli.commands.watch import watch
@@ -68,6 +70,8 @@ app.command()(get)
 app.command()(cancel)
 app.command()(watch)
 app.command()(profiles)
+app.command()(login)
+app.command()(logout)
 app.command(
     "reference-server",
     context_settings={

@@ -15,9 +15,18 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar, cast
 
 import typer
 
+from mcptask.cli.sign_in_options import (
+    AuthOption,
+    ClientIdOption,
+    ClientKeyFileOption,
+    ClientSecretFileOption,
+    NoBrowserOption,
+    ScopeOption,
+)
 from mcptask.errors import UsageError
 
 if TYPE_CHECKING:
+    from mcptask.auth.flow import McpAuth
     from mcptask.client.session import McpClient
     from mcptask.output.screen import Screen
 
@@ -197,6 +206,12 @@ class Common:
     insecure: bool = False
     retries: int | None = None
     retry_for: float | None = None
+    auth: str | None = None
+    client_id: str | None = None
+    client_secret_file: Path | None = None
+    client_key_file: Path | None = None
+    scope: str | None = None
+    no_browser: bool = False
     output: str | None = None
     verbose: bool = False
     no_color: bool = False
@@ -217,6 +232,12 @@ _SERVER_OPTIONS: tuple[tuple[str, object], ...] = (
     ("insecure", InsecureOption),
     ("retries", RetriesOption),
     ("retry_for", RetryForOption),
+    ("auth", AuthOption),
+    ("client_id", ClientIdOption),
+    ("client_secret_file", ClientSecretFileOption),
+    ("client_key_file", ClientKeyFileOption),
+    ("scope", ScopeOption),
+    ("no_browser", NoBrowserOption),
     ("output", OutputOption),
     ("verbose", VerboseOption),
     ("no_color", NoColorOption),
@@ -331,6 +352,7 @@ class Invocation:
         default_output: str | None = None,
         keep_session: bool | None = None,
         remember_session: bool = True,
+        force_sign_in: bool = False,
     ) -> None:
         from mcptask.cli import settings
         from mcptask.output.screen import Screen
@@ -345,37 +367,53 @@ class Invocation:
             raise UsageError(str(exc)) from None
         self.profiles_path = profiles.profiles_path()
         self.resolved = settings.resolve(
-            common, book=profiles.load(self.profiles_path), keep_session=keep_session
+            common,
+            book=profiles.load(self.profiles_path),
+            keep_session=keep_session,
+            force_sign_in=force_sign_in,
         )
         self._remember_session = remember_session
         self.settings = self.resolved.settings
         for warning in self.resolved.warnings:
             self.screen.warn(warning)
 
+    @property
+    def log(self) -> Callable[[str], None] | None:
+        """Where -v sends the wire log (None without -v)."""
+        return self.screen.note if self.common.verbose else None
+
     @contextmanager
-    def client(self, *, needs_list: bool = False, patient: bool = False) -> Iterator[McpClient]:
+    def client(
+        self,
+        *,
+        needs_list: bool = False,
+        patient: bool = False,
+        auth: McpAuth | None = None,
+    ) -> Iterator[McpClient]:
         """A connected client, closed again when the block ends.
 
         `patient`: without --retries, retry for as long as --retry-for allows (watch).
+        `auth`: a sign-in flow of the caller's, else the settings'.
         """
         from mcptask.client.connect import connected_client
         from mcptask.client.retries import DEFAULT_RETRIES, DEFAULT_RETRY_FOR, RetryPolicy
 
-        log = self.screen.note if self.common.verbose else None
         common = self.common
         finite("--retry-for", common.retry_for)
         retry = RetryPolicy(
             retries=common.retries if common.retries is not None or patient else DEFAULT_RETRIES,
             retry_for=DEFAULT_RETRY_FOR if common.retry_for is None else common.retry_for,
-            log=log,
+            log=self.log,
         )
         with connected_client(
             self.settings,
-            log=log,
-            server_log=log,
+            log=self.log,
+            server_log=self.log,
             needs_list=needs_list,
             on_session_change=self._session_changed,
             retry=retry,
+            notice=self.screen.warn,
+            auth=auth,
         ) as client:
             yield client
 

@@ -70,11 +70,14 @@ def resolve(
     book: ProfileBook,
     environ: Mapping[str, str] | None = None,
     keep_session: bool | None = None,
+    force_sign_in: bool = False,
 ) -> Resolved:
     """Combine the command line, the profile in use and the environment, or raise UsageError.
 
-    `keep_session` overrides the profile's (connect --keep-session).
+    `keep_session` overrides the profile's (connect --keep-session); `force_sign_in` makes
+    the sign-in ignore cached tokens (mcptask login).
     """
+    from mcptask.cli.auth_settings import resolve_auth
     from mcptask.client.connect import ConnectionSettings
     from mcptask.protocol import PROTOCOL_CHOICES
 
@@ -123,6 +126,7 @@ def resolve(
         raise UsageError("--ca-cert and --insecure apply to https:// servers only")
     if session_id is not None and not _header_safe(session_id):
         raise UsageError("--session-id must be printable ASCII")
+    auth, auth_saved = resolve_auth(line, base, env, http=bool(url), force_sign_in=force_sign_in)
 
     headers = {
         name: _resolved(value, env, f"header {name!r}") for name, value in header_values.items()
@@ -150,9 +154,10 @@ def resolve(
         protocol=protocol,
         ca_cert=line.ca_cert,
         insecure=line.insecure,
+        auth=auth,
     )
-    sources = Profile(
-        name="",
+    sources = replace(
+        auth_saved,
         url=url,
         server=server,
         env=env_values,

@@ -6,11 +6,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcptask.client.retries import RetryPolicy
 from mcptask.client.session import McpClient, SessionChange
 from mcptask.transport import Transport, WireLog
 from mcptask.transport.redact import display_url, is_sensitive_header
+
+if TYPE_CHECKING:
+    from mcptask.auth.flow import McpAuth
+    from mcptask.auth.settings import AuthSettings
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
 
@@ -31,6 +36,8 @@ class ConnectionSettings:
     protocol: str = "auto"
     ca_cert: Path | None = None
     insecure: bool = False
+    auth: AuthSettings | None = None
+    """How to sign in to a --url server (None: send only the headers above)."""
 
     def __repr__(self) -> str:
         # Headers may hold credentials: never let them reach a traceback or a log.
@@ -43,7 +50,8 @@ class ConnectionSettings:
             f"ConnectionSettings(url={url!r}, server_command={self.server_command!r}, "
             f"headers={shown!r}, env={sorted(self.env)!r}, session_id={self.session_id!r}, "
             f"keep_session={self.keep_session!r}, timeout={self.timeout!r}, "
-            f"protocol={self.protocol!r}, ca_cert={self.ca_cert!r}, insecure={self.insecure!r})"
+            f"protocol={self.protocol!r}, ca_cert={self.ca_cert!r}, insecure={self.insecure!r}, "
+            f"auth={self.auth!r})"
         )
 
 
@@ -52,8 +60,14 @@ def open_transport(
     *,
     log: WireLog | None = None,
     server_log: WireLog | None = None,
+    notice: WireLog | None = None,
+    auth: McpAuth | None = None,
 ) -> Transport:
-    """The transport the settings name: Streamable HTTP for a URL, stdio for a command."""
+    """The transport the settings name: Streamable HTTP for a URL, stdio for a command.
+
+    `notice` hears what a person signing in must know (the browser step); `auth` is a
+    sign-in flow to use instead of the one the settings describe.
+    """
     if settings.url:
         from mcptask.transport.http import HttpTransport
 
@@ -64,6 +78,7 @@ def open_transport(
             log=log,
             ca_cert=settings.ca_cert,
             insecure=settings.insecure,
+            auth=auth or sign_in(settings, log=log, notice=notice),
         )
     from mcptask.transport.stdio import StdioTransport, split_command
 
@@ -77,6 +92,20 @@ def open_transport(
     )
 
 
+def sign_in(
+    settings: ConnectionSettings, *, log: WireLog | None = None, notice: WireLog | None = None
+) -> McpAuth | None:
+    """The auth flow of a --url server's settings (None for `--auth none`)."""
+    if settings.url is None or settings.auth is None or settings.auth.method == "none":
+        return None
+    from mcptask.auth.flow import McpAuth
+    from mcptask.auth.grants import HttpOptions
+    from mcptask.transport.http import tls_verification
+
+    http = HttpOptions(tls_verification(settings.ca_cert, settings.insecure), settings.timeout)
+    return McpAuth(settings.auth, settings.url, http=http, notice=notice, trace=log)
+
+
 @contextmanager
 def connected_client(
     settings: ConnectionSettings,
@@ -86,6 +115,8 @@ def connected_client(
     needs_list: bool = False,
     on_session_change: SessionChange | None = None,
     retry: RetryPolicy | None = None,
+    notice: WireLog | None = None,
+    auth: McpAuth | None = None,
 ) -> Iterator[McpClient]:
     """A client that has completed the handshake (joining `settings.session_id` if given).
 
@@ -93,7 +124,7 @@ def connected_client(
     `on_session_change` hears a kept session being opened or renewed.
     """
     client = McpClient(
-        open_transport(settings, log=log, server_log=server_log),
+        open_transport(settings, log=log, server_log=server_log, notice=notice, auth=auth),
         protocol=settings.protocol,
         needs_list=needs_list,
         keep_session=settings.keep_session,

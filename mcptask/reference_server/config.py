@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from mcptask.reference_server.oauth.config import OAuthConfig
 from mcptask.reference_server.scripting import ScriptedTask
 
 
@@ -98,5 +99,7 @@ class ServerConfig:
     # Offer the fixture tools of the official MCP conformance runner (fixtures.py).
     conformance_fixtures: bool = False
     log_requests: bool = False
+    # --oauth: /mcp is a protected resource of a built-in authorization server (oauth/).
+    oauth: OAuthConfig | None = None
     # Not on the command line: tests shorten it to see heartbeats quickly.
     heartbeat_seconds: float = 15.0

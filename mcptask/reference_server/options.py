@@ -16,6 +16,7 @@ from mcptask.reference_server.config import (
     Scope,
     ServerConfig,
 )
+from mcptask.reference_server.oauth import options as oauth_options
 from mcptask.reference_server.scripting import ScriptedTask, parse_seed, parse_tasks_file
 
 PROG = "mcptask reference-server"
@@ -203,6 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="break every answer to tasks/* requests in this way",
     )
 
+    oauth_options.add_arguments(parser)
+
     misc = parser.add_argument_group("other")
     misc.add_argument(
         "--server-name",
@@ -252,6 +255,12 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
             ) from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise UsageError(f"--tasks-file {args.tasks_file}: {exc}") from None
+    try:
+        oauth = oauth_options.parse(args)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if oauth is not None and (args.stdio or args.require_token or args.forbid_token):
+        raise UsageError("--oauth serves HTTP and replaces --require-token/--forbid-token")
     complete_on_cancel = frozenset(
         task_id.strip()
         for value in args.complete_on_cancel
@@ -294,4 +303,5 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
         protocol_eras=ProtocolEras(args.protocol_eras),
         conformance_fixtures=args.conformance_fixtures,
         log_requests=args.log,
+        oauth=oauth,
     )

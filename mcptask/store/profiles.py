@@ -11,6 +11,12 @@
     keep_session = true
     session_id = "4f9c..."                    # written by mcptask when keep_session is on
 
+    [profiles.ci]                             # sign-in (--auth): see the README
+    url = "https://mcp.example.com/mcp"
+    auth = "client-credentials"
+    client_id = "mcptask-ci"
+    client_secret = { env = "CI_MCP_SECRET" } # or client_key_file = "~/.ci-key.pem"
+
     [profiles.local]
     server = "mcptask reference-server --stdio --seed working=3"
     env = { API_KEY = { file = "~/.local-key" } }
@@ -94,6 +100,12 @@ class Profile:
     timeout: float | None = None
     keep_session: bool = False
     session_id: str | None = None
+    auth: str | None = None
+    """The sign-in method (`--auth`)."""
+    client_id: str | None = None
+    client_secret: Value | None = None
+    client_key_file: str | None = None
+    scope: str | None = None
 
     @property
     def target(self) -> str:
@@ -121,6 +133,11 @@ class Profile:
             table["keep_session"] = True
         if self.session_id is not None:
             table["session_id"] = self.session_id
+        for key in ("auth", "client_id", "client_key_file", "scope"):
+            if getattr(self, key) is not None:
+                table[key] = getattr(self, key)
+        if self.client_secret is not None:
+            table["client_secret"] = _value_to_toml(self.client_secret)
         return table
 
 
@@ -301,15 +318,8 @@ def _book(path: Path, text: str, document: dict[str, Any]) -> ProfileBook:
 
 
 _FIELDS = {
-    "url",
-    "server",
-    "env",
-    "headers",
-    "token",
-    "protocol",
-    "timeout",
-    "keep_session",
-    "session_id",
+    *("url", "server", "env", "headers", "token", "protocol", "timeout", "keep_session"),
+    *("session_id", "auth", "client_id", "client_secret", "client_key_file", "scope"),
 }
 
 
@@ -329,6 +339,7 @@ def _profile(name: str, table: dict[str, Any]) -> Profile:
     if not isinstance(keep, bool):
         raise ValueError("keep_session must be true or false")
     token = table.get("token")
+    secret = table.get("client_secret")
     return Profile(
         name=name,
         url=url,
@@ -340,6 +351,11 @@ def _profile(name: str, table: dict[str, Any]) -> Profile:
         timeout=None if timeout is None else float(timeout),
         keep_session=keep,
         session_id=_text(table, "session_id"),
+        auth=_text(table, "auth"),
+        client_id=_text(table, "client_id"),
+        client_secret=None if secret is None else _value(secret, "client_secret"),
+        client_key_file=_text(table, "client_key_file"),
+        scope=_text(table, "scope"),
     )
 
 

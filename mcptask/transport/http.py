@@ -63,6 +63,7 @@ class HttpTransport:
         insecure: bool = False,
         max_answer: int | None = None,
         sleep: Callable[[float], object] = time.sleep,
+        auth: httpx.Auth | None = None,
     ) -> None:
         self.url = url
         self.target = display_url(url)
@@ -86,6 +87,8 @@ class HttpTransport:
             headers=dict(headers or {}),
             timeout=httpx.Timeout(timeout),
             verify=_verification(ca_cert, insecure),
+            # Sign-in (mcptask.auth.flow.McpAuth): a token on each request, sign-in on 401.
+            auth=auth,
         )
         if client is not None and headers:
             client.headers.update(headers)
@@ -442,3 +445,8 @@ def _verification(ca_cert: Path | None, insecure: bool) -> ssl.SSLContext | bool
     except (OSError, ssl.SSLError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not PEM"
         raise UsageError(f"cannot read --ca-cert {str(ca_cert)!r}: {reason}") from None
+
+
+def tls_verification(ca_cert: Path | None, insecure: bool) -> ssl.SSLContext | bool:
+    """What requests beside the MCP endpoint's (OAuth sign-in) verify certificates with."""
+    return _verification(ca_cert, insecure)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 _SENSITIVE_WORDS = ("auth", "token", "key", "secret", "cookie", "password", "session-token")
@@ -21,6 +21,17 @@ def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
         name: "<redacted>" if is_sensitive_header(name) else value
         for name, value in headers.items()
     }
+
+
+def scrub(text: str, secrets: Iterable[str | None]) -> str:
+    """`text` with every occurrence of the given secrets replaced by `<redacted>`.
+
+    For text a server wrote (an OAuth error description, say), which could quote back a
+    credential it was sent.
+    """
+    for secret in sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True):
+        text = text.replace(secret, "<redacted>")
+    return text
 
 
 def display_url(url: str) -> str:

@@ -25,6 +25,9 @@ and no FAILURE or SKIPPED check, and every check that REQUIRED_CHECKS names for 
 (where the runner only warns about a missing fixture); a runner crash, a timeout, or only
 skipped/informational checks is not a pass.
 
+The runner's client scenarios (`auth/*`, with `mcptask connect` as the client) are run by
+client_auth.py beside this file, from the same install.
+
 Usage::
 
     python tests/conformance/run.py                 # install if needed, run, print a table

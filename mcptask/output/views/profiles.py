@@ -66,6 +66,11 @@ def _document(profile: Profile) -> JsonObject:
         "headers": {name: _source(value) for name, value in profile.headers.items()},
         "env": {name: _source(value) for name, value in profile.env.items()},
         "token": None if profile.token is None else _source(profile.token),
+        "auth": profile.auth,
+        "clientId": profile.client_id,
+        "clientSecret": None if profile.client_secret is None else _source(profile.client_secret),
+        "clientKeyFile": profile.client_key_file,
+        "scope": profile.scope,
     }
 
 
@@ -86,6 +91,16 @@ def _settings(profile: Profile) -> list[str]:
         parts.append("env " + " ".join(sorted(profile.env)))
     if profile.token is not None:
         parts.append(f"token {_source(profile.token)}")
+    if profile.auth:
+        parts.append(f"auth {profile.auth}")
+    if profile.client_id:
+        parts.append(f"client {profile.client_id}")
+    if profile.client_secret is not None:
+        parts.append(f"client secret {_source(profile.client_secret)}")
+    if profile.client_key_file:
+        parts.append(f"client key {profile.client_key_file}")
+    if profile.scope:
+        parts.append(f"scope {profile.scope}")
     if profile.keep_session:
         parts.append(f"keeps session {profile.session_id or '(none yet)'}")
     return parts

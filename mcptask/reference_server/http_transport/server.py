@@ -27,6 +27,7 @@ from mcptask.reference_server.http_transport.framing import (
 from mcptask.reference_server.http_transport.legacy import LegacyEndpoint
 from mcptask.reference_server.http_transport.modern import ModernEndpoint
 from mcptask.reference_server.http_transport.policy import (
+    AuthFailure,
     accepted_types,
     auth_failure,
     origin_allowed,
@@ -39,6 +40,9 @@ from mcptask.reference_server.jsonrpc import (
     classify,
     request_id,
 )
+from mcptask.reference_server.oauth.server import PATHS as OAUTH_PATHS
+from mcptask.reference_server.oauth.server import AuthorizationServer, Refusal
+from mcptask.reference_server.oauth.server import Request as OAuthRequest
 from mcptask.reference_server.router import Router, Routes
 from mcptask.reference_server.store import TaskStore
 
@@ -83,6 +87,7 @@ class ReferenceHTTPServer(ThreadingHTTPServer):
             self.address_family = socket.AF_INET6
         self.config = config
         self.endpoints = endpoints
+        self.oauth = AuthorizationServer(config.oauth) if config.oauth is not None else None
         super().__init__(address, McpRequestHandler)
 
     def server_bind(self) -> None:
@@ -106,12 +111,17 @@ class McpRequestHandler(Exchange):
     def do_POST(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
         with contextlib.suppress(Done):
             body = self.read_body()
+            if self._served_by_oauth(body):
+                return
             self._check_common()
             message = self._read_message(body)
+            self._check_scope(message)
             self.server.endpoints.for_message(message).post(self, message)
 
     def do_GET(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
         with contextlib.suppress(Done):
+            if self._served_by_oauth(b""):
+                return
             self._check_common()
             self.server.endpoints.without_message().get(self)
 
@@ -152,8 +162,51 @@ class McpRequestHandler(Exchange):
         origin = self.headers.get("Origin")
         if origin is not None and not origin_allowed(origin):
             self.fail(403, BAD_REQUEST, f"Origin not allowed: {origin}")
-        refused = auth_failure(
+        refused: AuthFailure | Refusal | None = auth_failure(
             self.headers.get("Authorization"), self.config.require_token, self.config.forbid_token
+        )
+        if self.server.oauth is not None:
+            refused = self.server.oauth.check_bearer(
+                self.headers.get("Authorization"), self._origin(), None
+            )
+        if refused is not None:
+            self.fail(
+                refused.status,
+                BAD_REQUEST,
+                refused.message,
+                {"WWW-Authenticate": refused.challenge},
+            )
+
+    # -- --oauth: the authorization server beside /mcp ---------------------------------------
+
+    def _served_by_oauth(self, body: bytes) -> bool:
+        """Answer a request to the authorization server's paths; False for other paths."""
+        path, _, query = self.path.partition("?")
+        if self.server.oauth is None or path not in OAUTH_PATHS:
+            return False
+        answer = self.server.oauth.handle(
+            OAuthRequest(
+                self.command,
+                path,
+                query,
+                body,
+                self.headers.get_content_type(),
+                self.headers.get("Authorization"),
+            ),
+            self._origin(),
+        )
+        self.send(answer.status, answer.body, headers=answer.headers)
+        return True
+
+    def _check_scope(self, message: JsonObject) -> None:
+        """403 when the token lacks the scope the message's method needs (--oauth)."""
+        if self.server.oauth is None:
+            return
+        method = message.get("method")
+        refused = self.server.oauth.check_bearer(
+            self.headers.get("Authorization"),
+            self._origin(),
+            method if isinstance(method, str) else None,
         )
         if refused is not None:
             self.fail(
@@ -162,6 +215,11 @@ class McpRequestHandler(Exchange):
                 refused.message,
                 {"WWW-Authenticate": refused.challenge},
             )
+
+    def _origin(self) -> str:
+        """This server as its clients name it (the resource and issuer of --oauth)."""
+        host = self.headers.get("Host") or f"{self.server.server_name}:{self.server.server_port}"
+        return f"http://{host}"
 
 
 def serve_http(

@@ -1,0 +1,16 @@
+"""Sign-in with OAuth 2.1 as the MCP authorization specification describes it.
+
+    settings   how one invocation signs in (method, client identity), no heavy imports
+    challenge  the WWW-Authenticate header, read
+    discovery  Protected Resource Metadata and Authorization Server metadata (MCP-specific,
+               written by hand: the URL orders and the resource and issuer checks)
+    clients    which client identity to use: pre-registered, metadata document, or registered
+    grants     token requests (client credentials, authorization code, refresh), with authlib
+    browser    the browser step: PKCE, the authorization URL, a loopback redirect
+    sign_in    the two sign-ins: client credentials (machines), authorization code (people)
+    flow       `McpAuth`, the httpx auth flow: a token on every request, sign-in on 401,
+               one step-up on 403 insufficient_scope
+
+Tokens are kept by `mcptask.store.tokens`. Everything here raises mcptask errors (AuthError
+and its kinds, UnreachableError for an authorization server that cannot be reached).
+"""

@@ -1,0 +1,234 @@
+"""The browser step of the authorization code flow: PKCE, a loopback redirect, the browser.
+
+The redirect goes to `http://127.0.0.1:PORT/callback` (RFC 8252 §7.3: a loopback IP
+literal, any port), served by a one-shot HTTP server in a thread. The browser is opened with
+Python's `webbrowser`, so the standard `BROWSER` variable chooses it; `--no-browser` prints
+the URL instead. PKCE verifiers and challenges (S256) and the authorization URL come from
+authlib.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import os
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from mcptask.errors import AuthError, TokenRequestRefused
+
+CALLBACK_PATH = "/callback"
+_PAGE = (
+    "<!doctype html><meta charset=utf-8><title>mcptask</title>"
+    "<body style='font-family:sans-serif'><h1>{title}</h1><p>{text}</p></body>"
+)
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """What came back to the loopback address: a code, or an error."""
+
+    code: str | None
+    state: str | None
+    error: str | None = None
+    description: str | None = None
+    issuer: str | None = None
+    """The `iss` parameter (RFC 9207), if the authorization server sent one."""
+
+    def __repr__(self) -> str:
+        return f"Redirect(state=..., error={self.error!r}, <code redacted>)"
+
+
+class LoopbackReceiver:
+    """A one-shot HTTP server on 127.0.0.1 that receives the authorization redirect."""
+
+    def __init__(self, preferred_port: int | None = None) -> None:
+        self._answers: queue.Queue[Redirect] = queue.Queue()
+        self._server = _bind(preferred_port, self._answers)
+        self.port: int = self._server.server_address[1]
+        self.redirect_uri = f"http://127.0.0.1:{self.port}{CALLBACK_PATH}"
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True
+        )
+        self._thread.start()
+
+    def wait(self, timeout: float) -> Redirect:
+        """The redirect, or AuthError when none came in time."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AuthError(
+                    f"the browser sign-in did not finish within {timeout:.0f}s; run the "
+                    "command again (or mcptask login) to retry"
+                )
+            try:
+                # Short waits, so that Ctrl-C is not held up by a blocking get.
+                return self._answers.get(timeout=min(left, 0.5))
+            except queue.Empty:
+                continue
+
+    def close(self) -> None:
+        """Stop serving and release the port."""
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+
+def authorization_url(
+    endpoint: str,
+    *,
+    client_id: str,
+    redirect_uri: str,
+    resource: str,
+    scope: str | None,
+) -> tuple[str, str, str]:
+    """The authorization URL, with its state and the PKCE verifier that goes with it."""
+    from authlib.common.security import generate_token
+    from authlib.oauth2.rfc6749.parameters import prepare_grant_uri
+    from authlib.oauth2.rfc7636 import create_s256_code_challenge
+
+    state = generate_token(32)
+    verifier = generate_token(64)
+    extra: dict[str, str] = {
+        "code_challenge": create_s256_code_challenge(verifier),
+        "code_challenge_method": "S256",
+        "resource": resource,
+    }
+    url = prepare_grant_uri(
+        endpoint,
+        client_id=client_id,
+        response_type="code",
+        redirect_uri=redirect_uri,
+        scope=scope,
+        state=state,
+        **extra,
+    )
+    return url, state, verifier
+
+
+def receive_code(
+    receiver: LoopbackReceiver,
+    url: str,
+    state: str,
+    *,
+    open_browser: bool,
+    notice: Callable[[str], None],
+    timeout: float,
+    issuer: str,
+    issuer_required: bool,
+) -> str:
+    """Send the person to `url` and wait for the code the redirect brings back.
+
+    RFC 9207 against mix-up attacks: an `iss` in the redirect must be exactly `issuer`, and
+    it must be there when the server's metadata says it sends one.
+    """
+    opened = False
+    if open_browser:
+        notice("opening the browser to sign in; waiting for it to finish (Ctrl-C to stop)")
+        opened = open_in_browser(url)
+    if not opened:
+        notice(f"to sign in, open this URL in a browser on this machine: {url}")
+    answer = receiver.wait(timeout)
+    if answer.state is None or not hmac.compare_digest(answer.state, state):
+        raise AuthError("the sign-in redirect carried the wrong state; refusing its code")
+    if answer.issuer is not None and answer.issuer != issuer:
+        raise AuthError(
+            "the sign-in redirect names another authorization server (iss) than the one "
+            "asked; refusing its code"
+        )
+    if answer.issuer is None and issuer_required:
+        raise AuthError(
+            "the sign-in redirect lacks the iss its authorization server promises (RFC 9207); "
+            "refusing its code"
+        )
+    if answer.error is not None:
+        description = f" ({answer.description})" if answer.description else ""
+        raise TokenRequestRefused(f"the sign-in was refused: {answer.error}{description}")
+    if not answer.code:
+        raise AuthError("the sign-in redirect carried no authorization code")
+    return answer.code
+
+
+def open_in_browser(url: str) -> bool:
+    """Open `url` with `webbrowser` (BROWSER honoured); True when a browser took it.
+
+    The browser process shares our terminal: its stdout goes to stderr, so that stdout keeps
+    carrying only the command's result.
+    """
+    import webbrowser
+
+    with _stdout_to_stderr():
+        try:
+            return bool(webbrowser.open(url))
+        except webbrowser.Error:
+            return False
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError):
+        yield
+        return
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _bind(preferred_port: int | None, answers: queue.Queue[Redirect]) -> HTTPServer:
+    handler = _handler_class(answers)
+    if preferred_port:
+        with contextlib.suppress(OSError):
+            return HTTPServer(("127.0.0.1", preferred_port), handler)
+    return HTTPServer(("127.0.0.1", 0), handler)
+
+
+def _handler_class(answers: queue.Queue[Redirect]) -> type[BaseHTTPRequestHandler]:
+    class Callback(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # the query holds the authorization code: never log it
+
+        def do_GET(self) -> None:
+            parts = urlsplit(self.path)
+            if parts.path != CALLBACK_PATH:
+                self._page(404, "Not found", "This is mcptask's sign-in redirect.")
+                return
+            query = {key: values[0] for key, values in parse_qs(parts.query).items()}
+            answers.put(
+                Redirect(
+                    code=query.get("code"),
+                    state=query.get("state"),
+                    error=query.get("error"),
+                    description=query.get("error_description"),
+                    issuer=query.get("iss"),
+                )
+            )
+            if "error" in query:
+                self._page(200, "Sign-in refused", "You can close this tab and return to mcptask.")
+            else:
+                self._page(200, "Signed in", "You can close this tab and return to mcptask.")
+
+        def _page(self, status: int, title: str, text: str) -> None:
+            body = _PAGE.format(title=title, text=text).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(body)
+
+    return Callback

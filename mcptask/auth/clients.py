@@ -1,0 +1,172 @@
+"""Which client mcptask is to an authorization server, and how it authenticates there.
+
+In order of preference (MCP authorization, "Client Registration Approaches"): a
+pre-registered client id (MCPTASK_CLIENT_ID, with a secret or a key), a Client ID Metadata
+Document URL when the server supports them and one is configured, a client this machine
+registered earlier with the same issuer, and else Dynamic Client Registration (RFC 7591).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from mcptask.auth.discovery import ServerMetadata
+from mcptask.auth.settings import AuthSettings
+from mcptask.errors import AuthDiscoveryError, TokenRequestRefused, UnreachableError, UsageError
+from mcptask.store.tokens import CachedClient
+from mcptask.transport.redact import display_url
+
+CLIENT_NAME = "mcptask"
+JWT_METHOD = "private_key_jwt"
+SECRET_METHODS = ("client_secret_basic", "client_secret_post")
+# RFC 8414 §2: without token_endpoint_auth_methods_supported, the default is basic.
+DEFAULT_AUTH_METHODS = ("client_secret_basic",)
+
+
+@dataclass(frozen=True)
+class ClientIdentity:
+    """A client id and how it proves itself at the token endpoint."""
+
+    client_id: str
+    auth_method: str
+    """none, client_secret_basic, client_secret_post or private_key_jwt."""
+    client_secret: str | None = None
+    private_key: str | None = None
+    """A PEM private key (private_key_jwt)."""
+
+    def __repr__(self) -> str:
+        return (
+            f"ClientIdentity(client_id={self.client_id!r}, auth_method={self.auth_method!r}, "
+            "<credentials redacted>)"
+        )
+
+
+def configured_identity(settings: AuthSettings, metadata: ServerMetadata) -> ClientIdentity | None:
+    """The pre-registered client of the settings, authenticating in a way the server lists."""
+    if settings.client_id is None:
+        return None
+    supported = metadata.token_endpoint_auth_methods or DEFAULT_AUTH_METHODS
+    if settings.client_key_file is not None:
+        if metadata.token_endpoint_auth_methods is not None and JWT_METHOD not in supported:
+            raise AuthDiscoveryError(
+                f"the authorization server {display_url(metadata.issuer)} does not accept "
+                f"{JWT_METHOD} (it lists {', '.join(supported)}); use MCPTASK_CLIENT_SECRET"
+            )
+        key = read_private_key(settings.client_key_file)
+        return ClientIdentity(settings.client_id, JWT_METHOD, private_key=key)
+    if settings.client_secret is not None:
+        method = next((m for m in SECRET_METHODS if m in supported), None)
+        if method is None:
+            raise AuthDiscoveryError(
+                f"the authorization server {display_url(metadata.issuer)} accepts no client "
+                f"secret (it lists {', '.join(supported)})"
+                + ("; use --client-key-file" if JWT_METHOD in supported else "")
+            )
+        return ClientIdentity(settings.client_id, method, client_secret=settings.client_secret)
+    return ClientIdentity(settings.client_id, "none")
+
+
+def metadata_document_identity(
+    settings: AuthSettings, metadata: ServerMetadata
+) -> ClientIdentity | None:
+    """The Client ID Metadata Document URL as client id, where the server supports them."""
+    if settings.client_metadata_url and metadata.client_id_metadata_documents:
+        return ClientIdentity(settings.client_metadata_url, "none")
+    return None
+
+
+def remembered_identity(client: CachedClient | None) -> ClientIdentity | None:
+    """A client registered earlier, as an identity."""
+    if client is None:
+        return None
+    return ClientIdentity(client.client_id, client.auth_method, client_secret=client.client_secret)
+
+
+def register(
+    http: httpx.Client,
+    metadata: ServerMetadata,
+    redirect_uri: str,
+    *,
+    trace: Callable[[str], None],
+) -> CachedClient:
+    """Dynamic Client Registration (RFC 7591) of mcptask as a native app with a loopback
+    redirect; raises when the server offers no registration."""
+    if metadata.registration_endpoint is None:
+        raise AuthDiscoveryError(
+            f"the authorization server {display_url(metadata.issuer)} offers no client "
+            "registration: register mcptask there (redirect URI http://127.0.0.1/callback, "
+            "any port) and give its client id in MCPTASK_CLIENT_ID"
+        )
+    supported = metadata.token_endpoint_auth_methods or DEFAULT_AUTH_METHODS
+    # A public client (PKCE, no secret) when the server allows one, as native apps should be.
+    wanted = (
+        "none"
+        if "none" in supported
+        else next((m for m in SECRET_METHODS if m in supported), "none")
+    )
+    body = {
+        "client_name": CLIENT_NAME,
+        "redirect_uris": [redirect_uri],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": wanted,
+        "application_type": "native",
+    }
+    try:
+        response = http.post(metadata.registration_endpoint, json=body)
+    except httpx.HTTPError as exc:
+        raise UnreachableError(
+            f"cannot reach {display_url(metadata.registration_endpoint)} to register "
+            f"mcptask: {type(exc).__name__}"
+        ) from None
+    trace(f"< {response.status_code} POST {display_url(metadata.registration_endpoint)}")
+    try:
+        document = response.json()
+    except ValueError:
+        document = None
+    if response.status_code not in (200, 201) or not isinstance(document, dict):
+        detail = _oauth_error(document)
+        raise TokenRequestRefused(
+            f"the authorization server refused to register mcptask (HTTP "
+            f"{response.status_code}{detail})"
+        )
+    client_id = document.get("client_id")
+    if not isinstance(client_id, str) or not client_id:
+        raise TokenRequestRefused("the authorization server registered mcptask without a client_id")
+    secret = document.get("client_secret")
+    method = document.get("token_endpoint_auth_method")
+    if not isinstance(method, str):
+        method = wanted if wanted != "none" or not isinstance(secret, str) else SECRET_METHODS[0]
+    return CachedClient(
+        issuer=metadata.issuer,
+        client_id=client_id,
+        auth_method=method,
+        client_secret=secret if isinstance(secret, str) and secret else None,
+        redirect_uri=redirect_uri,
+    )
+
+
+def read_private_key(path: Path) -> str:
+    """The PEM private key of --client-key-file; errors name the file, never its content."""
+    try:
+        text = path.expanduser().read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read the client key file {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"the client key file {str(path)!r} is not PEM text") from None
+    if "PRIVATE KEY-----" not in text:
+        raise UsageError(f"the client key file {str(path)!r} holds no PEM private key")
+    return text
+
+
+def _oauth_error(document: object) -> str:
+    if isinstance(document, dict) and isinstance(document.get("error"), str):
+        description = document.get("error_description")
+        return f": {document['error']}" + (
+            f" ({description})" if isinstance(description, str) else ""
+        )
+    return ""

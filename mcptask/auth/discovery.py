@@ -1,0 +1,292 @@
+"""Find who issues tokens for an MCP server: the MCP-specific part of sign-in.
+
+1. Protected Resource Metadata (RFC 9728): the `resource_metadata` URL of the challenge,
+   else `/.well-known/oauth-protected-resource/<path of the MCP URL>`, else
+   `/.well-known/oauth-protected-resource`. Its `resource` must be the MCP server (same
+   origin, a path that contains the server's), else nothing is sent to its servers.
+2. Authorization Server metadata for the first of its `authorization_servers`, in this
+   order: `/.well-known/oauth-authorization-server/<issuer path>` (RFC 8414),
+   `/.well-known/openid-configuration/<issuer path>`, `<issuer>/.well-known/
+   openid-configuration` (without an issuer path: the first two at the root). Its `issuer`
+   must be the one asked for.
+3. A 2025-03-26 server has no PRM: the server's origin is the authorization server, with
+   its RFC 8414 metadata at the root, else the default `/authorize`, `/token`, `/register`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from mcptask.auth.challenge import Challenge
+from mcptask.errors import AuthDiscoveryError, UnreachableError
+from mcptask.transport.redact import display_url
+
+PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
+OAUTH_WELL_KNOWN = "/.well-known/oauth-authorization-server"
+OIDC_WELL_KNOWN = "/.well-known/openid-configuration"
+
+Trace = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ServerMetadata:
+    """What an authorization server says about itself (RFC 8414), the fields mcptask uses."""
+
+    issuer: str
+    authorization_endpoint: str | None
+    token_endpoint: str
+    registration_endpoint: str | None = None
+    token_endpoint_auth_methods: tuple[str, ...] | None = None
+    signing_algorithms: tuple[str, ...] | None = None
+    grant_types: tuple[str, ...] | None = None
+    code_challenge_methods: tuple[str, ...] | None = None
+    scopes_supported: tuple[str, ...] | None = None
+    client_id_metadata_documents: bool = False
+    iss_parameter: bool = False
+    """RFC 9207: its authorization responses carry `iss` (which must then be checked)."""
+
+    def offers_grant(self, grant: str) -> bool:
+        """True when the metadata lists `grant`; RFC 8414's default is authorization_code
+        (and implicit) only."""
+        listed = self.grant_types or ("authorization_code", "implicit")
+        return grant in listed
+
+
+@dataclass(frozen=True)
+class Discovered:
+    """Where to get a token for one MCP server, and what to ask for."""
+
+    server_url: str
+    resource: str
+    """The RFC 8707 `resource` of authorize and token requests."""
+    metadata: ServerMetadata
+    scopes_supported: tuple[str, ...] | None = None
+    """The PRM's `scopes_supported` (None without PRM, or when it lists none)."""
+    legacy: bool = False
+    """A 2025-03-26 server: no PRM, the authorization server at the server's origin."""
+    assumed: bool = False
+    """No metadata at all: the default endpoints (`/authorize`, `/token`, `/register`)."""
+    notes: list[str] = field(default_factory=list)
+
+
+def discover(
+    http: httpx.Client, server_url: str, challenge: Challenge, *, trace: Trace | None = None
+) -> Discovered:
+    """Discover the authorization server of `server_url`, or raise AuthDiscoveryError."""
+    log = trace or (lambda line: None)
+    prm = _resource_metadata(http, server_url, challenge, log)
+    if prm is None:
+        return _legacy(http, server_url, log)
+    resource = prm.get("resource")
+    if not isinstance(resource, str) or not resource_matches(resource, server_url):
+        raise AuthDiscoveryError(
+            f"the server's protected resource metadata names the resource "
+            f"{_shown(resource)}, not {display_url(server_url)}: refusing to sign in "
+            "(a token for it could be used elsewhere)"
+        )
+    servers = prm.get("authorization_servers")
+    if not isinstance(servers, list) or not servers or not isinstance(servers[0], str):
+        raise AuthDiscoveryError(
+            f"the protected resource metadata of {display_url(server_url)} names no "
+            "authorization server"
+        )
+    issuer = servers[0]
+    metadata = _server_metadata(http, issuer, log)
+    if metadata is None:
+        raise AuthDiscoveryError(
+            f"no authorization server metadata for {display_url(issuer)} (tried "
+            + ", ".join(display_url(url) for url in metadata_urls(issuer))
+            + ")"
+        )
+    if not _same_issuer(metadata.issuer, issuer):
+        raise AuthDiscoveryError(
+            f"the authorization server metadata of {display_url(issuer)} names the issuer "
+            f"{_shown(metadata.issuer)}: refusing it (RFC 8414 §3.3)"
+        )
+    return Discovered(server_url, resource, metadata, _strings(prm.get("scopes_supported")))
+
+
+def prm_urls(server_url: str, challenge: Challenge) -> list[str]:
+    """The Protected Resource Metadata URLs to try, in order."""
+    parts = urlsplit(server_url)
+    path = parts.path.rstrip("/")
+    urls = [challenge.resource_metadata] if challenge.resource_metadata else []
+    if path:
+        urls.append(urlunsplit((parts.scheme, parts.netloc, PRM_WELL_KNOWN + path, "", "")))
+    urls.append(urlunsplit((parts.scheme, parts.netloc, PRM_WELL_KNOWN, "", "")))
+    return list(dict.fromkeys(urls))
+
+
+def metadata_urls(issuer: str) -> list[str]:
+    """The Authorization Server metadata URLs of `issuer`, in the MCP order."""
+    parts = urlsplit(issuer)
+    path = parts.path.rstrip("/")
+    base = (parts.scheme, parts.netloc)
+    if not path:
+        return [
+            urlunsplit((*base, OAUTH_WELL_KNOWN, "", "")),
+            urlunsplit((*base, OIDC_WELL_KNOWN, "", "")),
+        ]
+    return [
+        urlunsplit((*base, OAUTH_WELL_KNOWN + path, "", "")),
+        urlunsplit((*base, OIDC_WELL_KNOWN + path, "", "")),
+        urlunsplit((*base, path + OIDC_WELL_KNOWN, "", "")),
+    ]
+
+
+def resource_matches(resource: str, server_url: str) -> bool:
+    """True when `resource` identifies `server_url`: the same origin, and a path that is the
+    server's path or one of its parents (RFC 9728 §3.3, RFC 8707 §2)."""
+    try:
+        wanted, actual = urlsplit(resource), urlsplit(server_url)
+        if wanted.fragment or _origin(wanted) != _origin(actual):
+            return False
+    except ValueError:
+        return False
+    prefix = wanted.path.rstrip("/")
+    path = actual.path.rstrip("/")
+    return path == prefix or path.startswith(prefix + "/")
+
+
+def canonical_resource(server_url: str) -> str:
+    """The server URL as an RFC 8707 resource: no query, no fragment, no trailing slash.
+    (A malformed URL comes back as it is: the transport refuses it with a usage error.)"""
+    try:
+        parts = urlsplit(server_url)
+    except ValueError:
+        return server_url
+    netloc = parts.netloc.lower()
+    path = parts.path.rstrip("/") if parts.path not in ("", "/") else ""
+    return urlunsplit((parts.scheme.lower(), netloc, path, "", ""))
+
+
+# -- internals ------------------------------------------------------------------------------
+
+
+def _resource_metadata(
+    http: httpx.Client, server_url: str, challenge: Challenge, log: Trace
+) -> dict[str, Any] | None:
+    for url in prm_urls(server_url, challenge):
+        document = get_json(http, url, log)
+        if document is not None and "authorization_servers" in document:
+            return document
+    return None
+
+
+def _server_metadata(http: httpx.Client, issuer: str, log: Trace) -> ServerMetadata | None:
+    for url in metadata_urls(issuer):
+        document = get_json(http, url, log)
+        if document is not None:
+            return _parse_metadata(document, url)
+    return None
+
+
+def _legacy(http: httpx.Client, server_url: str, log: Trace) -> Discovered:
+    """A 2025-03-26 server: the authorization server lives at the server's origin."""
+    parts = urlsplit(server_url)
+    origin = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+    document = get_json(http, origin + OAUTH_WELL_KNOWN, log)
+    if document is not None:
+        metadata = _parse_metadata(document, origin + OAUTH_WELL_KNOWN)
+        # There is no issuer to compare with (the server named none): its endpoints must at
+        # least stay on the server's own origin.
+        if not _same_origin(metadata.issuer, origin):
+            raise AuthDiscoveryError(
+                f"the authorization server metadata at {display_url(origin)} names the issuer "
+                f"{_shown(metadata.issuer)}, another origin: refusing it"
+            )
+    else:
+        metadata = ServerMetadata(
+            issuer=origin,
+            authorization_endpoint=origin + "/authorize",
+            token_endpoint=origin + "/token",
+            registration_endpoint=origin + "/register",
+        )
+    return Discovered(
+        server_url,
+        canonical_resource(server_url),
+        metadata,
+        legacy=True,
+        assumed=document is None,
+        notes=["the server has no protected resource metadata (a 2025-03-26 server)"],
+    )
+
+
+def get_json(http: httpx.Client, url: str, log: Trace) -> dict[str, Any] | None:
+    """GET a JSON object; None for an error status or a body that is not a JSON object."""
+    try:
+        response = http.get(url, headers={"Accept": "application/json"})
+    except httpx.HTTPError as exc:
+        raise UnreachableError(
+            f"cannot fetch OAuth metadata from {display_url(url)}: {type(exc).__name__}"
+        ) from None
+    log(f"< {response.status_code} GET {display_url(url)}")
+    if response.status_code != 200:
+        return None
+    try:
+        document = response.json()
+    except ValueError:
+        return None
+    return document if isinstance(document, dict) else None
+
+
+def _parse_metadata(document: dict[str, Any], url: str) -> ServerMetadata:
+    issuer = document.get("issuer")
+    token_endpoint = document.get("token_endpoint")
+    if not isinstance(issuer, str) or not isinstance(token_endpoint, str):
+        raise AuthDiscoveryError(
+            f"the authorization server metadata at {display_url(url)} lacks issuer or "
+            "token_endpoint"
+        )
+    authorize = document.get("authorization_endpoint")
+    registration = document.get("registration_endpoint")
+    return ServerMetadata(
+        issuer=issuer,
+        authorization_endpoint=authorize if isinstance(authorize, str) else None,
+        token_endpoint=token_endpoint,
+        registration_endpoint=registration if isinstance(registration, str) else None,
+        token_endpoint_auth_methods=_strings(document.get("token_endpoint_auth_methods_supported")),
+        signing_algorithms=_strings(
+            document.get("token_endpoint_auth_signing_alg_values_supported")
+        ),
+        grant_types=_strings(document.get("grant_types_supported")),
+        code_challenge_methods=_strings(document.get("code_challenge_methods_supported")),
+        scopes_supported=_strings(document.get("scopes_supported")),
+        client_id_metadata_documents=document.get("client_id_metadata_document_supported") is True,
+        iss_parameter=document.get("authorization_response_iss_parameter_supported") is True,
+    )
+
+
+def _strings(value: object) -> tuple[str, ...] | None:
+    if not isinstance(value, list):
+        return None
+    items = tuple(item for item in value if isinstance(item, str))
+    return items or None
+
+
+def _origin(parts: Any) -> tuple[str, str, int | None]:
+    scheme = parts.scheme.lower()
+    port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def _same_origin(a: str, b: str) -> bool:
+    try:
+        return _origin(urlsplit(a)) == _origin(urlsplit(b))
+    except ValueError:
+        return False
+
+
+def _same_issuer(stated: str, expected: str) -> bool:
+    # RFC 8414 wants them identical; a trailing slash is the one difference tolerated
+    # (some servers normalize issuer URLs that way).
+    return stated.rstrip("/") == expected.rstrip("/")
+
+
+def _shown(value: object) -> str:
+    return display_url(value) if isinstance(value, str) else "nothing"

@@ -1,0 +1,341 @@
+"""`McpAuth`: the httpx auth flow that gives every request to an MCP server its token.
+
+Before a request: the token in use, else a cached one for this server (refreshed silently
+when it has expired and a refresh token is there), else whatever Authorization header the
+line gave (MCPTASK_TOKEN, --token-file, -H). On 401: a cached token not yet tried, a
+refresh, then a sign-in as `--auth` says (client credentials, or the browser), and the
+request once more. On 403 `insufficient_scope`: one step-up with the scopes the challenge
+asks for, then InsufficientScope. Tokens obtained are cached (store.tokens).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Generator
+from dataclasses import replace
+
+import httpx
+
+from mcptask.auth import clients, grants, sign_in
+from mcptask.auth.challenge import Challenge, parse_challenge
+from mcptask.auth.discovery import Discovered, canonical_resource, discover
+from mcptask.auth.grants import HttpOptions, Tokens
+from mcptask.auth.settings import AuthSettings
+from mcptask.auth.sign_in import CLIENT_CREDENTIALS
+from mcptask.errors import AuthError, InsufficientScope, SignInRequired
+from mcptask.store import tokens as cache
+from mcptask.store.tokens import CachedToken
+from mcptask.transport.redact import display_url
+
+AUTHORIZATION_CODE = "authorization_code"
+Notice = Callable[[str], None]
+
+
+class McpAuth(httpx.Auth):
+    """Bearer tokens for one MCP server, obtained and renewed as the MCP spec describes."""
+
+    def __init__(
+        self,
+        settings: AuthSettings,
+        server_url: str,
+        *,
+        http: HttpOptions,
+        notice: Notice | None = None,
+        trace: Notice | None = None,
+    ) -> None:
+        self.settings = settings
+        self.server = canonical_resource(server_url)
+        self._server_url = server_url
+        self._http = http
+        self._notice = notice or (lambda line: None)
+        self._trace = trace or (lambda line: None)
+        self._lock = threading.Lock()
+        self._entry: CachedToken | None = None
+        """The token in use (cached or obtained here)."""
+        self._tried: set[str] = set()
+        self._fresh: str | None = None
+        """The access token a sign-in of this process obtained."""
+        self._discovered: Discovered | None = None
+        self._scope: str | None = None
+        self._stepped_up = False
+        self.signed_in: CachedToken | None = None
+        """What a sign-in of this process obtained (for `mcptask login` to report)."""
+
+    # -- the httpx flow -------------------------------------------------------------------------
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        """Attach a token; on 401 sign in and retry once; on 403 insufficient_scope, step up."""
+        with self._lock:
+            token = self._token_before(request)
+        # Whether the token sent is one of OAuth's (else it is the line's, or there is none).
+        ours = token is not None
+        if token is not None:
+            request.headers["Authorization"] = f"Bearer {token}"
+        response = yield request
+        # Only requests (POSTs) sign in: the GET stream runs in a thread of its own, and its
+        # refusal just means polling carries on.
+        if self.settings.method == "none" or request.method != "POST":
+            return
+        if response.status_code == 401:
+            response.read()
+            challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
+            self._trace(f"< 401 {display_url(self._server_url)}{_challenge_note(challenge)}")
+            with self._lock:
+                token = self._after_401(challenge, self._sent(request), ours=ours)
+            if token is None:
+                return  # a static token refused by a server without OAuth: as it answered
+            request.headers["Authorization"] = f"Bearer {token}"
+            ours = True
+            response = yield request
+        if response.status_code == 403:
+            response.read()
+            challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
+            # A token the line gave cannot be stepped up: the refusal stands as it is.
+            if challenge.error != "insufficient_scope" or not ours:
+                return
+            with self._lock:
+                token = self._step_up(challenge)
+            request.headers["Authorization"] = f"Bearer {token}"
+            response = yield request
+            if response.status_code == 403:
+                response.read()
+                challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
+                if challenge.error == "insufficient_scope":
+                    raise InsufficientScope(
+                        f"the server still refuses for want of scope after one step-up "
+                        f"(HTTP 403; wants {challenge.scope or 'an unnamed scope'}); ask the "
+                        "authorization server's administrator for that scope"
+                    )
+
+    def sign_in_unprompted(self) -> bool:
+        """Sign in although no request was refused (`mcptask login` to a server whose
+        handshake is open): True when the server's metadata names an authorization server,
+        False when it has none (it needs no sign-in)."""
+        with self._lock:
+            discovered = self._discover(Challenge())
+            if discovered.assumed:
+                return False
+            self._sign_in(Challenge(), scope=None)
+            return True
+
+    # -- before a request -----------------------------------------------------------------------
+
+    def _token_before(self, request: httpx.Request) -> str | None:
+        if self.settings.force_sign_in and self._entry is None:
+            # login signs in anew: nothing the line or the cache holds is sent first.
+            request.headers.pop("Authorization", None)
+            return None
+        if self._entry is None and "Authorization" not in request.headers:
+            self._entry = self._cached()
+        if self._entry is None:
+            return None
+        if self._entry.expired() and not self._refresh():
+            return None
+        return self._entry.access_token
+
+    def _cached(self) -> CachedToken | None:
+        """The newest usable cached token for this server, or None."""
+        if self.settings.cache_path is None:
+            return None
+        for entry in cache.load(self.settings.cache_path).for_server(self.server):
+            if entry.access_token in self._tried or not self._fits(entry):
+                continue
+            if entry.expired() and entry.refresh_token is None:
+                continue
+            return entry
+        return None
+
+    def _fits(self, entry: CachedToken) -> bool:
+        """Whether a cached token suits the `--auth` method (and configured client)."""
+        method = self.settings.method
+        if method == "client-credentials":
+            return entry.grant == CLIENT_CREDENTIALS and entry.client_id == self.settings.client_id
+        if method == "browser":
+            return entry.grant == AUTHORIZATION_CODE
+        return True
+
+    def _refresh(self) -> bool:
+        """Renew the token in use with its refresh token; False (and forgotten) on failure."""
+        entry = self._entry
+        if entry is None or entry.refresh_token is None:
+            return False
+        self._trace(f"  refreshing the token for {display_url(self.server)}")
+        try:
+            renewed = grants.refresh(
+                self._http,
+                self._identity_of(entry),
+                entry.token_endpoint,
+                entry.issuer,
+                refresh_token=entry.refresh_token,
+                resource=entry.resource,
+                trace=self._trace,
+            )
+        except AuthError as exc:
+            self._trace(f"  refresh failed: {exc.message}")
+            self._tried.add(entry.access_token)
+            if self.settings.cache_path is not None:
+                cache.drop_token(self.settings.cache_path, entry)
+            self._entry = None
+            return False
+        self._keep(self._entry_from(renewed, entry))
+        return True
+
+    # -- after a refusal ------------------------------------------------------------------------
+
+    def _after_401(self, challenge: Challenge, sent: str | None, *, ours: bool) -> str | None:
+        if sent is not None:
+            self._tried.add(sent)
+        if sent is not None and sent == self._fresh:
+            raise AuthError(
+                "the server refused the token its authorization server just issued (HTTP 401)"
+                + _challenge_note(challenge)
+            )
+        # The token in use may have been revoked or have expired early: its refresh token
+        # may still work.
+        if self._entry is not None and self._entry.access_token == sent and self._refresh():
+            return self._entry.access_token
+        if not self.settings.force_sign_in:
+            entry = self._cached()
+            if entry is not None:
+                self._entry = entry
+                if not entry.expired() or self._refresh():
+                    return self._token()
+        # Discovery is redone at each 401: the server may have moved to another
+        # authorization server (whose clients and tokens are not the old one's).
+        self._discovered = None
+        if sent is not None and not ours and self._discover(challenge).assumed:
+            # The line's token was refused and the server publishes no OAuth metadata: it
+            # takes static tokens, and this one is wrong.
+            return None
+        return self._sign_in(challenge, scope=None)
+
+    def _token(self) -> str:
+        assert self._entry is not None
+        return self._entry.access_token
+
+    def _step_up(self, challenge: Challenge) -> str:
+        if self._stepped_up:
+            raise InsufficientScope(
+                "the server refuses for want of scope (HTTP 403) after one step-up"
+                + _challenge_note(challenge)
+            )
+        self._stepped_up = True
+        held = set((self._entry.scope or "").split()) if self._entry is not None else set()
+        if challenge.scope and held and set(challenge.scope.split()) <= held:
+            # The token already carries every scope asked for: a new one would be refused too.
+            raise InsufficientScope(
+                f"the server refuses the token for want of scope {challenge.scope}, which it "
+                "already carries (HTTP 403)" + _challenge_note(challenge)
+            )
+        wanted = (self._scope or "").split() + (challenge.scope or "").split()
+        scope = " ".join(dict.fromkeys(wanted)) or None
+        self._trace(f"  403 insufficient_scope: stepping up to scope {scope or '(none)'}")
+        return self._sign_in(challenge, scope=scope)
+
+    # -- signing in -----------------------------------------------------------------------------
+
+    def _sign_in(self, challenge: Challenge, *, scope: str | None) -> str:
+        settings = self.settings
+        discovered = self._discover(challenge)
+        metadata = discovered.metadata
+        if scope is None:
+            supported = " ".join(discovered.scopes_supported or ()) or None
+            scope = settings.scope or challenge.scope or supported
+        self._scope = scope
+        credentials_grant = settings.method == "client-credentials" or (
+            settings.method == "auto"
+            and settings.has_client_credentials
+            and metadata.offers_grant(CLIENT_CREDENTIALS)
+        )
+        context = sign_in.Context(settings, self._server_url, self._http, self._notice, self._trace)
+        if credentials_grant:
+            tokens, identity = sign_in.with_client_credentials(context, discovered, scope)
+            grant = CLIENT_CREDENTIALS
+        elif settings.method == "browser" or (settings.method == "auto" and settings.interactive):
+            tokens, identity = sign_in.in_browser(context, discovered, scope)
+            grant = AUTHORIZATION_CODE
+        else:
+            static = (
+                "; it publishes no OAuth metadata: if it takes a static token, give it with "
+                "MCPTASK_TOKEN or --token-file"
+                if discovered.assumed
+                else ""
+            )
+            raise SignInRequired(
+                f"{display_url(self._server_url)} requires sign-in (HTTP 401)"
+                + _challenge_note(challenge)
+                + "; sign in first with: mcptask login, or in CI use --auth client-credentials "
+                "with MCPTASK_CLIENT_ID and MCPTASK_CLIENT_SECRET (or MCPTASK_CLIENT_KEY_FILE)"
+                + static
+            )
+        entry = CachedToken(
+            server=self.server,
+            issuer=metadata.issuer,
+            resource=discovered.resource,
+            client_id=identity.client_id,
+            grant=grant,
+            access_token=tokens.access_token,
+            token_endpoint=metadata.token_endpoint,
+            auth_method=identity.auth_method,
+            refresh_token=tokens.refresh_token,
+            expires_at=tokens.expires_at,
+            scope=tokens.scope or scope,
+            issued_at=tokens.issued_at,
+        )
+        self._keep(entry)
+        self._fresh = entry.access_token
+        self.signed_in = entry
+        return entry.access_token
+
+    def _discover(self, challenge: Challenge) -> Discovered:
+        if self._discovered is None:
+            client = httpx.Client(verify=self._http.verify, timeout=self._http.timeout)
+            with client:
+                self._discovered = discover(client, self._server_url, challenge, trace=self._trace)
+        return self._discovered
+
+    # -- the cache ------------------------------------------------------------------------------
+
+    def _keep(self, entry: CachedToken) -> None:
+        self._entry = entry
+        if self.settings.cache_path is not None:
+            cache.store_token(self.settings.cache_path, entry)
+
+    def _entry_from(self, tokens: Tokens, previous: CachedToken) -> CachedToken:
+        return replace(
+            previous,
+            access_token=tokens.access_token,
+            refresh_token=tokens.refresh_token or previous.refresh_token,
+            expires_at=tokens.expires_at,
+            scope=tokens.scope or previous.scope,
+            issued_at=tokens.issued_at,
+        )
+
+    def _identity_of(self, entry: CachedToken) -> clients.ClientIdentity:
+        """How the client of a cached token authenticates when refreshing it."""
+        settings = self.settings
+        if settings.client_id is not None and settings.client_id == entry.client_id:
+            if settings.client_key_file is not None:
+                key = clients.read_private_key(settings.client_key_file)
+                return clients.ClientIdentity(entry.client_id, entry.auth_method, private_key=key)
+            return clients.ClientIdentity(
+                entry.client_id, entry.auth_method, client_secret=settings.client_secret
+            )
+        path = settings.cache_path
+        remembered = cache.load(path).client(entry.issuer) if path is not None else None
+        if remembered is not None and remembered.client_id == entry.client_id:
+            return clients.ClientIdentity(
+                entry.client_id, remembered.auth_method, client_secret=remembered.client_secret
+            )
+        return clients.ClientIdentity(entry.client_id, "none")
+
+    @staticmethod
+    def _sent(request: httpx.Request) -> str | None:
+        value = request.headers.get("Authorization", "")
+        scheme, _, token = value.partition(" ")
+        return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def _challenge_note(challenge: Challenge) -> str:
+    parts = [f'{name}="{value}"' for name, value in challenge.params.items()]
+    return f"; challenge: Bearer {', '.join(parts)}" if parts else ""

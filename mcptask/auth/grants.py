@@ -1,0 +1,249 @@
+"""Token requests: client credentials, authorization code (with the PKCE verifier), refresh.
+Each sends the RFC 8707 `resource`.
+
+authlib's framework-free OAuth 2 core does the mechanics: the request bodies, and client
+authentication by client_secret_basic, client_secret_post, none or private_key_jwt (a JWT
+assertion, RFC 7523, signed with joserfc). httpx sends them, as it does every other
+request of mcptask (authlib's own httpx client is deprecated in favour of another HTTP
+library). This module chooses the parameters and turns failures into mcptask errors.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+import httpx
+
+from mcptask.auth.clients import JWT_METHOD, ClientIdentity
+from mcptask.errors import TokenRequestRefused, UnreachableError, UsageError
+from mcptask.transport.redact import display_url, scrub
+
+JWT_ASSERTION_SECONDS = 300
+
+
+@dataclass(frozen=True)
+class HttpOptions:
+    """How mcptask's requests to authorization servers are made (as to the MCP server)."""
+
+    verify: Any = True
+    timeout: float = 30.0
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """What a token endpoint answered."""
+
+    access_token: str
+    refresh_token: str | None
+    expires_at: float | None
+    scope: str | None
+    issued_at: float | None = None
+
+    def __repr__(self) -> str:
+        return f"Tokens(expires_at={self.expires_at!r}, scope={self.scope!r}, <redacted>)"
+
+
+def client_credentials(
+    http: HttpOptions,
+    identity: ClientIdentity,
+    token_endpoint: str,
+    issuer: str,
+    *,
+    resource: str,
+    scope: str | None,
+    signing_algorithms: tuple[str, ...] | None,
+    trace: Callable[[str], None],
+) -> Tokens:
+    """The client credentials grant (OAuth 2.1 §4.2, SEP-1046)."""
+    return _post(
+        http,
+        identity,
+        token_endpoint,
+        issuer,
+        signing_algorithms,
+        "client_credentials",
+        trace,
+        resource=resource,
+        scope=scope,
+    )
+
+
+def authorization_code(
+    http: HttpOptions,
+    identity: ClientIdentity,
+    token_endpoint: str,
+    issuer: str,
+    *,
+    code: str,
+    code_verifier: str,
+    redirect_uri: str,
+    resource: str,
+    trace: Callable[[str], None],
+) -> Tokens:
+    """Exchange an authorization code, proving possession of the PKCE verifier."""
+    return _post(
+        http,
+        identity,
+        token_endpoint,
+        issuer,
+        None,
+        "authorization_code",
+        trace,
+        code=code,
+        code_verifier=code_verifier,
+        redirect_uri=redirect_uri,
+        resource=resource,
+    )
+
+
+def refresh(
+    http: HttpOptions,
+    identity: ClientIdentity,
+    token_endpoint: str,
+    issuer: str,
+    *,
+    refresh_token: str,
+    resource: str,
+    trace: Callable[[str], None],
+) -> Tokens:
+    """A new access token from a refresh token (the refresh token may be rotated)."""
+    tokens = _post(
+        http,
+        identity,
+        token_endpoint,
+        issuer,
+        None,
+        "refresh_token",
+        trace,
+        refresh_token=refresh_token,
+        resource=resource,
+    )
+    if tokens.refresh_token is None:
+        return replace(tokens, refresh_token=refresh_token)
+    return tokens
+
+
+def signing_algorithm(private_key: str, supported: tuple[str, ...] | None) -> tuple[Any, str]:
+    """The key as a joserfc key, and the JWS algorithm to sign with: the first that the
+    authorization server lists and the key can make, else the key type's usual one."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+    from joserfc.jwk import import_key
+
+    try:
+        loaded = serialization.load_pem_private_key(private_key.encode(), password=None)
+    except (ValueError, TypeError):
+        raise UsageError(
+            "the client key file holds no usable PEM private key (an unencrypted PKCS#8 "
+            "or traditional EC/RSA/Ed25519 key)"
+        ) from None
+    candidates: tuple[str, ...]
+    kind: Literal["EC", "RSA", "OKP"]
+    if isinstance(loaded, ec.EllipticCurvePrivateKey):
+        size = loaded.curve.key_size
+        candidates = {256: ("ES256",), 384: ("ES384",), 521: ("ES512",)}.get(size, ())
+        kind = "EC"
+    elif isinstance(loaded, rsa.RSAPrivateKey):
+        candidates = ("RS256", "PS256", "RS384", "RS512", "PS384", "PS512")
+        kind = "RSA"
+    elif isinstance(loaded, ed25519.Ed25519PrivateKey):
+        candidates = ("EdDSA", "Ed25519")
+        kind = "OKP"
+    else:
+        raise UsageError("the client key file holds a key type mcptask cannot sign with")
+    if not candidates:
+        raise UsageError("the client key file holds an EC key of an unsupported curve")
+    chosen = next((alg for alg in (supported or ()) if alg in candidates), candidates[0])
+    return import_key(private_key, key_type=kind), chosen
+
+
+# -- internals ------------------------------------------------------------------------------
+
+
+def _post(
+    http: HttpOptions,
+    identity: ClientIdentity,
+    token_endpoint: str,
+    issuer: str,
+    signing_algorithms: tuple[str, ...] | None,
+    grant_type: str,
+    trace: Callable[[str], None],
+    **params: str | None,
+) -> Tokens:
+    from authlib.oauth2.auth import ClientAuth
+    from authlib.oauth2.rfc6749.parameters import prepare_token_request
+
+    body = prepare_token_request(grant_type, **{k: v for k, v in params.items() if v})
+    headers = {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "Accept": "application/json",
+    }
+    if identity.auth_method == JWT_METHOD:
+        from authlib.oauth2.rfc7523 import PrivateKeyJWT
+
+        assert identity.private_key is not None
+        key, algorithm = signing_algorithm(identity.private_key, signing_algorithms)
+        # RFC 7523bis: the audience is the authorization server's issuer identifier.
+        method: object = PrivateKeyJWT(token_endpoint, claims={"aud": issuer}, alg=algorithm)
+        auth = ClientAuth(identity.client_id, key, method)
+    else:
+        auth = ClientAuth(identity.client_id, identity.client_secret, identity.auth_method)
+    url, headers, body = auth.prepare("POST", token_endpoint, headers, body)
+    shown = display_url(token_endpoint)
+    try:
+        with httpx.Client(verify=http.verify, timeout=http.timeout) as client:
+            response = client.post(url, content=body.encode(), headers=headers)
+    except httpx.HTTPError as exc:
+        raise UnreachableError(
+            f"cannot reach the token endpoint {shown}: {type(exc).__name__}"
+        ) from None
+    trace(f"< {response.status_code} POST {shown} (grant {grant_type})")
+    try:
+        answer = response.json()
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict):
+        raise TokenRequestRefused(
+            f"the token endpoint {shown} answered HTTP {response.status_code} without a JSON object"
+        )
+    error = answer.get("error")
+    if response.status_code != 200 or error is not None:
+        description = answer.get("error_description")
+        detail = f" ({description})" if isinstance(description, str) and description else ""
+        message = (
+            f"the authorization server refused the token request (HTTP "
+            f"{response.status_code}): {error if isinstance(error, str) else 'no error code'}"
+            f"{detail}"
+        )
+        # The server's words could quote back what it was sent.
+        raise TokenRequestRefused(scrub(message, [identity.client_secret, *params.values()]))
+    return _tokens(answer, shown)
+
+
+def _tokens(answer: Any, shown: str) -> Tokens:
+    access = answer.get("access_token")
+    if not isinstance(access, str) or not access:
+        raise TokenRequestRefused(f"the token endpoint {shown} answered without an access_token")
+    token_type = answer.get("token_type", "Bearer")
+    if not isinstance(token_type, str) or token_type.lower() != "bearer":
+        raise TokenRequestRefused(
+            f"the token endpoint {shown} issued a {token_type!r} token; mcptask sends Bearer "
+            "tokens only"
+        )
+    issued_at = time.time()
+    expires_at = answer.get("expires_at")
+    expires_in = answer.get("expires_in")
+    if not isinstance(expires_at, int | float) and isinstance(expires_in, int | float):
+        expires_at = issued_at + float(expires_in)
+    refresh_token = answer.get("refresh_token")
+    scope = answer.get("scope")
+    return Tokens(
+        access_token=access,
+        refresh_token=refresh_token if isinstance(refresh_token, str) and refresh_token else None,
+        expires_at=float(expires_at) if isinstance(expires_at, int | float) else None,
+        scope=scope if isinstance(scope, str) and scope else None,
+        issued_at=issued_at,
+    )

@@ -1,0 +1,58 @@
+"""How one invocation signs in: the method, the client identity, and what a person can do.
+
+Kept free of heavy imports: the command line builds it on every run, OAuth or not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+AUTH_METHODS = ("auto", "none", "client-credentials", "browser")
+"""`--auth` values. auto: a cached token or MCPTASK_TOKEN, and on 401 the client credentials
+grant when credentials are configured (and the server offers it), else the browser when a
+person can use one, else exit 4 with a hint. none: send only what the line gives, never sign
+in. client-credentials: the CI way, never a browser. browser: authorization code + PKCE."""
+
+
+@dataclass(frozen=True)
+class AuthSettings:
+    """The sign-in settings of one invocation (secrets already read from where they live)."""
+
+    method: str = "auto"
+    client_id: str | None = None
+    client_secret: str | None = None
+    client_key_file: Path | None = None
+    """A PEM private key: the client authenticates with a JWT assertion (private_key_jwt)."""
+    scope: str | None = None
+    """Scopes to ask for instead of the challenge's or the resource metadata's."""
+    client_metadata_url: str | None = None
+    """A Client ID Metadata Document URL, used as client_id where the server supports it."""
+    open_browser: bool = True
+    """False with --no-browser: print the sign-in URL instead of opening a browser."""
+    interactive: bool = False
+    """A person can finish a browser sign-in (a terminal, or BROWSER is set)."""
+    force_sign_in: bool = False
+    """`mcptask login`: ignore cached tokens and sign in anew."""
+    cache_path: Path | None = None
+    """The token cache file (None: tokens are kept in memory only)."""
+    sign_in_timeout: float = 300.0
+    """How long the browser sign-in may take before mcptask gives up."""
+
+    @property
+    def has_client_credentials(self) -> bool:
+        """A client id with a secret or a key: the client credentials grant can be used."""
+        return self.client_id is not None and (
+            self.client_secret is not None or self.client_key_file is not None
+        )
+
+    def __repr__(self) -> str:
+        # The secret must never reach a traceback or a log.
+        secret = None if self.client_secret is None else "<redacted>"
+        return (
+            f"AuthSettings(method={self.method!r}, client_id={self.client_id!r}, "
+            f"client_secret={secret!r}, client_key_file={self.client_key_file!r}, "
+            f"scope={self.scope!r}, client_metadata_url={self.client_metadata_url!r}, "
+            f"open_browser={self.open_browser!r}, interactive={self.interactive!r}, "
+            f"force_sign_in={self.force_sign_in!r}, cache_path={self.cache_path!r})"
+        )

@@ -1,0 +1,145 @@
+"""The two ways to sign in once discovery has found the authorization server: the client
+credentials grant (machines) and the authorization code grant in a browser (people)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import httpx
+
+from mcptask.auth import browser, clients, grants
+from mcptask.auth.discovery import Discovered
+from mcptask.auth.grants import HttpOptions, Tokens
+from mcptask.auth.settings import AuthSettings
+from mcptask.errors import AuthDiscoveryError, SignInRequired
+from mcptask.store import tokens as cache
+from mcptask.transport.redact import display_url
+
+CLIENT_CREDENTIALS = "client_credentials"
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a sign-in needs besides the discovery: settings, HTTP options, the two outputs."""
+
+    settings: AuthSettings
+    server_url: str
+    http: HttpOptions
+    notice: Callable[[str], None]
+    trace: Callable[[str], None]
+
+
+def with_client_credentials(
+    context: Context, discovered: Discovered, scope: str | None
+) -> tuple[Tokens, clients.ClientIdentity]:
+    """The client credentials grant with the configured client (the CI way)."""
+    metadata = discovered.metadata
+    if not context.settings.has_client_credentials:
+        raise SignInRequired(
+            "--auth client-credentials needs MCPTASK_CLIENT_ID with MCPTASK_CLIENT_SECRET, "
+            "or with --client-key-file (MCPTASK_CLIENT_KEY_FILE)"
+        )
+    if metadata.grant_types is not None and CLIENT_CREDENTIALS not in metadata.grant_types:
+        raise AuthDiscoveryError(
+            f"the authorization server {display_url(metadata.issuer)} does not offer the "
+            f"client credentials grant (it lists {', '.join(metadata.grant_types)}); sign "
+            "in with mcptask login instead"
+        )
+    identity = clients.configured_identity(context.settings, metadata)
+    assert identity is not None
+    context.trace(f"  client credentials grant at {display_url(metadata.token_endpoint)}")
+    tokens = grants.client_credentials(
+        context.http,
+        identity,
+        metadata.token_endpoint,
+        metadata.issuer,
+        resource=discovered.resource,
+        scope=scope,
+        signing_algorithms=metadata.signing_algorithms,
+        trace=context.trace,
+    )
+    return tokens, identity
+
+
+def in_browser(
+    context: Context, discovered: Discovered, scope: str | None
+) -> tuple[Tokens, clients.ClientIdentity]:
+    """The authorization code grant with PKCE: the browser step, then the token request."""
+    metadata = discovered.metadata
+    if metadata.authorization_endpoint is None:
+        raise AuthDiscoveryError(
+            f"the authorization server {display_url(metadata.issuer)} has no "
+            "authorization endpoint: it offers no browser sign-in"
+        )
+    if not discovered.legacy and "S256" not in (metadata.code_challenge_methods or ()):
+        raise AuthDiscoveryError(
+            f"the authorization server {display_url(metadata.issuer)} does not list PKCE "
+            "S256 (code_challenge_methods_supported): refusing the browser sign-in"
+        )
+    if scope and "offline_access" in (metadata.scopes_supported or ()):
+        scope = " ".join(dict.fromkeys([*scope.split(), "offline_access"]))
+    path = context.settings.cache_path
+    remembered = cache.load(path).client(metadata.issuer) if path is not None else None
+    identity = (
+        clients.configured_identity(context.settings, metadata)
+        or clients.metadata_document_identity(context.settings, metadata)
+        or clients.remembered_identity(remembered)
+    )
+    port = _port_of(remembered.redirect_uri) if remembered is not None else None
+    receiver = browser.LoopbackReceiver(port)
+    try:
+        if identity is None:
+            with httpx.Client(verify=context.http.verify, timeout=context.http.timeout) as http:
+                registered = clients.register(
+                    http, metadata, receiver.redirect_uri, trace=context.trace
+                )
+            if path is not None:
+                cache.store_client(path, registered)
+            identity = clients.remembered_identity(registered)
+            assert identity is not None
+        url, state, verifier = browser.authorization_url(
+            metadata.authorization_endpoint,
+            client_id=identity.client_id,
+            redirect_uri=receiver.redirect_uri,
+            resource=discovered.resource,
+            scope=scope,
+        )
+        context.notice(
+            f"signing in to {display_url(context.server_url)} at {display_url(metadata.issuer)}"
+        )
+        code = browser.receive_code(
+            receiver,
+            url,
+            state,
+            open_browser=context.settings.open_browser,
+            notice=context.notice,
+            timeout=context.settings.sign_in_timeout,
+            issuer=metadata.issuer,
+            issuer_required=metadata.iss_parameter,
+        )
+    finally:
+        receiver.close()
+    tokens = grants.authorization_code(
+        context.http,
+        identity,
+        metadata.token_endpoint,
+        metadata.issuer,
+        code=code,
+        code_verifier=verifier,
+        redirect_uri=receiver.redirect_uri,
+        resource=discovered.resource,
+        trace=context.trace,
+    )
+    return tokens, identity
+
+
+def _port_of(redirect_uri: str | None) -> int | None:
+    # The port registered before is tried first: servers that do not follow RFC 8252's
+    # any-port rule for loopback redirects then still accept it.
+    if not redirect_uri:
+        return None
+    try:
+        return httpx.URL(redirect_uri).port
+    except httpx.InvalidURL:
+        return None

@@ -1,0 +1,238 @@
+"""The token cache: OAuth tokens and registered clients, one JSON file in the state directory.
+
+    {"version": 1,
+     "tokens": [{"server": "https://mcp.example.com/mcp", "issuer": "https://auth.example.com",
+                 "resource": "https://mcp.example.com/mcp", "client_id": "...",
+                 "grant": "authorization_code", "access_token": "...", "refresh_token": "...",
+                 "expires_at": 1767225600, "scope": "tasks", "token_endpoint": "...",
+                 "auth_method": "none"}],
+     "clients": [{"issuer": "https://auth.example.com", "client_id": "...",
+                  "client_secret": null, "auth_method": "none",
+                  "redirect_uri": "http://127.0.0.1:8765/callback"}]}
+
+Tokens are kept per authorization server (issuer), resource and client, and found by the MCP
+server URL they were obtained for. Clients that mcptask registered (RFC 7591) are kept per
+issuer. The file is mode 0600 in a 0700 directory, written atomically (a new file renamed
+over the old one) under a lock. It is a cache: a file that cannot be read is taken as empty
+and replaced at the next write, never shown.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from mcptask.store.paths import private_directory, state_dir
+
+FILE_NAME = "tokens.json"
+VERSION = 1
+EXPIRY_LEEWAY_SECONDS = 30.0
+"""A token this close to its expiry counts as expired (a quarter of its life, if shorter)."""
+
+
+@dataclass(frozen=True)
+class CachedToken:
+    """One access token (and its refresh token) for one server, issuer, resource, client."""
+
+    server: str
+    issuer: str
+    resource: str
+    client_id: str
+    grant: str
+    access_token: str
+    token_endpoint: str
+    auth_method: str
+    refresh_token: str | None = None
+    expires_at: float | None = None
+    scope: str | None = None
+    issued_at: float | None = None
+
+    def expired(self, now: float | None = None) -> bool:
+        """True when the token has expired, or will within the leeway."""
+        if self.expires_at is None:
+            return False
+        leeway = EXPIRY_LEEWAY_SECONDS
+        if self.issued_at is not None:
+            leeway = min(leeway, (self.expires_at - self.issued_at) / 4)
+        return (now or time.time()) + leeway >= self.expires_at
+
+    def same_slot(self, other: CachedToken) -> bool:
+        """True when `other` replaces this entry (same server, issuer, resource, client)."""
+        return (self.server, self.issuer, self.resource, self.client_id) == (
+            other.server,
+            other.issuer,
+            other.resource,
+            other.client_id,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"CachedToken(server={self.server!r}, issuer={self.issuer!r}, "
+            f"resource={self.resource!r}, client_id={self.client_id!r}, grant={self.grant!r}, "
+            f"expires_at={self.expires_at!r}, scope={self.scope!r}, <tokens redacted>)"
+        )
+
+
+@dataclass(frozen=True)
+class CachedClient:
+    """A client that mcptask registered with an authorization server."""
+
+    issuer: str
+    client_id: str
+    auth_method: str
+    client_secret: str | None = None
+    redirect_uri: str | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"CachedClient(issuer={self.issuer!r}, client_id={self.client_id!r}, "
+            f"auth_method={self.auth_method!r}, redirect_uri={self.redirect_uri!r}, "
+            "<secret redacted>)"
+        )
+
+
+@dataclass(frozen=True)
+class TokenCache:
+    """Everything in the cache file."""
+
+    tokens: tuple[CachedToken, ...] = ()
+    clients: tuple[CachedClient, ...] = field(default=())
+
+    def for_server(self, server: str) -> list[CachedToken]:
+        """The tokens obtained for this MCP server URL, newest first."""
+        return [token for token in reversed(self.tokens) if token.server == server]
+
+    def client(self, issuer: str) -> CachedClient | None:
+        """The client registered with this issuer, if any."""
+        for client in reversed(self.clients):
+            if client.issuer == issuer:
+                return client
+        return None
+
+    def with_token(self, token: CachedToken) -> TokenCache:
+        """This cache with `token` stored (replacing the one of its slot)."""
+        kept = tuple(entry for entry in self.tokens if not entry.same_slot(token))
+        return replace(self, tokens=(*kept, token))
+
+    def without_token(self, token: CachedToken) -> TokenCache:
+        """This cache without the entry of `token`'s slot."""
+        return replace(self, tokens=tuple(t for t in self.tokens if not t.same_slot(token)))
+
+    def without_server(self, server: str) -> TokenCache:
+        """This cache without any token for the server."""
+        return replace(self, tokens=tuple(t for t in self.tokens if t.server != server))
+
+    def with_client(self, client: CachedClient) -> TokenCache:
+        """This cache with `client` as the registered client of its issuer."""
+        kept = tuple(entry for entry in self.clients if entry.issuer != client.issuer)
+        return replace(self, clients=(*kept, client))
+
+
+def tokens_path(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the token cache is."""
+    return state_dir(environ) / FILE_NAME
+
+
+def load(path: Path) -> TokenCache:
+    """Read the cache; an absent or unreadable file is an empty cache."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return TokenCache()
+    if not isinstance(document, dict) or document.get("version") != VERSION:
+        return TokenCache()
+    return TokenCache(
+        tuple(_entries(document.get("tokens"), CachedToken)),
+        tuple(_entries(document.get("clients"), CachedClient)),
+    )
+
+
+@contextlib.contextmanager
+def editing(path: Path) -> Iterator[list[TokenCache]]:
+    """Read, change and write the cache, one process at a time.
+
+    The block gets a one-item list holding the cache and replaces the item with the changed
+    one, which is written atomically (0600) when the block ends without error.
+    """
+    private_directory(path.parent)
+    lock_path = path.with_name(f".{path.name}.lock")
+    descriptor = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        holder = [load(path)]
+        yield holder
+        _write(path, holder[0])
+    finally:
+        os.close(descriptor)
+
+
+def store_token(path: Path, token: CachedToken) -> None:
+    """Add or replace one token."""
+    with editing(path) as holder:
+        holder[0] = holder[0].with_token(token)
+
+
+def drop_token(path: Path, token: CachedToken) -> None:
+    """Remove one token (a refresh token that no longer works, say)."""
+    with editing(path) as holder:
+        holder[0] = holder[0].without_token(token)
+
+
+def store_client(path: Path, client: CachedClient) -> None:
+    """Remember the client registered with an issuer."""
+    with editing(path) as holder:
+        holder[0] = holder[0].with_client(client)
+
+
+def forget_server(path: Path, server: str) -> list[CachedToken]:
+    """Remove every token for one server; return what was removed."""
+    with editing(path) as holder:
+        removed = holder[0].for_server(server)
+        holder[0] = holder[0].without_server(server)
+    return removed
+
+
+def forget_all(path: Path) -> list[CachedToken]:
+    """Empty the cache (tokens and registered clients); return the tokens removed."""
+    with editing(path) as holder:
+        removed = list(holder[0].tokens)
+        holder[0] = TokenCache()
+    return removed
+
+
+def _entries(raw: object, kind: Any) -> Iterator[Any]:
+    if not isinstance(raw, list):
+        return
+    for item in raw:
+        if isinstance(item, dict):
+            with contextlib.suppress(TypeError):
+                yield kind(**item)
+
+
+def _write(path: Path, cache: TokenCache) -> None:
+    document = {
+        "version": VERSION,
+        "tokens": [asdict(token) for token in cache.tokens],
+        "clients": [asdict(client) for client in cache.clients],
+    }
+    data = json.dumps(document, indent=1).encode("utf-8")
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            os.fchmod(stream.fileno(), 0o600)
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
