@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from mcptask.client.observe import TaskObserver
 from mcptask.client.session import McpClient
 from mcptask.transport import Transport, WireLog
 from mcptask.transport.redact import display_url, is_sensitive_header
@@ -69,18 +70,22 @@ def connected_client(
     log: WireLog | None = None,
     server_log: WireLog | None = None,
     needs_list: bool = False,
+    observer: TaskObserver | None = None,
+    task_sessions: Mapping[str, str] | None = None,
 ) -> Iterator[McpClient]:
     """A client that has completed the handshake (joining `settings.session_id` if given).
 
     `needs_list`: the command reads `tasks/list`, which decides the era of a dual-era server.
+    `observer` hears every task met; `task_sessions` names the session that owns a task.
     """
     client = McpClient(
         open_transport(settings, log=log, server_log=server_log),
         protocol=settings.protocol,
         needs_list=needs_list,
+        observer=observer,
     )
     try:
-        client.connect(join_session=settings.session_id)
+        client.connect(join_session=settings.session_id, task_sessions=task_sessions)
         yield client
     finally:
         client.close()

@@ -90,7 +90,9 @@ def discover(
         raise
     listed = result.get("supportedVersions")
     supported = tuple(v for v in listed if isinstance(v, str)) if isinstance(listed, list) else ()
-    if MODERN_VERSION not in supported or (prefer_legacy and LEGACY_VERSION in supported):
+    # Preferring 2025-11-25 is for auto mode only: a pinned 2026-07-28 stays pinned.
+    wants_legacy = fallback and prefer_legacy and LEGACY_VERSION in supported
+    if MODERN_VERSION not in supported or wants_legacy:
         if fallback and LEGACY_VERSION in supported:
             return _fall_back(transport, next_id)
         raise UnsupportedError(

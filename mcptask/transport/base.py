@@ -36,10 +36,13 @@ class Transport(Protocol):
         *,
         timeout: float | None = None,
         headers: dict[str, str] | None = None,
+        session: str | None = None,
     ) -> JsonObject:
         """Send a request and return the server's response to it (result or error).
 
         `headers` are per-request HTTP headers (ignored by transports without headers).
+        `session`: send this one request in that existing session (one this process did not
+        create) instead of the current one; transports without sessions ignore it.
         """
         ...
 
@@ -75,6 +78,10 @@ class Transport(Protocol):
 
     def reset_session(self) -> None:
         """Forget the current session so that the next initialize starts a new one."""
+        ...
+
+    def keep_session(self) -> None:
+        """Leave the current session open when closing: its tasks outlive this process."""
         ...
 
     def end_session(self) -> None:

@@ -76,16 +76,26 @@ class HttpTransport:
         *,
         timeout: float | None = None,
         headers: dict[str, str] | None = None,
+        session: str | None = None,
     ) -> JsonObject:
-        """POST a request; read its answer from a JSON body or an SSE stream."""
-        with self._post(message, timeout=timeout, headers=headers) as (response, error):
+        """POST a request; read its answer from a JSON body or an SSE stream.
+
+        With `session`, the request goes in that session instead of the current one (a 404
+        then raises SessionExpired for it, like for a joined session).
+        """
+        if session is not None:
+            headers = {**(headers or {}), SESSION_HEADER: session}
+        with self._post(message, timeout=timeout, headers=headers, session=session) as (
+            response,
+            error,
+        ):
             if error is not None:
                 return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
             return self._read_answer(response, message)
 
     def notify(self, message: JsonObject) -> None:
         """POST a notification; the server answers 202 Accepted (any 2xx is accepted)."""
-        with self._post(message, timeout=None, headers=None) as (response, error):
+        with self._post(message, timeout=None, headers=None, session=None) as (response, error):
             response.read()
         if error is not None:
             raise ProtocolViolation(
@@ -104,6 +114,10 @@ class HttpTransport:
     def join_session(self, session_id: str) -> None:
         """Send later requests in an existing session this process did not create."""
         self.session_id = session_id
+        self._created_session = False
+
+    def keep_session(self) -> None:
+        """Do not DELETE the current session at close: its tasks outlive this process."""
         self._created_session = False
 
     def end_session(self) -> None:
@@ -211,14 +225,19 @@ class HttpTransport:
 
     @contextmanager
     def _post(
-        self, message: JsonObject, *, timeout: float | None, headers: dict[str, str] | None
+        self,
+        message: JsonObject,
+        *,
+        timeout: float | None,
+        headers: dict[str, str] | None,
+        session: str | None,
     ) -> Iterator[tuple[httpx.Response, JsonObject | None]]:
         """POST one message and yield the open response after the HTTP-level checks, with
         the JSON-RPC error object that an HTTP error status carried (else None)."""
         headers = self._headers(headers)
         body = json.dumps(message, separators=(",", ":"))
         self._trace(f"> POST {self.target} {redact_headers(headers)} {body}")
-        sent_session = self.session_id
+        sent_session = session if session is not None else self.session_id
         request = self._client.build_request(
             "POST",
             self.url,

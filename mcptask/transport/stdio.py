@@ -101,8 +101,10 @@ class StdioTransport:
         *,
         timeout: float | None = None,
         headers: dict[str, str] | None = None,
+        session: str | None = None,
     ) -> JsonObject:
-        """Write a request line and wait for the response with the same id."""
+        """Write a request line and wait for the response with the same id (stdio has no
+        sessions: `session` is ignored)."""
         request_id = message.get("id")
         with self._changed:
             self._sent_ids.add(request_id)
@@ -143,6 +145,9 @@ class StdioTransport:
         raise UsageError("--session-id needs a Streamable HTTP server (--url)")
 
     def reset_session(self) -> None:
+        """stdio has no sessions."""
+
+    def keep_session(self) -> None:
         """stdio has no sessions."""
 
     def end_session(self) -> None:
