@@ -11,7 +11,15 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from mcptask.client.session import McpClient
-from mcptask.errors import CancelRefused, McptaskError, RpcError, TaskNotFound, UnsupportedError
+from mcptask.errors import (
+    CancelRefused,
+    McptaskError,
+    NoTaskList,
+    RpcError,
+    TaskNotFound,
+    UnsupportedError,
+)
+from mcptask.operations.known import refresh_known
 from mcptask.operations.listing import collect_tasks
 from mcptask.operations.polling import PollLoop, poll_delay
 from mcptask.protocol import ACTIVE_STATUSES, CANCELLED, CancelAnswer, JsonObject, Task, is_terminal
@@ -151,6 +159,9 @@ class CancelRun:
                 answer = self.client.cancel_task(target.task_id)
             except CancelRefused as exc:
                 self._classify_refusal(target, exc)
+            except TaskNotFound as exc:
+                # Known before the request was sent: a recorded task whose session ended.
+                self._finish(target, Outcome.NOT_FOUND, None, exc.message)
             except RpcError as exc:
                 self._finish(target, Outcome.ERROR, None, exc.server_message)
             else:
@@ -279,6 +290,8 @@ class Selection:
     named_ids: list[str]
     listed: list[Task]
     targets: list[Target]
+    gone: list[str] = field(default_factory=list)
+    """With `known`: recorded ids the server no longer knows (forgotten, not targeted)."""
 
     @property
     def bulk(self) -> bool:
@@ -292,19 +305,28 @@ def select_targets(
     *,
     all_working: bool,
     statuses: tuple[str, ...] | None,
+    known: list[str] | None = None,
 ) -> Selection:
     """The gate for cancelling, then the targets: named ids first, then (with `all_working`)
-    every listed task in `statuses` (default: the active ones), each id once."""
+    every listed task in `statuses` (default: the active ones), each id once.
+
+    With `known` (the ids this machine recorded for the server), `all_working` selects from
+    those, each refreshed with `tasks/get`, instead of from `tasks/list`.
+    """
     client.require("cancel")
     listed: list[Task] = []
-    if all_working:
+    gone: list[str] = []
+    if all_working and known is not None:
+        refreshed = refresh_known(client, known)
+        listed, gone = refreshed.select(statuses), refreshed.gone
+    elif all_working:
         try:
             client.require("list")
         except UnsupportedError as exc:
-            raise UnsupportedError(
+            raise NoTaskList(
                 f"--all-working needs tasks/list: {exc.message}; give task ids instead (as "
                 "arguments, with --from-file FILE, or '-' to read them from stdin)"
             ) from None
         listed = collect_tasks(client, statuses=statuses or ACTIVE_STATUSES)
     targets = unique_targets(named_ids, (task.taskId for task in listed))
-    return Selection(named_ids=named_ids, listed=listed, targets=targets)
+    return Selection(named_ids=named_ids, listed=listed, targets=targets, gone=gone)
