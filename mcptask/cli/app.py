@@ -18,16 +18,20 @@ import typer
 from mcptask import __version__
 from mcptask.cli.commands.cancel import cancel
 from mcptask.cli.commands.connect import connect
+from mcptask.cli.commands.forget import forget
 from mcptask.cli.commands.get import get
 from mcptask.cli.commands.list_tasks import list_tasks
 from mcptask.cli.commands.reference_server import reference_server
+from mcptask.cli.commands.result import result
+from mcptask.cli.commands.start import start
 from mcptask.cli.commands.watch import watch
 from mcptask.cli.options import color_wanted
 from mcptask.errors import ExitCode, McptaskError
 
 app = typer.Typer(
     name="mcptask",
-    help="Manage the long-running tasks of MCP servers: connect, list, get, cancel, watch.",
+    help="Manage the long-running tasks of MCP servers: connect, start, list, get, result, "
+    "cancel, watch.",
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
@@ -53,14 +57,18 @@ def _root(
         ),
     ] = False,
 ) -> None:
-    """Manage the long-running tasks of MCP servers: connect, list, get, cancel, watch."""
+    """Manage the long-running tasks of MCP servers: connect, start, list, get, result,
+    cancel, watch."""
 
 
 app.command()(connect)
+app.command()(start)
 app.command("list")(list_tasks)
 app.command()(get)
+app.command()(result)
 app.command()(cancel)
 app.command()(watch)
+app.command()(forget)
 app.command(
     "reference-server",
     context_settings={

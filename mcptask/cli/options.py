@@ -18,6 +18,7 @@ import typer
 from mcptask.errors import UsageError
 
 if TYPE_CHECKING:
+    from mcptask.cli.record import Record
     from mcptask.client.session import McpClient
     from mcptask.output.screen import Screen
 
@@ -72,6 +73,14 @@ ProtocolOption = Annotated[
 StatusOption = Annotated[
     str | None,
     typer.Option("--status", help="Only these statuses, comma-separated (e.g. working,failed)."),
+]
+KnownOption = Annotated[
+    bool,
+    typer.Option(
+        "--known",
+        help="Act on the tasks recorded here for this server, each refreshed with tasks/get "
+        "first (the way to work in bulk without tasks/list).",
+    ),
 ]
 
 
@@ -158,17 +167,36 @@ class Invocation:
             timeout=common.timeout,
             protocol=common.protocol,
         )
+        self._record: Record | None = None
+
+    @property
+    def record(self) -> Record:
+        """The record of known tasks of this server (opened on first use)."""
+        if self._record is None:
+            from mcptask.cli.record import Record
+
+            self._record = Record(self.settings, self.screen)
+        return self._record
 
     @contextmanager
     def client(self, *, needs_list: bool = False) -> Iterator[McpClient]:
-        """A connected client, closed again when the block ends."""
+        """A connected client, closed again when the block ends. It reports every task it
+        meets to the record, and rejoins the recorded session of a task by itself."""
         from mcptask.client.connect import connected_client
 
         log = self.screen.note if self.common.verbose else None
-        with connected_client(
-            self.settings, log=log, server_log=log, needs_list=needs_list
-        ) as client:
-            yield client
+        try:
+            with connected_client(
+                self.settings,
+                log=log,
+                server_log=log,
+                needs_list=needs_list,
+                observer=self.record.recorder(),
+                task_sessions=self.record.sessions(),
+            ) as client:
+                yield client
+        finally:
+            self.record.flush()
 
 
 def color_wanted(no_color: bool) -> bool:

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from typing import ClassVar
 
 from rich.console import Group
 from rich.live import Live
@@ -15,7 +16,7 @@ from rich.text import Text
 from mcptask.operations.watch import GONE, Change, Watch, WatchReport
 from mcptask.output import documents, tables
 from mcptask.output.sanitize import clean
-from mcptask.output.screen import Screen
+from mcptask.output.screen import OutputFormat, Screen
 from mcptask.output.views.base import View
 from mcptask.protocol import JsonObject
 
@@ -25,7 +26,7 @@ class WatchView(View[WatchReport]):
     final state of every task once the watch ends."""
 
     command = "watch"
-    formats = ("table", "jsonl", "json")
+    formats: ClassVar[tuple[OutputFormat, ...]] = ("table", "jsonl", "json")
 
     def __init__(self, screen: Screen) -> None:
         super().__init__(screen)
