@@ -88,10 +88,10 @@ def main(argv: list[str] | None = None) -> NoReturn:
 
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (used by `main` and by tests)."""
-    from mcptask.output.screen import Screen
-
     args = sys.argv[1:] if argv is None else argv
-    errors = Screen("table", color=color_wanted("--no-color" in args))
+    # Made on the first error only: shell completion goes through here at every Tab, and
+    # must not import Rich.
+    errors = _ErrorScreen(color=color_wanted("--no-color" in args))
     # SIGTERM ends any command like Ctrl-C does (exit 130, one line); the bulk cancel and watch
     # loops install their own handlers that stop between requests instead.
     if threading.current_thread() is threading.main_thread():
@@ -124,6 +124,18 @@ def run(argv: list[str] | None = None) -> int:
     if code == ExitCode.INTERRUPTED and _signalled:
         errors.error("interrupted")
     return code
+
+
+class _ErrorScreen:
+    """stderr for one-line errors, with Rich imported only when there is one to print."""
+
+    def __init__(self, *, color: bool) -> None:
+        self._color = color
+
+    def error(self, message: str) -> None:
+        from mcptask.output.screen import Screen
+
+        Screen("table", color=self._color).error(message)
 
 
 _signalled: list[int] = []

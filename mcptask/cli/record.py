@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 from mcptask.client.connect import ConnectionSettings
-from mcptask.errors import NoTaskList, StateError
+from mcptask.errors import NoTaskList, StateError, UsageError
 from mcptask.output.screen import Screen
 from mcptask.store.identity import ServerIdentity
 from mcptask.store.known import KnownTasks, ServerRecord, StoreFailure
@@ -21,12 +21,15 @@ from mcptask.store.recorder import Recorder
 
 
 def identity_of(url: str | None, server_command: str | None) -> ServerIdentity:
-    """The identity a server's tasks are recorded under."""
+    """The identity a server's tasks are recorded under (a UsageError for a URL that cannot
+    be read, named without its credentials)."""
     if url:
         try:
             return ServerIdentity.for_url(url)
         except ValueError:
-            raise StateError(f"cannot read the server URL {url!r} to find its record") from None
+            from mcptask.transport.redact import display_url
+
+            raise UsageError(f"invalid server URL {display_url(url)!r}") from None
     from mcptask.transport.redact import display_command
     from mcptask.transport.stdio import split_command
 
@@ -45,7 +48,13 @@ class Record:
         screen: Screen,
         environ: Mapping[str, str] | None = None,
     ) -> None:
-        self.identity = identity_of(settings.url, settings.server_command)
+        try:
+            self.identity: ServerIdentity | None = identity_of(
+                settings.url, settings.server_command
+            )
+        except UsageError:
+            # The transport refuses such a URL itself, with the same words, right after.
+            self.identity = None
         self._screen = screen
         self._environ = os.environ if environ is None else environ
         self._record: ServerRecord | None = None
@@ -55,6 +64,10 @@ class Record:
     def server_record(self, *, required: bool) -> ServerRecord | None:
         """This server's record; None (after one warning) when it cannot be used, unless
         `required`, which makes that a StateError."""
+        if self.identity is None:
+            if required:
+                raise UsageError("invalid server URL: no record of known tasks to use")
+            return None
         if self._record is None and self._failure is None:
             try:
                 self._record = KnownTasks.open(self._environ).server(self.identity)

@@ -64,7 +64,8 @@ def start(
     request = StartRequest(
         tool, tool_arguments(items or [], args), None if ttl is None else round(ttl * 1000)
     )
-    invocation = Invocation(common)
+    # Like watch: lines of changes by default, also without a terminal.
+    invocation = Invocation(common, default_output="table" if watch else None)
     view = StartView(invocation.screen, watching=watch)
     with invocation.client() as client:
         # A Ctrl-C now lets the call in flight finish: a task it creates is recorded and
