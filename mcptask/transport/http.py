@@ -78,17 +78,12 @@ class HttpTransport:
         headers: dict[str, str] | None = None,
         session: str | None = None,
     ) -> JsonObject:
-        """POST a request; read its answer from a JSON body or an SSE stream.
-
-        With `session`, the request goes in that session instead of the current one (a 404
-        then raises SessionExpired for it, like for a joined session).
-        """
+        """POST a request; read its answer from a JSON body or an SSE stream. With `session`,
+        in that session instead of the current one (a 404 raises SessionExpired for it)."""
         if session is not None:
             headers = {**(headers or {}), SESSION_HEADER: session}
-        with self._post(message, timeout=timeout, headers=headers, session=session) as (
-            response,
-            error,
-        ):
+        posted = self._post(message, timeout=timeout, headers=headers, session=session)
+        with posted as (response, error):
             if error is not None:
                 return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
             return self._read_answer(response, message)

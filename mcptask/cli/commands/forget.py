@@ -25,8 +25,10 @@ def forget(
     *,
     common: Common,
 ) -> None:
-    """Forget recorded tasks: of the server given (--url/--server or the environment), else
-    of every server. Sends nothing to any server."""
+    """Forget recorded tasks (this server's, else every server's); sends nothing.
+
+    The server is the one given with --url/--server or the environment.
+    """
     import os
 
     from mcptask.cli.options import color_wanted

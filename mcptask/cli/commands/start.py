@@ -17,7 +17,7 @@ def start(
     items: Annotated[
         list[str] | None,
         typer.Argument(
-            metavar="[KEY=VALUE | KEY:=JSON]...",
+            metavar="KEY=VALUE|KEY:=JSON",
             help="Tool arguments: KEY=VALUE is a string, KEY:=JSON any JSON value.",
         ),
     ] = None,
@@ -46,8 +46,10 @@ def start(
     *,
     common: Common,
 ) -> None:
-    """Start a task: call TOOL as a task (arguments checked against its schema first),
-    print and record the task; --watch follows it."""
+    """Start a task: call TOOL as a task, print and record it; --watch follows it.
+
+    The arguments are checked against the tool's inputSchema before anything is sent.
+    """
     from mcptask.cli.arguments import tool_arguments
     from mcptask.cli.commands.watch import follow
     from mcptask.cli.exit_codes import exit_code_for
