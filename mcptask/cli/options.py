@@ -7,7 +7,7 @@ import inspect
 import math
 import os
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,12 +179,21 @@ class Invocation:
         return self._record
 
     @contextmanager
-    def client(self, *, needs_list: bool = False) -> Iterator[McpClient]:
+    def client(
+        self, *, needs_list: bool = False, rejoin: Iterable[str] = ()
+    ) -> Iterator[McpClient]:
         """A connected client, closed again when the block ends. It reports every task it
-        meets to the record, and rejoins the recorded session of a task by itself."""
+        meets to the record; requests about the `rejoin` tasks go in the session recorded
+        for each (if any), as --session-id would send them."""
         from mcptask.client.connect import connected_client
 
         log = self.screen.note if self.common.verbose else None
+        wanted = set(rejoin)
+        sessions = {
+            task_id: session
+            for task_id, session in (self.record.sessions() if wanted else {}).items()
+            if task_id in wanted
+        }
         try:
             with connected_client(
                 self.settings,
@@ -192,7 +201,7 @@ class Invocation:
                 server_log=log,
                 needs_list=needs_list,
                 observer=self.record.recorder(),
-                task_sessions=self.record.sessions(),
+                task_sessions=sessions,
             ) as client:
                 yield client
         finally:

@@ -292,6 +292,8 @@ class Selection:
     targets: list[Target]
     gone: list[str] = field(default_factory=list)
     """With `known`: recorded ids the server no longer knows (forgotten, not targeted)."""
+    unrefreshed: dict[str, str] = field(default_factory=dict)
+    """With `known`: recorded ids whose tasks/get failed otherwise (not targeted)."""
 
     @property
     def bulk(self) -> bool:
@@ -316,9 +318,10 @@ def select_targets(
     client.require("cancel")
     listed: list[Task] = []
     gone: list[str] = []
+    unrefreshed: dict[str, str] = {}
     if all_working and known is not None:
         refreshed = refresh_known(client, known)
-        listed, gone = refreshed.select(statuses), refreshed.gone
+        listed, gone, unrefreshed = refreshed.select(statuses), refreshed.gone, refreshed.errors
     elif all_working:
         try:
             client.require("list")
@@ -329,4 +332,4 @@ def select_targets(
             ) from None
         listed = collect_tasks(client, statuses=statuses or ACTIVE_STATUSES)
     targets = unique_targets(named_ids, (task.taskId for task in listed))
-    return Selection(named_ids=named_ids, listed=listed, targets=targets, gone=gone)
+    return Selection(named_ids, listed, targets, gone=gone, unrefreshed=unrefreshed)

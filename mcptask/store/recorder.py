@@ -46,6 +46,7 @@ class Recorder:
         """Queue the task's status, ttl and session; write now if a tools/call created it."""
         state = (task.status, session_id, task.ttl_milliseconds)
         if self._written.get(task.taskId) == state and task.taskId not in self._gone:
+            self._maybe_flush()  # what earlier sightings queued is still written in time
             return
         self._gone.discard(task.taskId)
         self._pending[task.taskId] = Sighting(

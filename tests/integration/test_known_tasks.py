@@ -298,3 +298,26 @@ def test_completion_imports_neither_httpx_nor_rich_nor_the_wire_models(tmp_path:
         "mcptask.output.screen",
     ):
         assert heavy not in loaded
+
+
+def test_recorded_sessions_only_steer_the_commands_on_those_tasks(
+    reference_server: StartServer, tmp_path: Path
+) -> None:
+    # A dual-era server: a task started in 2025-11-25 is recorded with its session...
+    url = reference_server("--scope", "session")
+    server = Target("legacy", "http", ["--url", url], tmp_path / "state")
+    legacy = server.run(
+        "start", "long_job", "seconds:=60", "--protocol", "2025-11-25", "-o", "json"
+    )
+    legacy_id = task_id_of(legacy)
+    # ...which does not make connect or a new start speak 2025-11-25 (auto picks 2026-07-28)
+    assert server.run("connect", "-o", "json").json()["era"] == "modern"
+    modern = server.run("start", "long_job", "seconds:=60", "-o", "json")
+    assert modern.json()["sessionId"] is None
+    assert "ttlMs" in modern.json()["task"]
+    # while a command on the recorded task rejoins its session (in 2025-11-25, by itself)
+    got = server.run("get", legacy_id, "-o", "json")
+    assert got.code == 0, got.stderr
+    assert "ttl" in got.json()
+    both = server.run("list", "--known", "-o", "ids")
+    assert set(both.stdout.split()) == {legacy_id, task_id_of(modern)}

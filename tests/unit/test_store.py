@@ -311,3 +311,14 @@ def test_a_failing_record_warns_once_and_stops(tmp_path: Path) -> None:
     recorder.seen(task("b"), via="tools/call", session_id=None, tool=None)
     recorder.flush()
     assert warnings == ["tasks are not being recorded: disk full"]
+
+
+def test_a_queued_change_is_written_on_a_later_unchanged_sighting(tmp_path: Path) -> None:
+    record = open_store(tmp_path).server(SERVER)
+    ticks = Ticks()
+    recorder = Recorder(record, on_failure=pytest.fail, clock=ticks)
+    recorder.seen(task("a", "completed"), via="tasks/get", session_id=None, tool=None)
+    assert record.count() == 0  # queued
+    ticks.now += 5
+    recorder.seen(task("a", "completed"), via="tasks/get", session_id=None, tool=None)
+    assert [(t.task_id, t.status) for t in record.tasks()] == [("a", "completed")]

@@ -76,12 +76,14 @@ def cancel(
     invocation = Invocation(common)
     view = CancelView(invocation.screen)
     recorded = invocation.record.known_ids() if known else None
-    with invocation.client(needs_list=all_working and not known) as client:
+    rejoin = [*named, *(recorded or [])]
+    with invocation.client(needs_list=all_working and not known, rejoin=rejoin) as client:
         with invocation.record.hinting():
             selection = select_targets(
                 client, named, all_working=all_working, statuses=wanted, known=recorded
             )
         view.gone(selection.gone)
+        view.unrefreshed(selection.unrefreshed)
         if dry_run:
             view.dry_run(selection)
             return

@@ -23,6 +23,6 @@ def get(
 
     invocation = Invocation(common)
     view = GetView(invocation.screen)
-    with invocation.client() as client:
+    with invocation.client(rejoin=[task_id]) as client:
         task = client.get_task(task_id)
     view.show(task)

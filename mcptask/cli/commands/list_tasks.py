@@ -36,13 +36,14 @@ def list_tasks(
     view = ListView(invocation.screen)
     recorded = invocation.record.known_ids() if known else None
     gone: list[str] | None = None
-    with invocation.client(needs_list=not known) as client:
+    with invocation.client(needs_list=not known, rejoin=recorded or []) as client:
         if recorded is not None:
             refreshed = refresh_known(client, recorded)
             tasks = refreshed.tasks
             if wanted is not None:
                 tasks = [task for task in tasks if task.status in wanted]
             tasks, gone = tasks[:limit] if limit is not None else tasks, refreshed.gone
+            view.unrefreshed(refreshed.errors)
         else:
             with invocation.record.hinting():
                 client.require("list")

@@ -35,7 +35,7 @@ def result(
     finite("--wait-timeout", wait_timeout)
     invocation = Invocation(common)
     view = ResultView(invocation.screen)
-    with invocation.client() as client, StopSignal() as stop:
+    with invocation.client(rejoin=[task_id]) as client, StopSignal() as stop:
         report = fetch_result(
             client,
             task_id,

@@ -94,12 +94,14 @@ def watch(
         exit_status=exit_status,
     )
     recorded = invocation.record.known_ids() if known else None
-    with invocation.client(needs_list=not options.task_ids and not known) as client:
+    rejoin = recorded if recorded is not None else options.task_ids
+    with invocation.client(needs_list=not options.task_ids and not known, rejoin=rejoin) as client:
         if recorded is not None:
             refreshed = refresh_known(client, recorded)
             ids = [task.taskId for task in refreshed.select(wanted)]
             options = replace(options, task_ids=ids, statuses=None)
             view.gone(refreshed.gone)
+            view.unrefreshed(refreshed.errors)
             if not ids:
                 view.show(_nothing_to_watch(options))
                 raise typer.Exit(0)

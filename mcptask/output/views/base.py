@@ -67,6 +67,11 @@ class View(Generic[Shown]):
         for line in self.lines(shown):
             self.screen.json_line(line)
 
+    def unrefreshed(self, errors: dict[str, str]) -> None:
+        """`--known`: recorded tasks whose tasks/get failed otherwise (kept recorded)."""
+        for task_id, message in errors.items():
+            self.screen.warn(f"{task_id}: could not be refreshed: server error: {message}")
+
     def gone(self, task_ids: list[str]) -> None:
         """`--known`: recorded tasks the server no longer knows, now forgotten (stderr)."""
         if task_ids:
