@@ -64,7 +64,7 @@ def start(
     if exit_status and not watch:
         raise UsageError("--exit-status applies to --watch; give --watch too")
     request = StartRequest(
-        tool, tool_arguments(items or [], args), None if ttl is None else round(ttl * 1000)
+        tool, tool_arguments(items or [], args), None if ttl is None else max(1, round(ttl * 1000))
     )
     # Like watch: lines of changes by default, also without a terminal.
     invocation = Invocation(common, default_output="table" if watch else None)
