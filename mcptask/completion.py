@@ -22,16 +22,42 @@ from typing import Any
 
 SPEC_FILE = Path(__file__).with_name("completion_spec.json")
 
-Values = Callable[[str], list[str]]
+Item = tuple[str, str | None]
+Values = Callable[[str, Mapping[str, str]], list[Item]]
+"""A source of values: (the incomplete word, the values the command's options were given by
+their first name, e.g. `--url`) -> (value, help) pairs."""
 
 
-def _profiles(incomplete: str) -> list[str]:
+def _profiles(incomplete: str, given: Mapping[str, str]) -> list[Item]:
     from mcptask.store.profiles import profile_names
 
-    return [name for name in profile_names() if name.startswith(incomplete)]
+    return [(name, None) for name in profile_names() if name.startswith(incomplete)]
 
 
-SOURCES: dict[str, Values] = {"profile": _profiles}
+def _task_ids(incomplete: str, given: Mapping[str, str]) -> list[Item]:
+    """Recorded task ids, each with its last status: those of the server the line (or
+    MCPTASK_URL / MCPTASK_SERVER) names, else of every server."""
+    import os
+
+    from mcptask.store.identity import ServerIdentity
+    from mcptask.store.known import complete_task_ids
+
+    url = given.get("--url") or os.environ.get("MCPTASK_URL")
+    command = given.get("--server") or os.environ.get("MCPTASK_SERVER")
+    identity: ServerIdentity | None = None
+    try:
+        if url:
+            identity = ServerIdentity.for_url(url)
+        elif command:
+            identity = ServerIdentity.for_command(command)
+    except ValueError:
+        identity = None
+    return [
+        (task_id, status) for task_id, status in complete_task_ids(os.environ, identity, incomplete)
+    ]
+
+
+SOURCES: dict[str, Values] = {"profile": _profiles, "task": _task_ids}
 """Where named values come from (the `completion_source` of an autocompletion function)."""
 
 
@@ -68,7 +94,7 @@ def complete(instruction: str, environ: Mapping[str, str]) -> int | None:
 
 def completions(args: list[str], incomplete: str) -> list[tuple[str, str | None]]:
     """(value, help) for the incomplete word after the complete words `args`."""
-    command, used, positionals = _resolve(args)
+    command, used, positionals, given = _resolve(args)
     if incomplete == "=":
         incomplete = ""
     elif "=" in incomplete and incomplete.startswith("-"):
@@ -78,10 +104,10 @@ def completions(args: list[str], incomplete: str) -> list[tuple[str, str | None]
         return _names(command, used, incomplete)
     for option in command["options"]:
         if not option["flag"] and args and args[-1].startswith("-") and args[-1] in option["names"]:
-            return [(value, None) for value in _values(option["values"], incomplete)]
+            return _values(option["values"], incomplete, given)
     for index, argument in enumerate(command["arguments"]):
         if argument["nargs"] == -1 or index >= positionals:
-            return [(value, None) for value in _values(argument["values"], incomplete)]
+            return _values(argument["values"], incomplete, given)
     return _names(command, used, incomplete)
 
 
@@ -98,11 +124,11 @@ def split(line: str) -> list[str]:
     return words
 
 
-def _resolve(args: list[str]) -> tuple[dict[str, Any], set[str], int]:
-    """The command the words name (else the top), the options given to it (by first name)
-    and how many positional words it got."""
+def _resolve(args: list[str]) -> tuple[dict[str, Any], set[str], int, dict[str, str]]:
+    """The command the words name (else the top), the options given to it (by first name),
+    how many positional words it got, and the values its options were given."""
     top: dict[str, Any] = _spec()["root"]
-    command, used, positionals = top, set[str](), 0
+    command, used, positionals, given = top, set[str](), 0, dict[str, str]()
     words = list(args)
     while words:
         word = words.pop(0)
@@ -111,18 +137,22 @@ def _resolve(args: list[str]) -> tuple[dict[str, Any], set[str], int]:
             break
         option = _option(command, word)
         if option is not None:
-            used.add(option["names"][0])
-            if not option["flag"] and "=" not in word and words:
-                words.pop(0)
+            name = option["names"][0]
+            used.add(name)
+            if not option["flag"]:
+                if "=" in word and word.startswith("--"):
+                    given[name] = word.partition("=")[2]
+                elif words:
+                    given[name] = words.pop(0)
         elif word.startswith("-"):
             continue  # unknown options are ignored, as Click's resilient parsing does
         elif command is top and word in top["commands"]:
-            command, used = top["commands"][word], set()
+            command, used, given = top["commands"][word], set(), {}
         elif command is top:
             break  # an unknown command: nothing more is known
         else:
             positionals += 1
-    return command, used, positionals
+    return command, used, positionals, given
 
 
 def _spec() -> dict[str, Any]:
@@ -156,14 +186,16 @@ def _names(
     return items
 
 
-def _values(source: str | list[str] | None, incomplete: str) -> list[str]:
+def _values(
+    source: str | list[str] | None, incomplete: str, given: Mapping[str, str]
+) -> list[Item]:
     if source is None:
         return []
     if isinstance(source, list):
-        return [choice for choice in source if choice.startswith(incomplete)]
+        return [(choice, None) for choice in source if choice.startswith(incomplete)]
     if source == "file":
-        return [incomplete]
-    return SOURCES[source](incomplete)
+        return [(incomplete, None)]
+    return SOURCES[source](incomplete, given)
 
 
 def _one_line(text: str) -> str:

@@ -4,7 +4,8 @@ The tree (each class carries its exit code; no instance overrides it):
 
     McptaskError ...................... 1  a bug: the message says how to report it
      ├── UsageError ................... 2  bad options, arguments or input files
-     │    └── ConfigFileError              a profiles file that cannot be read (file, line)
+     │    ├── ConfigFileError              a profiles file that cannot be read (file, line)
+     │    └── StateError                   the local state (record of known tasks) is unusable
      ├── UnreachableError ............. 3  refused, DNS, TLS, timeout
      │    ├── ResponseTimeout              stdio: no answer in time (the server may be alive)
      │    ├── EndpointNotFound             HTTP 404 outside a session: no MCP endpoint there
@@ -21,17 +22,24 @@ The tree (each class carries its exit code; no instance overrides it):
      │    ├── TokenRequestRefused          the authorization server refused a token request
      │    └── InsufficientScope            403 insufficient_scope again after the one step-up
      ├── UnsupportedError ............. 5  capability not negotiated, -32601, version refused
-     │    └── UnsupportedVersionError      -32022, with the versions the server names
+     │    ├── UnsupportedVersionError      -32022, with the versions the server names
+     │    ├── NoTaskList                   no tasks/list (2026-07-28, or tasks.list not offered)
+     │    └── TaskCallForbidden            the tool forbids task-augmented calls
      ├── TaskError .................... 6  a task (or its session) could not be acted on
      │    ├── SessionGone                  a joined session ended on the server
      │    └── RpcError                     a JSON-RPC error answer, classified by code
      │         ├── TaskNotFound            -32602 on tasks/get: unknown, expired, not visible
+     │         │    └── SessionTaskGone      the session that owned a recorded task has ended
      │         └── CancelRefused           -32602 on tasks/cancel: finished, or unknown
      └── ProtocolViolation ............ 8  invalid JSON, not JSON-RPC, wrong content type or id
           └── HttpStatusError              an HTTP error status without a JSON-RPC error body
 
     SessionExpired (not a McptaskError)    HTTP 404 on a request that carried a session id;
                                            the client re-initializes once or raises SessionGone
+
+Exit codes that only reports decide (`mcptask.cli.exit_codes`), never an exception: 7 (not
+finished or confirmed in time), 9, 10 and 11 (`mcptask result`: the tool reported an error,
+the task failed, the task was cancelled), 130 (interrupted).
 
 `ExitCode` appears only here and in `mcptask.cli`, the one layer that turns exceptions and
 reports into exit codes. The transports raise these classes at their boundary: nothing above
@@ -55,6 +63,12 @@ class ExitCode(IntEnum):
     TASK_FAILED = 6
     PENDING = 7
     PROTOCOL = 8
+    RESULT_IS_ERROR = 9
+    """`result`: the task's tool result says `isError: true` (the tool reported a failure)."""
+    RESULT_FAILED = 10
+    """`result`: the task failed without a tool result (its request ended in an error)."""
+    RESULT_CANCELLED = 11
+    """`result`: the task was cancelled, so it has no result."""
     INTERRUPTED = 130
 
 
@@ -76,6 +90,14 @@ class UsageError(McptaskError):
 
 class ConfigFileError(UsageError):
     """A configuration file cannot be read; the message names the file and the line."""
+
+
+class StateError(UsageError):
+    """The local state directory or the record of known tasks in it cannot be used.
+
+    A usage error: like an unreadable input file, it is the user's environment to fix
+    (`MCPTASK_STATE_DIR`, permissions, a damaged file), not a fault of the server or a bug.
+    """
 
 
 class UnreachableError(McptaskError):
@@ -168,6 +190,14 @@ class UnsupportedVersionError(UnsupportedError):
         self.supported = supported
 
 
+class NoTaskList(UnsupportedError):
+    """The server has no `tasks/list` (2026-07-28 by design, or `tasks.list` not offered)."""
+
+
+class TaskCallForbidden(UnsupportedError):
+    """The tool's `execution.taskSupport` does not allow a task-augmented call."""
+
+
 class TaskError(McptaskError):
     """A task, or the session holding it, could not be acted on."""
 
@@ -198,6 +228,16 @@ class TaskNotFound(RpcError):
             f"task {task_id} not found (unknown, expired, or not visible to this session): "
             f"{server_message}"
         )
+        self.args = (self.message,)
+
+
+class SessionTaskGone(TaskNotFound):
+    """A recorded task lived in a session that has ended, and no other session sees it."""
+
+    def __init__(self, task_id: str, session_id: str) -> None:
+        super().__init__(task_id, 0, "")
+        self.message = f"task {task_id} is gone: the session that owned it ({session_id}) has ended"
+        self.server_message = self.message
         self.args = (self.message,)
 
 

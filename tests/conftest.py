@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -20,6 +21,25 @@ settings.register_profile(
     "deep", max_examples=10_000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def private_state_dir() -> Iterator[None]:
+    """Keep every mcptask the tests run (in process or not) away from the user's own record
+    of known tasks: XDG_STATE_HOME points to a temporary directory (run_mcptask strips
+    MCPTASK_* but keeps it); tests that look at the record set MCPTASK_STATE_DIR themselves."""
+    saved = {name: os.environ.get(name) for name in ("XDG_STATE_HOME", "MCPTASK_STATE_DIR")}
+    with tempfile.TemporaryDirectory(prefix="mcptask-test-state-") as state:
+        os.environ["XDG_STATE_HOME"] = state
+        os.environ.pop("MCPTASK_STATE_DIR", None)
+        try:
+            yield
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
 
 
 class StartServer:

@@ -18,19 +18,23 @@ import typer
 from mcptask import __version__
 from mcptask.cli.commands.cancel import cancel
 from mcptask.cli.commands.connect import connect
+from mcptask.cli.commands.forget import forget
 from mcptask.cli.commands.get import get
 from mcptask.cli.commands.list_tasks import list_tasks
 from mcptask.cli.commands.login import login
 from mcptask.cli.commands.logout import logout
 from mcptask.cli.commands.profiles import profiles
 from mcptask.cli.commands.reference_server import reference_server
+from mcptask.cli.commands.result import result
+from mcptask.cli.commands.start import start
 from mcptask.cli.commands.watch import watch
 from mcptask.cli.options import color_wanted, root_options
 from mcptask.errors import ExitCode, McptaskError
 
 app = typer.Typer(
     name="mcptask",
-    help="Manage the long-running tasks of MCP servers: connect, list, get, cancel, watch.",
+    help="Manage the long-running tasks of MCP servers: connect, start, list, get, result, "
+    "cancel, watch.",
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
@@ -57,7 +61,8 @@ def _root(
         ),
     ] = False,
 ) -> None:
-    """Manage the long-running tasks of MCP servers: connect, list, get, cancel, watch.
+    """Manage the long-running tasks of MCP servers: connect, start, list, get, result,
+    cancel, watch.
 
     The server options (--url, --server, --profile, -H, ...) may stand before or after the
     command name; given in both places, the later one wins (-H and --env add up).
@@ -65,10 +70,13 @@ def _root(
 
 
 app.command()(connect)
+app.command()(start)
 app.command("list")(list_tasks)
 app.command()(get)
+app.command()(result)
 app.command()(cancel)
 app.command()(watch)
+app.command()(forget)
 app.command()(profiles)
 app.command()(login)
 app.command()(logout)
@@ -91,10 +99,10 @@ def main(argv: list[str] | None = None) -> NoReturn:
 
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (used by `main` and by tests)."""
-    from mcptask.output.screen import Screen
-
     args = sys.argv[1:] if argv is None else argv
-    errors = Screen("table", color=color_wanted("--no-color" in args))
+    # Made on the first error only: shell completion goes through here at every Tab, and
+    # must not import Rich.
+    errors = _ErrorScreen(color=color_wanted("--no-color" in args))
     # SIGTERM ends any command like Ctrl-C does (exit 130, one line); the bulk cancel and watch
     # loops install their own handlers that stop between requests instead.
     if threading.current_thread() is threading.main_thread():
@@ -128,6 +136,18 @@ def run(argv: list[str] | None = None) -> int:
     if code == ExitCode.INTERRUPTED and _signalled:
         errors.error("interrupted")
     return code
+
+
+class _ErrorScreen:
+    """stderr for one-line errors, with Rich imported only when there is one to print."""
+
+    def __init__(self, *, color: bool) -> None:
+        self._color = color
+
+    def error(self, message: str) -> None:
+        from mcptask.output.screen import Screen
+
+        Screen("table", color=self._color).error(message)
 
 
 _signalled: list[int] = []

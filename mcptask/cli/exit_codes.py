@@ -4,19 +4,42 @@ from __future__ import annotations
 
 from mcptask.errors import ExitCode
 from mcptask.operations.outcomes import CancelReport
+from mcptask.operations.result import ResultReport
+from mcptask.operations.start import StartReport
 from mcptask.operations.watch import WatchReport
 
+Report = CancelReport | WatchReport | ResultReport | StartReport
 
-def exit_code_for(report: CancelReport | WatchReport) -> ExitCode:
-    """The exit code a cancel or watch report implies.
+RESULT_CODES: dict[str, ExitCode] = {
+    "completed": ExitCode.OK,
+    "tool-error": ExitCode.RESULT_IS_ERROR,
+    "failed": ExitCode.RESULT_FAILED,
+    "cancelled": ExitCode.RESULT_CANCELLED,
+    "pending": ExitCode.PENDING,
+}
+"""`result`: the exit code of each kind of outcome (README, "Exit codes")."""
+
+
+def exit_code_for(report: Report) -> ExitCode:
+    """The exit code a report implies.
 
     cancel: interrupted (130) > the error that stopped the run (its own code) > a task that
     failed (6) > a task still pending (7) > success (0).
     watch: interrupted (130) > nothing to watch (0) > timed out unsettled (7) > with
     --exit-status, a task that did not complete (7) > success (0).
+    result: interrupted (130) > not finished in time (7) > cancelled (11) > the tool reported
+    an error (9) > failed (10) > completed (0).
+    start: interrupted before the call (130) > a task was made (0) > the server ran the call
+    at once: as `result` would for its result (0, or 9 for `isError`).
     """
     if report.interrupted:
         return ExitCode.INTERRUPTED
+    if isinstance(report, ResultReport):
+        return RESULT_CODES[report.kind]
+    if isinstance(report, StartReport):
+        if report.result is not None and report.result.get("isError") is True:
+            return ExitCode.RESULT_IS_ERROR
+        return ExitCode.OK
     if isinstance(report, CancelReport):
         if report.fatal is not None:
             return report.fatal.exit_code

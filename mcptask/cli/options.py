@@ -7,7 +7,7 @@ import inspect
 import math
 import os
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +27,7 @@ from mcptask.errors import UsageError
 
 if TYPE_CHECKING:
     from mcptask.auth.flow import McpAuth
+    from mcptask.cli.record import Record
     from mcptask.client.session import McpClient
     from mcptask.output.screen import Screen
 
@@ -35,7 +36,7 @@ def complete_profile(incomplete: str) -> list[str]:
     """Shell completion of profile names: reads the profiles file, nothing more."""
     from mcptask.completion import SOURCES
 
-    return SOURCES["profile"](incomplete)
+    return [value for value, _ in SOURCES["profile"](incomplete, {})]
 
 
 complete_profile.completion_source = "profile"  # type: ignore[attr-defined]
@@ -185,6 +186,14 @@ NoColorOption = Annotated[
 StatusOption = Annotated[
     str | None,
     typer.Option("--status", help="Only these statuses, comma-separated (e.g. working,failed)."),
+]
+KnownOption = Annotated[
+    bool,
+    typer.Option(
+        "--known",
+        help="Act on the tasks recorded here for this server, each refreshed with tasks/get "
+        "first (the way to work in bulk without tasks/list).",
+    ),
 ]
 
 
@@ -376,11 +385,21 @@ class Invocation:
         self.settings = self.resolved.settings
         for warning in self.resolved.warnings:
             self.screen.warn(warning)
+        self._record: Record | None = None
 
     @property
     def log(self) -> Callable[[str], None] | None:
         """Where -v sends the wire log (None without -v)."""
         return self.screen.note if self.common.verbose else None
+
+    @property
+    def record(self) -> Record:
+        """The record of known tasks of this server (opened on first use)."""
+        if self._record is None:
+            from mcptask.cli.record import Record
+
+            self._record = Record(self.settings, self.screen, profile=self.resolved.profile or "")
+        return self._record
 
     @contextmanager
     def client(
@@ -389,11 +408,15 @@ class Invocation:
         needs_list: bool = False,
         patient: bool = False,
         auth: McpAuth | None = None,
+        rejoin: Iterable[str] = (),
     ) -> Iterator[McpClient]:
-        """A connected client, closed again when the block ends.
+        """A connected client, closed again when the block ends. It reports every task it
+        meets to the record.
 
         `patient`: without --retries, retry for as long as --retry-for allows (watch).
         `auth`: a sign-in flow of the caller's, else the settings'.
+        `rejoin`: requests about these tasks go in the session recorded for each (if any),
+        as --session-id would send them.
         """
         from mcptask.client.connect import connected_client
         from mcptask.client.retries import DEFAULT_RETRIES, DEFAULT_RETRY_FOR, RetryPolicy
@@ -405,17 +428,28 @@ class Invocation:
             retry_for=DEFAULT_RETRY_FOR if common.retry_for is None else common.retry_for,
             log=self.log,
         )
-        with connected_client(
-            self.settings,
-            log=self.log,
-            server_log=self.log,
-            needs_list=needs_list,
-            on_session_change=self._session_changed,
-            retry=retry,
-            notice=self.screen.warn,
-            auth=auth,
-        ) as client:
-            yield client
+        wanted = set(rejoin)
+        sessions = {
+            task_id: session
+            for task_id, session in (self.record.sessions() if wanted else {}).items()
+            if task_id in wanted
+        }
+        try:
+            with connected_client(
+                self.settings,
+                log=self.log,
+                server_log=self.log,
+                needs_list=needs_list,
+                on_session_change=self._session_changed,
+                retry=retry,
+                notice=self.screen.warn,
+                auth=auth,
+                observer=self.record.recorder(),
+                task_sessions=sessions,
+            ) as client:
+                yield client
+        finally:
+            self.record.flush()
 
     def _session_changed(self, previous: str | None, current: str) -> None:
         """A kept session was opened or renewed: say so, and remember it in the profile."""

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mcptask.client.observe import TaskObserver
 from mcptask.client.retries import RetryPolicy
 from mcptask.client.session import McpClient, SessionChange
 from mcptask.transport import Transport, WireLog
@@ -117,11 +118,14 @@ def connected_client(
     retry: RetryPolicy | None = None,
     notice: WireLog | None = None,
     auth: McpAuth | None = None,
+    observer: TaskObserver | None = None,
+    task_sessions: Mapping[str, str] | None = None,
 ) -> Iterator[McpClient]:
     """A client that has completed the handshake (joining `settings.session_id` if given).
 
     `needs_list`: the command reads `tasks/list`, which decides the era of a dual-era server.
-    `on_session_change` hears a kept session being opened or renewed.
+    `on_session_change` hears a kept session being opened or renewed; `observer` hears every
+    task met; `task_sessions` names the session that owns a task.
     """
     client = McpClient(
         open_transport(settings, log=log, server_log=server_log, notice=notice, auth=auth),
@@ -130,9 +134,10 @@ def connected_client(
         keep_session=settings.keep_session,
         on_session_change=on_session_change,
         retry=retry,
+        observer=observer,
     )
     try:
-        client.connect(join_session=settings.session_id)
+        client.connect(join_session=settings.session_id, task_sessions=task_sessions)
         yield client
     finally:
         client.close()

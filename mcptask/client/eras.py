@@ -3,7 +3,9 @@
 The era is chosen once, at negotiation (`negotiate.py`), and kept by the client. It stamps
 every request (the 2026-07-28 `_meta` and mirroring headers), reads what the server's
 capabilities offer, reads the answer to a cancel, says why an operation is missing, joins
-sessions (2025-11-25 only) and follows status pushes. Nothing above the client asks which era
+sessions (2025-11-25 only), follows status pushes, sends a task-augmented `tools/call` and
+reads its answer, gates a tool, and obtains a finished task's outcome (2025-11-25:
+`tasks/result`; 2026-07-28: inlined in `tasks/get`). Nothing above the client asks which era
 it speaks.
 """
 
@@ -13,8 +15,17 @@ import threading
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Literal
 
-from mcptask.errors import UnsupportedError, UsageError
+from mcptask.errors import (
+    NoTaskList,
+    RpcError,
+    TaskCallForbidden,
+    TaskNotFound,
+    UnsupportedError,
+    UsageError,
+)
 from mcptask.protocol import (
+    FAILED,
+    INVALID_PARAMS,
     LEGACY_ERA,
     LEGACY_VERSION,
     MODERN_ERA,
@@ -26,16 +37,24 @@ from mcptask.protocol import (
     encode_header_value,
     modern_meta,
 )
+from mcptask.protocol_tools import (
+    TASK_SUPPORT_OPTIONAL,
+    TASK_SUPPORT_REQUIRED,
+    TaskOutcome,
+    ToolCallAnswer,
+    ToolInfo,
+)
 from mcptask.transport import Transport
 
 if TYPE_CHECKING:
     from mcptask.client.session import McpClient
 
-Operation = Literal["get", "list", "cancel"]
+Operation = Literal["get", "list", "cancel", "tool_calls"]
 METHOD_OF: dict[Operation, str] = {
     "get": "tasks/get",
     "list": "tasks/list",
     "cancel": "tasks/cancel",
+    "tool_calls": "task-augmented tools/call",
 }
 
 Stamped = tuple[JsonObject | None, dict[str, str] | None]
@@ -70,10 +89,41 @@ class Era(ABC):
     def missing(self, operation: Operation, support: TaskSupport) -> UnsupportedError:
         """The error for an operation the server's tasks capability does not offer."""
         offered = ", ".join(support.offered()) or "nothing"
-        return UnsupportedError(
+        error = NoTaskList if operation == "list" else UnsupportedError
+        return error(
             f"the server does not offer {METHOD_OF[operation]} "
             f"(its tasks capability offers: {offered})"
         )
+
+    # -- task-augmented tool calls and their outcome --------------------------------------------
+
+    ttl_note: str | None = None
+    """Why a requested ttl cannot be sent in this era, if it cannot."""
+
+    @abstractmethod
+    def task_call_params(self, name: str, arguments: JsonObject, ttl_ms: int | None) -> JsonObject:
+        """The params of a `tools/call` that asks the server for a task."""
+
+    @abstractmethod
+    def check_tool(self, tool: ToolInfo) -> None:
+        """Refuse (TaskCallForbidden) a tool that this era says must not become a task."""
+
+    def read_tool_call(self, result: JsonObject) -> ToolCallAnswer:
+        """The answer to a task-augmented `tools/call`: a task, or a result run at once.
+
+        2025-11-25 wraps the task (`{"task": {...}}`, CreateTaskResult); 2026-07-28 sends it
+        flat with `resultType: "task"`. Either shape is accepted in either era (tolerant
+        reading); anything else is the tool's own result (CallToolResult).
+        """
+        if isinstance(result.get("task"), dict) or (
+            result.get("resultType") == "task" and "taskId" in result
+        ):
+            return ToolCallAnswer(Task.from_result(result, method="tools/call"), None)
+        return ToolCallAnswer(None, result)
+
+    @abstractmethod
+    def outcome(self, client: McpClient, task: Task) -> TaskOutcome:
+        """How a finished (terminal) task ended: its tool result, or its request's error."""
 
     @abstractmethod
     def join_session(self, transport: Transport, session_id: str) -> None:
@@ -110,6 +160,36 @@ class LegacyEra(Era):
         transport.end_session()
         transport.join_session(session_id)
 
+    def task_call_params(self, name: str, arguments: JsonObject, ttl_ms: int | None) -> JsonObject:
+        """`params.task` asks for a task, with the requested ttl (else the server's)."""
+        task: JsonObject = {} if ttl_ms is None else {"ttl": ttl_ms}
+        return {"name": name, "arguments": arguments, "task": task}
+
+    def check_tool(self, tool: ToolInfo) -> None:
+        """`execution.taskSupport` must be `optional` or `required`; absent means forbidden."""
+        if tool.task_support in (TASK_SUPPORT_OPTIONAL, TASK_SUPPORT_REQUIRED):
+            return
+        said = tool.task_support or "absent, which means forbidden"
+        raise TaskCallForbidden(
+            f"tool {tool.name!r} does not take task-augmented calls "
+            f"(its execution.taskSupport: {said}); nothing was sent"
+        )
+
+    def outcome(self, client: McpClient, task: Task) -> TaskOutcome:
+        """`tasks/result`, once the task is terminal (it would block before): the tool's
+        CallToolResult, or the JSON-RPC error the request ended in."""
+        try:
+            result = client.call("tasks/result", {"taskId": task.taskId})
+        except RpcError as exc:
+            if exc.code == INVALID_PARAMS and task.status != FAILED:
+                # Gone between tasks/get and tasks/result (purged, expired).
+                raise TaskNotFound(task.taskId, exc.code, exc.server_message) from None
+            error: JsonObject = {"code": exc.code, "message": exc.server_message}
+            if exc.data is not None:
+                error["data"] = exc.data
+            return TaskOutcome(task.taskId, task.status, None, error)
+        return TaskOutcome(task.taskId, task.status, result, None)
+
     def follow_status_pushes(
         self, client: McpClient, task_ids: list[str], stop: threading.Event
     ) -> None:
@@ -144,7 +224,7 @@ class ModernEra(Era):
     def missing(self, operation: Operation, support: TaskSupport) -> UnsupportedError:
         """A missing list is this era's design, not the server's choice: say so."""
         if operation == "list":
-            return UnsupportedError(
+            return NoTaskList(
                 "this server speaks MCP 2026-07-28, where tasks have no list (there is no "
                 "tasks/list); give task ids as arguments, with --from-file FILE, or '-' for stdin"
             )
@@ -155,6 +235,28 @@ class ModernEra(Era):
         raise UsageError(
             "--session-id applies to 2025-11-25 servers; this one speaks 2026-07-28, "
             "which has no sessions"
+        )
+
+    ttl_note = "2026-07-28 has no way to ask for a ttl (the server decides): --ttl was not sent"
+
+    def task_call_params(self, name: str, arguments: JsonObject, ttl_ms: int | None) -> JsonObject:
+        """A plain call: declaring the extension (in `_meta`) is the whole request for a task;
+        the server decides per call whether to make one, and its ttl."""
+        return {"name": name, "arguments": arguments}
+
+    def check_tool(self, tool: ToolInfo) -> None:
+        """Nothing to check: tools carry no task support here; the server decides per call."""
+
+    def outcome(self, client: McpClient, task: Task) -> TaskOutcome:
+        """Read from the task itself: `tasks/get` inlines `result` (completed) or `error`
+        (failed); there is no tasks/result."""
+        extra = task.extra
+        result, error = extra.get("result"), extra.get("error")
+        return TaskOutcome(
+            task.taskId,
+            task.status,
+            result if isinstance(result, dict) else None,
+            error if isinstance(error, dict) else None,
         )
 
     def follow_status_pushes(

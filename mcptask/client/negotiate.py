@@ -109,7 +109,9 @@ def discover(
         # method with an empty result.
         return not_modern(" (its server/discover result lists no supportedVersions)")
     supported = tuple(version for version in listed if isinstance(version, str))
-    if MODERN_VERSION not in supported or (prefer_legacy and LEGACY_VERSION in supported):
+    # Preferring 2025-11-25 is for auto mode only: a pinned 2026-07-28 stays pinned.
+    wants_legacy = fallback and prefer_legacy and LEGACY_VERSION in supported
+    if MODERN_VERSION not in supported or wants_legacy:
         if fallback and LEGACY_VERSION in supported:
             return _fall_back(transport, wire)
         raise UnsupportedError(

@@ -5,11 +5,12 @@ from __future__ import annotations
 import itertools
 import secrets
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from mcptask.client.answers import result_of
 from mcptask.client.eras import Era, Operation
 from mcptask.client.negotiate import initialize, negotiate, survey
+from mcptask.client.observe import NoObserver, TaskObserver
 from mcptask.client.retries import ALWAYS, UNSENT, RetryPolicy
 from mcptask.errors import (
     CancelRefused,
@@ -17,11 +18,13 @@ from mcptask.errors import (
     RpcError,
     SessionExpired,
     SessionGone,
+    SessionTaskGone,
     TaskNotFound,
     UnsupportedError,
 )
 from mcptask.protocol import (
     INVALID_PARAMS,
+    METHOD_NOT_FOUND,
     CancelAnswer,
     JsonObject,
     ServerInfo,
@@ -30,6 +33,7 @@ from mcptask.protocol import (
     notification_message,
     request_message,
 )
+from mcptask.protocol_tools import TaskOutcome, ToolCallAnswer, ToolInfo, ToolPage
 from mcptask.transport import NotificationHandler, Transport
 
 SessionChange = Callable[[str | None, str], None]
@@ -51,6 +55,7 @@ class McpClient:
         keep_session: bool = False,
         on_session_change: SessionChange | None = None,
         retry: RetryPolicy | None = None,
+        observer: TaskObserver | None = None,
     ) -> None:
         self.transport = transport
         self.protocol = protocol
@@ -59,38 +64,54 @@ class McpClient:
         """The command reads `tasks/list`: in auto mode, a dual-era server is then spoken to
         in 2025-11-25, the era that has a list."""
         self.keep_session = keep_session
-        """Work in a session that outlives this process: never DELETE it, and when it has
-        ended, open a new one (telling `on_session_change`) instead of failing."""
+        """Work in a session that outlives this process (a profile's): never DELETE it, and
+        when it has ended, open a new one (telling `on_session_change`) instead of failing."""
         self._on_session_change = on_session_change
         self.retry = retry or RetryPolicy()
         """How transient failures are retried (commands may swap in a stop-aware sleep)."""
+        self.observer: TaskObserver = observer or NoObserver()
+        """Hears every task met and every task found gone (the record of known tasks)."""
         self._counter = itertools.count(1)
         self._id_prefix: str | None = None
         self._negotiated: tuple[ServerInfo, Era] | None = None
         self._joined_session: str | None = None
+        self._kept_session: str | None = None
+        self._task_sessions: dict[str, str] = {}
 
     # -- connection -----------------------------------------------------------------------------
 
-    def connect(self, *, join_session: str | None = None) -> ServerInfo:
+    def connect(
+        self,
+        *,
+        join_session: str | None = None,
+        task_sessions: Mapping[str, str] | None = None,
+    ) -> ServerInfo:
         """Perform the handshake; with `join_session`, then move into that existing session.
 
         The capabilities are learned in a short session of our own (which we end again),
-        because joining a session skips its initialize.
+        because joining a session skips its initialize. `task_sessions` maps task ids to the
+        session that owns each: requests about such a task go in its session, as a joined
+        session's would (2025-11-25 over HTTP; ignored where there are no sessions).
         """
+        routed = dict(task_sessions or {})
+        needs_session = join_session is not None or bool(routed) or self.keep_session
         self._negotiated = negotiate(
             self.transport,
             self,
             protocol=self.protocol,
-            prefer_legacy=self.needs_list or join_session is not None or self.keep_session,
+            prefer_legacy=self.needs_list or needs_session,
         )
         if join_session is not None:
             self.era.join_session(self.transport, join_session)
             self._joined_session = join_session
+        elif self.keep_session:
+            self._keep(None)
+        if self.transport.session_id is not None:
+            self._task_sessions = routed
+        if join_session is not None or self._task_sessions:
             # The session's owner numbers its requests 1, 2, 3... too, and servers match
             # answers by id within a session: ids of our own keep both sides' answers apart.
             self._id_prefix = f"mcptask-{secrets.token_hex(4)}-"
-        elif self.keep_session:
-            self._keep(None)
         return self.server
 
     def survey(self) -> tuple[list[ServerInfo], list[str]]:
@@ -139,8 +160,17 @@ class McpClient:
         self.transport.subscribe(message, headers=headers, stop=stop)
 
     def close(self) -> None:
-        """End the session if we created it and release the transport."""
+        """End the session if we created it (and did not keep it) and release the transport."""
         self.transport.close()
+
+    @property
+    def kept_session(self) -> str | None:
+        """The session this process keeps open for the tasks it started (no DELETE)."""
+        return self._kept_session
+
+    def _durable_session(self, task_id: str) -> str | None:
+        """The session that owns `task_id` and outlives this process, if any."""
+        return self._task_sessions.get(task_id) or self._joined_session or self._kept_session
 
     # -- the capability gate --------------------------------------------------------------------
 
@@ -163,12 +193,16 @@ class McpClient:
         """`tasks/get` for one task; raises TaskNotFound for an unknown, expired or hidden one."""
         self.require("get")
         try:
-            result = self.call("tasks/get", {"taskId": task_id})
-        except RpcError as exc:
-            if exc.code == INVALID_PARAMS:
-                raise TaskNotFound(task_id, exc.code, exc.server_message) from None
+            try:
+                result = self.call("tasks/get", {"taskId": task_id})
+            except RpcError as exc:
+                if exc.code == INVALID_PARAMS:
+                    raise TaskNotFound(task_id, exc.code, exc.server_message) from None
+                raise
+        except TaskNotFound:
+            self.observer.gone(task_id)
             raise
-        return Task.from_result(result, method="tasks/get")
+        return self._met(Task.from_result(result, method="tasks/get"), "tasks/get")
 
     def iter_tasks(self) -> Iterator[Task]:
         """Every task from `tasks/list`, following `nextCursor` page after page."""
@@ -179,7 +213,8 @@ class McpClient:
             page = TaskPage.from_result(
                 self.call("tasks/list", {"cursor": cursor} if cursor else {})
             )
-            yield from page.tasks
+            for task in page.tasks:
+                yield self._met(task, "tasks/list")
             if page.next_cursor is None:
                 return
             if page.next_cursor in seen_cursors:
@@ -200,14 +235,72 @@ class McpClient:
             if exc.code == INVALID_PARAMS:
                 raise CancelRefused(exc.code, exc.server_message, exc.data) from None
             raise
-        return self.era.read_cancel(task_id, result)
+        answer = self.era.read_cancel(task_id, result)
+        if answer.task is not None:
+            self._met(answer.task, "tasks/cancel")
+        return answer
+
+    # -- tools ----------------------------------------------------------------------------------
+
+    def iter_tools(self) -> Iterator[ToolInfo]:
+        """Every tool from `tools/list`, following `nextCursor` page after page."""
+        cursor: str | None = None
+        seen_cursors: set[str] = set()
+        while True:
+            try:
+                result = self.call("tools/list", {"cursor": cursor} if cursor else {})
+            except RpcError as exc:
+                if exc.code == METHOD_NOT_FOUND:
+                    raise UnsupportedError("the server offers no tools (tools/list)") from None
+                raise
+            page = ToolPage.from_result(result)
+            yield from page.tools
+            if page.next_cursor is None:
+                return
+            if page.next_cursor in seen_cursors:
+                raise ProtocolViolation("the server's tools/list cursors loop back on themselves")
+            seen_cursors.add(page.next_cursor)
+            cursor = page.next_cursor
+
+    def call_tool_as_task(
+        self, name: str, arguments: JsonObject, *, ttl_ms: int | None = None
+    ) -> ToolCallAnswer:
+        """A `tools/call` that asks for a task (gate first: `require("tool_calls")`).
+
+        A task it makes keeps this connection's session open (no DELETE at close), since the
+        task may live only in it; the observer hears the task before this returns.
+        """
+        params = self.era.task_call_params(name, arguments, ttl_ms)
+        answer = self.era.read_tool_call(self.call("tools/call", params))
+        if answer.task is not None:
+            if self._joined_session is None and self.transport.session_id is not None:
+                self._kept_session = self.transport.session_id
+                self.transport.keep_session()
+            self._met(answer.task, "tools/call", tool=name)
+        return answer
+
+    def task_outcome(self, task: Task) -> TaskOutcome:
+        """How a terminal task ended (2025-11-25: `tasks/result`; 2026-07-28: from the task)."""
+        return self.era.outcome(self, task)
+
+    def _met(self, task: Task, via: str, *, tool: str | None = None) -> Task:
+        self.observer.seen(task, via=via, session_id=self._durable_session(task.taskId), tool=tool)
+        return task
 
     # -- JSON-RPC -------------------------------------------------------------------------------
 
-    def call(self, method: str, params: JsonObject | None = None) -> JsonObject:
-        """Send a request and return its result; a lost session is re-initialized once."""
+    def call(
+        self, method: str, params: JsonObject | None = None, *, timeout: float | None = None
+    ) -> JsonObject:
+        """Send a request and return its result; a lost session is re-initialized once.
+
+        A request about a task whose session is known goes in that session.
+        """
+        task_id = params.get("taskId") if params else None
+        if isinstance(task_id, str) and task_id in self._task_sessions:
+            return self._call_routed(task_id, method, params, timeout)
         try:
-            return self._call_once(method, params)
+            return self._call_once(method, params, timeout)
         except SessionExpired:
             previous = self._joined_session or self.transport.session_id
             if self._joined_session is not None and not self.keep_session:
@@ -221,11 +314,32 @@ class McpClient:
             if self.keep_session:
                 self._keep(previous)
             try:
-                return self._call_once(method, params)
+                return self._call_once(method, params, timeout)
             except SessionExpired:
                 raise ProtocolViolation(
                     "the server dropped the new session at once (HTTP 404 again)"
                 ) from None
+
+    def _call_routed(
+        self, task_id: str, method: str, params: JsonObject | None, timeout: float | None
+    ) -> JsonObject:
+        """Send in the task's own session; when that session has ended, the task is gone
+        unless our own session sees it too (a server that does not scope tasks to sessions).
+        """
+        session = self._task_sessions[task_id]
+        try:
+            return self._call_once(method, params, timeout, session=session)
+        except SessionExpired:
+            del self._task_sessions[task_id]
+        try:
+            found = self.call("tasks/get", {"taskId": task_id})
+        except RpcError as exc:
+            if exc.code != INVALID_PARAMS:
+                raise
+            self.observer.gone(task_id)
+            raise SessionTaskGone(task_id, session) from None
+        self.observer.detached(task_id)
+        return found if method == "tasks/get" else self.call(method, params, timeout=timeout)
 
     def _keep(self, previous: str | None) -> None:
         """Keep the session we are in past this process, and say which one it is."""
@@ -240,9 +354,17 @@ class McpClient:
         number = next(self._counter)
         return number if self._id_prefix is None else f"{self._id_prefix}{number}"
 
-    def _call_once(self, method: str, params: JsonObject | None) -> JsonObject:
+    def _call_once(
+        self,
+        method: str,
+        params: JsonObject | None,
+        timeout: float | None,
+        *,
+        session: str | None = None,
+    ) -> JsonObject:
         stamped, headers = self.era.stamp(method, params)
-        return result_of(self.request(method, stamped, headers=headers), method)
+        answer = self.request(method, stamped, headers=headers, timeout=timeout, session=session)
+        return result_of(answer, method)
 
     # -- the exchange negotiation uses too -------------------------------------------------------
 
@@ -253,13 +375,19 @@ class McpClient:
         *,
         headers: dict[str, str] | None = None,
         timeout: float | None = None,
+        session: str | None = None,
     ) -> JsonObject:
         """Send a request as it is (already stamped) and return the whole answer, retrying
-        transient failures as the method allows; each attempt gets a fresh id."""
+        transient failures as the method allows; each attempt gets a fresh id. With
+        `session`, in that session rather than the current one."""
 
         def attempt() -> JsonObject:
             message = request_message(self._next_id(), method, params)
-            return self.transport.request(message, headers=headers, timeout=timeout)
+            if session is None:
+                return self.transport.request(message, headers=headers, timeout=timeout)
+            return self.transport.request(
+                message, headers=headers, timeout=timeout, session=session
+            )
 
         retry_on = ALWAYS if method in IDEMPOTENT else UNSENT
         return self.retry.run(attempt, what=method, retry_on=retry_on)

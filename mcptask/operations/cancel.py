@@ -16,6 +16,7 @@ from mcptask.errors import (
     CancelRefused,
     EndpointNotFound,
     McptaskError,
+    NoTaskList,
     NotDelivered,
     RpcError,
     ServerBusy,
@@ -25,6 +26,7 @@ from mcptask.errors import (
     UnsupportedError,
     UsageError,
 )
+from mcptask.operations.known import refresh_known
 from mcptask.operations.listing import collect_tasks
 from mcptask.operations.outcomes import (
     CancelReport,
@@ -115,6 +117,9 @@ class CancelRun:
             answer = self.client.cancel_task(target.task_id)
         except CancelRefused as exc:
             self._classify_refusal(target, exc)
+        except TaskNotFound as exc:
+            # Known before the request was sent: a recorded task whose session ended.
+            self._finish(target, Outcome.NOT_FOUND, None, exc.message)
         except RpcError as exc:
             self._finish(target, Outcome.ERROR, None, exc.server_message)
         except _UNSENT as exc:
@@ -280,6 +285,10 @@ class Selection:
     named_ids: list[str]
     listed: list[Task]
     targets: list[Target]
+    gone: list[str] = field(default_factory=list)
+    """With `known`: recorded ids the server no longer knows (forgotten, not targeted)."""
+    unrefreshed: dict[str, str] = field(default_factory=dict)
+    """With `known`: recorded ids whose tasks/get failed otherwise (not targeted)."""
 
     @property
     def bulk(self) -> bool:
@@ -293,19 +302,29 @@ def select_targets(
     *,
     all_working: bool,
     statuses: tuple[str, ...] | None,
+    known: list[str] | None = None,
 ) -> Selection:
     """The gate for cancelling, then the targets: named ids first, then (with `all_working`)
-    every listed task in `statuses` (default: the active ones), each id once."""
+    every listed task in `statuses` (default: the active ones), each id once.
+
+    With `known` (the ids this machine recorded for the server), `all_working` selects from
+    those, each refreshed with `tasks/get`, instead of from `tasks/list`.
+    """
     client.require("cancel")
     listed: list[Task] = []
-    if all_working:
+    gone: list[str] = []
+    unrefreshed: dict[str, str] = {}
+    if all_working and known is not None:
+        refreshed = refresh_known(client, known)
+        listed, gone, unrefreshed = refreshed.select(statuses), refreshed.gone, refreshed.errors
+    elif all_working:
         try:
             client.require("list")
         except UnsupportedError as exc:
-            raise UnsupportedError(
+            raise NoTaskList(
                 f"--all-working needs tasks/list: {exc.message}; give task ids instead (as "
                 "arguments, with --from-file FILE, or '-' to read them from stdin)"
             ) from None
         listed = collect_tasks(client, statuses=statuses or ACTIVE_STATUSES)
     targets = unique_targets(named_ids, (task.taskId for task in listed))
-    return Selection(named_ids=named_ids, listed=listed, targets=targets)
+    return Selection(named_ids, listed, targets, gone=gone, unrefreshed=unrefreshed)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from mcptask.operations.outcomes import CancelReport
+from mcptask.operations.result import ResultReport
+from mcptask.operations.start import StartReport
 from mcptask.operations.watch import WatchedTask, WatchReport
 from mcptask.protocol import JsonObject, ServerInfo, Task
 
@@ -56,9 +58,39 @@ def _task_support(server: ServerInfo) -> JsonObject:
     }
 
 
-def list_document(tasks: list[Task]) -> JsonObject:
-    """`list -o json`."""
-    return {"tasks": [task.to_wire() for task in tasks], "count": len(tasks)}
+def list_document(tasks: list[Task], gone: list[str] | None = None) -> JsonObject:
+    """`list -o json`; with `--known`, also the recorded ids the server no longer knows."""
+    document: JsonObject = {"tasks": [task.to_wire() for task in tasks], "count": len(tasks)}
+    if gone is not None:
+        document["gone"] = list(gone)
+    return document
+
+
+def start_document(report: StartReport) -> JsonObject:
+    """`start -o json`: the task as the server sent it, or the result of a call it ran at once."""
+    return {
+        "tool": report.tool,
+        "task": report.task.to_wire() if report.task is not None else None,
+        "result": report.result,
+        "sessionId": report.session_id,
+    }
+
+
+def result_document(report: ResultReport) -> JsonObject:
+    """`result -o json`: the outcome, with the tool result or the error exactly as sent."""
+    outcome = report.outcome
+    return {
+        "taskId": report.task.taskId,
+        "status": report.task.status,
+        "outcome": report.kind,
+        "result": outcome.result if outcome is not None else None,
+        "error": outcome.error if outcome is not None else None,
+    }
+
+
+def forget_document(forgotten: list[str], unknown: list[str], server: str | None) -> JsonObject:
+    """`forget -o json`: what was dropped from the record, and what was not in it."""
+    return {"forgotten": forgotten, "notRecorded": unknown, "server": server}
 
 
 def cancel_document(report: CancelReport, exit_code: int) -> JsonObject:

@@ -27,3 +27,17 @@ def clean(text: object) -> str:
     value = _ESCAPE_SEQUENCE.sub("", value)
     value = _LINE_BREAKS.sub(" ", value)
     return _CONTROL.sub("", value)
+
+
+_BLOCK_CONTROL = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff"
+    r"\u2028\u2029]"
+)
+
+
+def clean_block(text: object) -> str:
+    """`text` as printable lines, for a tool's text output shown to a person: like `clean`,
+    but newlines and tabs are kept (carriage returns, which could overwrite a line, are not)."""
+    value = _ESCAPE_SEQUENCE.sub("", str(text))
+    value = value.replace("\r\n", "\n").replace("\r", "\n")
+    return _BLOCK_CONTROL.sub("", value)

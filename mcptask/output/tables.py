@@ -13,8 +13,8 @@ from rich.table import Table
 from rich.text import Text
 
 from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome
-from mcptask.output.sanitize import clean
-from mcptask.protocol import ServerInfo, Task
+from mcptask.output.sanitize import clean, clean_block
+from mcptask.protocol import JsonObject, ServerInfo, Task
 
 STATUS_STYLES = {
     "working": "yellow",
@@ -191,3 +191,46 @@ def cancel_summary(report: CancelReport) -> Text:
     if report.interrupted:
         line.append(" (interrupted)", style="yellow")
     return line
+
+
+def tool_result_text(result: JsonObject) -> Text:
+    """A CallToolResult for a person: each text block as text (sanitized, lines kept), other
+    blocks named by kind; `structuredContent` as JSON when there is no text at all."""
+    text = Text()
+    content = result.get("content")
+    blocks = content if isinstance(content, list) else []
+    for block in blocks:
+        if text:
+            text.append("\n")
+        text.append(_block_text(block))
+    structured = result.get("structuredContent")
+    if not text and structured is not None:
+        text.append(clean_block(json.dumps(structured, indent=2)))
+    return text
+
+
+def _block_text(block: object) -> Text:
+    if not isinstance(block, dict):
+        return Text(clean(json.dumps(block)), style="dim")
+    kind = block.get("type")
+    if kind == "text":
+        return Text(clean_block(block.get("text", "")))
+    if kind in ("image", "audio"):
+        size = len(str(block.get("data", ""))) * 3 // 4
+        return Text(f"[{clean(kind)}: {clean(block.get('mimeType', '?'))}, ~{size} bytes]", "dim")
+    if kind == "resource" and isinstance(block.get("resource"), dict):
+        resource = block["resource"]
+        shown = Text(f"[resource: {clean(resource.get('uri', '?'))}]", style="dim")
+        if isinstance(resource.get("text"), str):
+            shown.append("\n").append(clean_block(resource["text"]))
+        return shown
+    if kind == "resource_link":
+        return Text(f"[link: {clean(block.get('uri', '?'))}]", style="dim")
+    return Text(f"[{clean(kind or 'unknown')} content]", style="dim")
+
+
+def error_text(error: JsonObject) -> Text:
+    """A JSON-RPC error object (a failed task's), on one line."""
+    code = error.get("code")
+    message = clean(error.get("message", ""))
+    return Text(f"error {clean(code)}: {message}" if code is not None else f"error: {message}")

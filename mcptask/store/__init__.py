@@ -1,2 +1,13 @@
-"""What mcptask keeps on this machine: where it lives (`paths`) and the profiles file
-(`profiles`). Files holding settings or credentials are the user's own, mode 0600."""
+"""What mcptask keeps on this machine. Files holding settings or credentials are the user's
+own (mode 0600, in 0700 directories).
+
+- `paths`: where the configuration and state directories are (XDG, with overrides)
+- `profiles`: the profiles file (configuration)
+- `tokens`: the sign-in token cache (state)
+- `identity`: which server a record belongs to (canonical URL, or the stdio command)
+- `known`: the record of known tasks (SQLite, state); `Recorder` feeds it from the client,
+  `complete_task_ids` reads it for shell completion
+
+Only the standard library at import time: shell completion reads these files without
+importing httpx or Rich.
+"""

@@ -19,12 +19,12 @@ ENV_STATE_DIR = "MCPTASK_STATE_DIR"
 
 
 def config_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """The directory of mcptask's configuration."""
+    """The directory of mcptask's configuration (not created here)."""
     return _directory(environ, ENV_CONFIG_DIR, "XDG_CONFIG_HOME", Path(".config"))
 
 
 def state_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """The directory of mcptask's state."""
+    """The directory of mcptask's state (not created here)."""
     return _directory(environ, ENV_STATE_DIR, "XDG_STATE_HOME", Path(".local", "state"))
 
 
@@ -36,10 +36,29 @@ def _directory(environ: Mapping[str, str] | None, override: str, xdg: str, fallb
     base = env.get(xdg, "")
     if base and Path(base).is_absolute():
         return Path(base) / "mcptask"
-    return Path.home() / fallback / "mcptask"
+    return Path(env.get("HOME") or Path.home()) / fallback / "mcptask"
+
+
+def ensure_private_dir(path: Path) -> None:
+    """Create `path` (and its parents) if missing; a directory created here is mode 0700.
+
+    An existing directory keeps its mode when the user chose it (`MCPTASK_STATE_DIR`); the
+    files in it are 0600 either way.
+    """
+    if path.is_dir():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(mode=0o700)
+    except FileExistsError:
+        if not path.is_dir():
+            raise
+        return  # another mcptask process made it first
+    # mkdir's mode is filtered by the umask; say it once more, exactly.
+    path.chmod(0o700)
 
 
 def private_directory(path: Path) -> Path:
-    """Create `path` (mode 0700) if it does not exist; return it."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    """`path`, created private (0700) if it does not exist."""
+    ensure_private_dir(path)
     return path

@@ -36,10 +36,13 @@ class Transport(Protocol):
         *,
         timeout: float | None = None,
         headers: dict[str, str] | None = None,
+        session: str | None = None,
     ) -> JsonObject:
         """Send a request and return the server's response to it (result or error).
 
         `headers` are per-request HTTP headers (ignored by transports without headers).
+        `session`: send this one request in that existing session (one this process did not
+        create) instead of the current one; transports without sessions ignore it.
         """
         ...
 

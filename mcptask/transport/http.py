@@ -103,16 +103,21 @@ class HttpTransport:
         *,
         timeout: float | None = None,
         headers: dict[str, str] | None = None,
+        session: str | None = None,
     ) -> JsonObject:
-        """POST a request; read its answer from a JSON body or an SSE stream."""
-        with self._post(message, timeout=timeout, headers=headers) as (response, error):
+        """POST a request; read its answer from a JSON body or an SSE stream. With `session`,
+        in that session instead of the current one (a 404 raises SessionExpired for it)."""
+        if session is not None:
+            headers = {**(headers or {}), SESSION_HEADER: session}
+        posted = self._post(message, timeout=timeout, headers=headers, session=session)
+        with posted as (response, error):
             if error is not None:
                 return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
             return self._read_answer(response, message)
 
     def notify(self, message: JsonObject) -> None:
         """POST a notification; the server answers 202 Accepted (any 2xx is accepted)."""
-        with self._post(message, timeout=None, headers=None) as (response, error):
+        with self._post(message, timeout=None, headers=None, session=None) as (response, error):
             response.read()
         if error is not None:
             raise ProtocolViolation(
@@ -134,7 +139,7 @@ class HttpTransport:
         self._created_session = False
 
     def keep_session(self) -> None:
-        """Never DELETE the current session: it is to outlive this process."""
+        """Never DELETE the current session: it and its tasks are to outlive this process."""
         self._created_session = False
 
     def end_session(self) -> None:
@@ -246,7 +251,12 @@ class HttpTransport:
 
     @contextmanager
     def _post(
-        self, message: JsonObject, *, timeout: float | None, headers: dict[str, str] | None
+        self,
+        message: JsonObject,
+        *,
+        timeout: float | None,
+        headers: dict[str, str] | None,
+        session: str | None,
     ) -> Iterator[tuple[httpx.Response, JsonObject | None]]:
         """POST one message and yield the open response after the HTTP-level checks, with
         the JSON-RPC error object that an HTTP error status carried (else None)."""
@@ -254,7 +264,7 @@ class HttpTransport:
         body = json.dumps(message, separators=(",", ":"))
         if self._log is not None:  # no formatting on the hot path when not logging
             self._trace(f"> POST {self.target} {self._shown(headers)} {body}")
-        sent_session = self.session_id
+        sent_session = session if session is not None else self.session_id
         request = self._client.build_request(
             "POST",
             self.url,

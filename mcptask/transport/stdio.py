@@ -107,8 +107,10 @@ class StdioTransport:
         *,
         timeout: float | None = None,
         headers: dict[str, str] | None = None,
+        session: str | None = None,
     ) -> JsonObject:
-        """Write a request line and wait for the response with the same id."""
+        """Write a request line and wait for the response with the same id (stdio has no
+        sessions: `session` is ignored)."""
         request_id = message.get("id")
         with self._changed:
             self._sent_ids.add(request_id)

@@ -20,6 +20,7 @@ DOCUMENTED: dict[type[Exception], int] = {
     errors.McptaskError: 1,
     errors.UsageError: 2,
     errors.ConfigFileError: 2,
+    errors.StateError: 2,
     errors.UnreachableError: 3,
     errors.ResponseTimeout: 3,
     errors.EndpointNotFound: 3,
@@ -37,10 +38,13 @@ DOCUMENTED: dict[type[Exception], int] = {
     errors.InsufficientScope: 4,
     errors.UnsupportedError: 5,
     errors.UnsupportedVersionError: 5,
+    errors.NoTaskList: 5,
+    errors.TaskCallForbidden: 5,
     errors.TaskError: 6,
     errors.SessionGone: 6,
     errors.RpcError: 6,
     errors.TaskNotFound: 6,
+    errors.SessionTaskGone: 6,
     errors.CancelRefused: 6,
     errors.ProtocolViolation: 8,
     errors.HttpStatusError: 8,
@@ -62,6 +66,8 @@ def _instance(kind: type[Exception]) -> Exception:
         return kind(text, status=418)
     if kind is errors.TaskNotFound:
         return kind("t1", -32602, text)
+    if kind is errors.SessionTaskGone:
+        return kind("t1", text)
     if issubclass(kind, errors.RpcError):
         return kind(-32000, text)
     return kind(text)
@@ -79,7 +85,7 @@ def test_each_error_class_maps_to_its_code_and_one_clean_line(
 ) -> None:
     failure = _instance(kind)
 
-    def handshake(self: McpClient, *, join_session: str | None = None) -> None:
+    def handshake(self: McpClient, **options: object) -> None:
         raise failure
 
     monkeypatch.setattr(McpClient, "connect", handshake)
@@ -97,7 +103,7 @@ def test_each_error_class_maps_to_its_code_and_one_clean_line(
 def test_an_unexpected_exception_is_exit_1_with_a_bug_report_hint(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def handshake(self: McpClient, *, join_session: str | None = None) -> None:
+    def handshake(self: McpClient, **options: object) -> None:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(McpClient, "connect", handshake)
@@ -110,7 +116,7 @@ def test_an_unexpected_exception_is_exit_1_with_a_bug_report_hint(
 
 
 def test_mcptask_debug_lets_the_traceback_through(monkeypatch: pytest.MonkeyPatch) -> None:
-    def handshake(self: McpClient, *, join_session: str | None = None) -> None:
+    def handshake(self: McpClient, **options: object) -> None:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(McpClient, "connect", handshake)
@@ -122,7 +128,7 @@ def test_mcptask_debug_lets_the_traceback_through(monkeypatch: pytest.MonkeyPatc
 def test_ctrl_c_is_130_with_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def handshake(self: McpClient, *, join_session: str | None = None) -> None:
+    def handshake(self: McpClient, **options: object) -> None:
         os.kill(os.getpid(), signal.SIGINT)  # the handler `run` installed turns it into 130
 
     monkeypatch.setattr(McpClient, "connect", handshake)

@@ -1,4 +1,5 @@
-"""`exit_code_for`: the one function that turns a cancel or watch report into an exit code."""
+"""`exit_code_for`: the one function that turns a report (cancel, watch, result, start) into
+an exit code."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ import pytest
 from mcptask.cli.exit_codes import exit_code_for
 from mcptask.errors import AuthError, ExitCode
 from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome
+from mcptask.operations.result import ResultReport
+from mcptask.operations.start import StartReport
 from mcptask.operations.watch import WatchedTask, WatchReport
 from mcptask.protocol import Task
+from mcptask.protocol_tools import TaskOutcome
 
 
 def result(outcome: Outcome, *, named: bool = True) -> CancelResult:
@@ -88,3 +92,47 @@ def watched(status: str | None) -> WatchedTask:
 )
 def test_watch_report(report: WatchReport, code: ExitCode) -> None:
     assert exit_code_for(report) is code
+
+
+def outcome(status: str, result: object = None, error: object = None) -> TaskOutcome:
+    return TaskOutcome("t", status, result, error)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("report", "code"),
+    [
+        (ResultReport(Task(taskId="t", status="completed"), outcome("completed", {})), 0),
+        # isError decides, whichever status the era gives such a task
+        (
+            ResultReport(
+                Task(taskId="t", status="completed"), outcome("completed", {"isError": True})
+            ),
+            9,
+        ),
+        (ResultReport(Task(taskId="t", status="failed"), outcome("failed", {"isError": True})), 9),
+        (ResultReport(Task(taskId="t", status="failed"), outcome("failed", None, {"code": 1})), 10),
+        (ResultReport(Task(taskId="t", status="failed"), outcome("failed", {"_meta": {}})), 10),
+        (
+            ResultReport(
+                Task(taskId="t", status="cancelled"), outcome("cancelled", {"isError": True})
+            ),
+            11,
+        ),
+        (ResultReport(Task(taskId="t", status="working"), None), 7),
+        (ResultReport(Task(taskId="t", status="working"), None, interrupted=True), 130),
+        (StartReport("tool", Task(taskId="t", status="working"), None), 0),
+        (StartReport("tool", None, {"content": []}), 0),
+        (StartReport("tool", None, {"content": [], "isError": True}), 9),
+        (StartReport("tool", None, None, interrupted=True), 130),
+    ],
+)
+def test_result_and_start_reports(report: ResultReport | StartReport, code: int) -> None:
+    assert exit_code_for(report) == code
+
+
+def test_the_new_codes_are_the_documented_ones() -> None:
+    assert (ExitCode.RESULT_IS_ERROR, ExitCode.RESULT_FAILED, ExitCode.RESULT_CANCELLED) == (
+        9,
+        10,
+        11,
+    )

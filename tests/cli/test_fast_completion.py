@@ -16,6 +16,8 @@ from typer.testing import CliRunner
 from mcptask.cli.app import app
 from mcptask.cli.completion_table import build
 from mcptask.completion import SPEC_FILE, complete
+from mcptask.store.identity import ServerIdentity
+from mcptask.store.known import KnownTasks, Sighting
 from mcptask.store.profiles import Profile, save_profile
 
 LINES = [
@@ -56,14 +58,37 @@ LINES = [
     "mcptask nosuch ",
     "mcptask nosuch --",
     "mcptask watch --interval 1 --no-color -",
+    "mcptask get ",
+    "mcptask get t-",
+    "mcptask cancel t-a ",
+    "mcptask cancel --url http://127.0.0.1:9/b ",
+    "mcptask watch --url=http://127.0.0.1:9/a t",
+    "mcptask result ",
+    "mcptask forget --all ",
+    "mcptask start ",
+    "mcptask start long_job --",
+    "mcptask list --known --",
 ]
 
 
 @pytest.fixture(autouse=True)
-def profiles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def profiles_and_known_tasks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MCPTASK_CONFIG_DIR", str(tmp_path))
+    monkeypatch.setenv("MCPTASK_STATE_DIR", str(tmp_path / "state"))
+    for variable in ("MCPTASK_URL", "MCPTASK_SERVER"):
+        monkeypatch.delenv(variable, raising=False)
     for name in ("alpha-prod", "beta-staging", "alpha-dev"):
         save_profile(tmp_path / "profiles.toml", Profile(name=name, url="http://127.0.0.1:9/mcp"))
+    store = KnownTasks.open()
+    try:
+        for url, ids in (
+            ("http://127.0.0.1:9/a", ["t-a1", "t-a2"]),
+            ("http://127.0.0.1:9/b", ["t-b1"]),
+        ):
+            sightings = [Sighting(task_id, "working", None, None, "tasks/get") for task_id in ids]
+            store.server(ServerIdentity.for_url(url)).write(sightings)
+    finally:
+        store.close()
 
 
 def shell_environment(shell: str, line: str) -> dict[str, str]:

@@ -36,7 +36,7 @@ class Seen:
 def seen(monkeypatch: pytest.MonkeyPatch) -> Seen:
     record = Seen()
 
-    def handshake(self: McpClient, *, join_session: str | None = None) -> None:
+    def handshake(self: McpClient, **options: object) -> None:
         transport = self.transport
         record.targets.append(transport.target)
         client = transport._client  # type: ignore[attr-defined]

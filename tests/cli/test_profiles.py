@@ -189,7 +189,7 @@ def test_the_profiles_listing_never_shows_a_saved_secret(
 def test_an_invalid_profile_name_is_refused_before_connecting(
     config: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def handshake(self: McpClient, *, join_session: str | None = None) -> None:
+    def handshake(self: McpClient, **options: object) -> None:
         raise AssertionError("connected")
 
     monkeypatch.setattr(McpClient, "connect", handshake)

@@ -134,7 +134,7 @@ def test_insecure_is_warned_about() -> None:
 def _never_connect(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     attempts: list[str] = []
 
-    def handshake(self: McpClient, *, join_session: str | None = None) -> None:
+    def handshake(self: McpClient, **options: object) -> None:
         attempts.append("connect")
         raise AssertionError("the CLI connected although the invocation was refused")
 

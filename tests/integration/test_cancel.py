@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import signal
 import subprocess
 import time
@@ -318,7 +319,13 @@ def test_bulk_cancel_asks_at_a_terminal(
         [*argv[1:], "cancel", "--all-working", "--url", url],
         encoding="utf-8",
         timeout=30,
-        env={"NO_COLOR": "1", "TERM": "xterm", "PATH": "/usr/bin:/bin"},
+        # (the test session's private state directory: no HOME here to fall back on)
+        env={
+            "NO_COLOR": "1",
+            "TERM": "xterm",
+            "PATH": "/usr/bin:/bin",
+            "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
+        },
     )
     try:
         child.expect(r"Cancel these 3 tasks\?")

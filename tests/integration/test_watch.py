@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -219,7 +220,11 @@ def test_ctrl_c_in_a_terminal_restores_it(reference_server: StartServer) -> None
         encoding="utf-8",
         timeout=30,
         dimensions=(30, 120),
-        env={"TERM": "xterm-256color", "PATH": "/usr/bin:/bin"},
+        env={
+            "TERM": "xterm-256color",
+            "PATH": "/usr/bin:/bin",
+            "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
+        },
     )
     try:
         child.expect("working-002")
@@ -244,7 +249,11 @@ def test_live_table_shows_what_fits_the_terminal(reference_server: StartServer) 
         encoding="utf-8",
         timeout=30,
         dimensions=(15, 120),
-        env={"TERM": "xterm-256color", "PATH": "/usr/bin:/bin"},
+        env={
+            "TERM": "xterm-256color",
+            "PATH": "/usr/bin:/bin",
+            "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
+        },
     )
     try:
         child.expect(r"… (\d+) more")

@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from mcptask.errors import SessionExpired
 from mcptask.protocol import JsonObject
 from mcptask.transport import NotificationHandler
 
@@ -42,6 +43,25 @@ class FakeServer:
     after: dict[tuple[str, str], list[Exception]] = field(default_factory=dict)
     """(method, taskId) -> failures raised, one per request, after the server acted (the
     answer is lost)."""
+    tools: list[JsonObject] = field(default_factory=list)
+    """What tools/list lists (`tool_page_size` per page)."""
+    tool_page_size: int = 100
+    inline_tools: set[str] = field(default_factory=set)
+    """Tools whose task-augmented call the server runs at once (a CallToolResult, no task)."""
+    tool_calls: list[JsonObject] = field(default_factory=list)
+    """The params of every tools/call."""
+    results: dict[str, JsonObject] = field(default_factory=dict)
+    """What tasks/result answers per task (else an error, from `result_errors`)."""
+    result_errors: dict[str, JsonObject] = field(default_factory=dict)
+    sessions: bool = False
+    """Give each initialize a new session id and scope created tasks to it (like SDK 1.x)."""
+    owners: dict[str, str] = field(default_factory=dict)
+    ended: set[str] = field(default_factory=set)
+    """Sessions that answer 404 (SessionExpired)."""
+    request_sessions: list[str | None] = field(default_factory=list)
+    kept: list[str | None] = field(default_factory=list)
+    """The sessions keep_session was asked to keep."""
+    _counter: int = 0
 
     kind = "fake"
     target = "fake"
@@ -59,6 +79,7 @@ class FakeServer:
         *,
         timeout: float | None = None,
         headers: dict[str, str] | None = None,
+        session: str | None = None,
     ) -> JsonObject:
         method = message["method"]
         params = message.get("params") or {}
@@ -67,8 +88,12 @@ class FakeServer:
         key = (method, str(params.get("taskId")))
         if self.before.get(key):
             raise self.before[key].pop(0)
+        in_session = session if session is not None else self.session_id
+        self.request_sessions.append(in_session)
+        if in_session is not None and in_session in self.ended:
+            raise SessionExpired(in_session)
         try:
-            result = self._handle(method, params)
+            result = self._handle(method, params, in_session)
         except _Error as error:
             return {"jsonrpc": "2.0", "id": message["id"], "error": error.body}
         if self.after.get(key):
@@ -92,11 +117,11 @@ class FakeServer:
     def join_session(self, session_id: str) -> None:
         self.session_id = session_id
 
-    def keep_session(self) -> None:
-        pass
-
     def reset_session(self) -> None:
         pass
+
+    def keep_session(self) -> None:
+        self.kept.append(self.session_id)
 
     def end_session(self) -> None:
         pass
@@ -106,7 +131,7 @@ class FakeServer:
 
     # -- behaviour ------------------------------------------------------------------------------
 
-    def _handle(self, method: str, params: JsonObject) -> JsonObject:
+    def _handle(self, method: str, params: JsonObject, session: str | None) -> JsonObject:
         if method == "server/discover":
             if not self.modern:
                 raise _Error(-32601, "Method not found")
@@ -119,6 +144,9 @@ class FakeServer:
         if self.modern and "_meta" not in params:
             raise _Error(-32021, "Missing required client capability")
         if method == "initialize":
+            if self.sessions:
+                self._counter += 1
+                self.session_id = f"session-{self._counter}"
             return {
                 "protocolVersion": "2025-11-25",
                 "capabilities": self.capabilities,
@@ -132,8 +160,16 @@ class FakeServer:
             if start + self.page_size < len(ordered):
                 result["nextCursor"] = str(start + self.page_size)
             return result
+        if method == "tools/list":
+            start = int(params.get("cursor") or 0)
+            listed: JsonObject = {"tools": self.tools[start : start + self.tool_page_size]}
+            if start + self.tool_page_size < len(self.tools):
+                listed["nextCursor"] = str(start + self.tool_page_size)
+            return listed
+        if method == "tools/call":
+            return self._tools_call(params, session)
         task_id = params.get("taskId")
-        if task_id not in self.tasks:
+        if task_id not in self.tasks or self.owners.get(task_id, session) != session:
             raise _Error(-32602, f"Task not found: {task_id}")
         current = self.tasks[task_id]
         if method == "tasks/get":
@@ -154,7 +190,26 @@ class FakeServer:
                 raise _Error(-32602, f"Cannot cancel task in terminal state '{current['status']}'")
             current["status"] = "cancelled"
             return dict(current)
+        if method == "tasks/result" and not self.modern:
+            if task_id in self.result_errors:
+                error = self.result_errors[task_id]
+                raise _Error(error["code"], error["message"])
+            return self.results.get(task_id, {"content": []})
         raise _Error(-32601, "Method not found")
+
+    def _tools_call(self, params: JsonObject, session: str | None) -> JsonObject:
+        self.tool_calls.append(params)
+        name = params.get("name")
+        if name in self.inline_tools:
+            answer: JsonObject = {"content": [{"type": "text", "text": f"{name} ran"}]}
+            return {"resultType": "complete", **answer} if self.modern else answer
+        self._counter += 1
+        task_id = f"started-{self._counter}"
+        self.add(task_id, "working")
+        if self.sessions and session is not None:
+            self.owners[task_id] = session
+        created = dict(self.tasks[task_id])
+        return {"resultType": "task", **created} if self.modern else {"task": created}
 
 
 class _Error(Exception):

@@ -98,6 +98,28 @@ def test_initialize_keeps_the_session_id_and_delete_only_when_created() -> None:
     assert methods == []
 
 
+def test_a_kept_session_is_not_deleted_and_one_request_can_go_in_another() -> None:
+    seen: list[tuple[str, str | None]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        session = request.headers.get("Mcp-Session-Id")
+        seen.append((request.method, session))
+        if session == "ended":
+            return httpx.Response(404)
+        return httpx.Response(200, json=answer(request, {}), headers={"Mcp-Session-Id": "own"})
+
+    transport = transport_for(handler)
+    transport.request(request_message(1, "initialize", {}))
+    transport.request(request_message(2, "tasks/get", {}), session="recorded")
+    assert seen[-1] == ("POST", "recorded")
+    assert transport.session_id == "own"  # one request only: the current session stays
+    with pytest.raises(SessionExpired, match="ended"):
+        transport.request(request_message(3, "tasks/get", {}), session="ended")
+    transport.keep_session()
+    transport.close()
+    assert [method for method, _ in seen] == ["POST", "POST", "POST"]  # no DELETE
+
+
 def test_unauthorized_shows_the_challenge() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(401, headers={"WWW-Authenticate": 'Bearer realm="x"'})

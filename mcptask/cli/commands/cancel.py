@@ -7,10 +7,12 @@ from typing import Annotated
 
 import typer
 
+from mcptask.cli.completion import complete_task_id
 from mcptask.cli.ids import read_ids
 from mcptask.cli.options import (
     Common,
     Invocation,
+    KnownOption,
     StatusOption,
     finite,
     statuses,
@@ -23,13 +25,18 @@ from mcptask.errors import ExitCode, UsageError
 def cancel(
     task_ids: Annotated[
         list[str] | None,
-        typer.Argument(metavar="[ID]...", help="Task ids to cancel; '-' reads ids from stdin."),
+        typer.Argument(
+            metavar="[ID]...",
+            help="Task ids to cancel; '-' reads ids from stdin.",
+            autocompletion=complete_task_id,
+        ),
     ] = None,
     all_working: Annotated[
         bool,
         typer.Option("--all-working", help="Cancel every working and input_required task."),
     ] = False,
     status: StatusOption = None,
+    known: KnownOption = False,
     from_file: Annotated[
         str | None,
         typer.Option("--from-file", help="Read ids from FILE ('-' = stdin), one per line."),
@@ -60,6 +67,8 @@ def cancel(
     wanted = statuses(status)
     if wanted is not None and not all_working:
         raise UsageError("--status narrows --all-working; give --all-working too")
+    if known and not all_working:
+        raise UsageError("--known selects with --all-working; give --all-working too")
     named = read_ids(task_ids or [], from_file)
     if not named and not all_working:
         raise UsageError(
@@ -67,8 +76,15 @@ def cancel(
         )
     invocation = Invocation(common)
     view = CancelView(invocation.screen)
-    with invocation.client(needs_list=all_working) as client:
-        selection = select_targets(client, named, all_working=all_working, statuses=wanted)
+    recorded = invocation.record.known_ids() if known else None
+    rejoin = [*named, *(recorded or [])]
+    with invocation.client(needs_list=all_working and not known, rejoin=rejoin) as client:
+        with invocation.record.hinting():
+            selection = select_targets(
+                client, named, all_working=all_working, statuses=wanted, known=recorded
+            )
+        view.gone(selection.gone)
+        view.unrefreshed(selection.unrefreshed)
         if dry_run:
             view.dry_run(selection)
             return

@@ -6,12 +6,15 @@ from typing import Annotated
 
 import typer
 
+from mcptask.cli.completion import complete_task_id
 from mcptask.cli.options import Common, Invocation, with_server_options
 
 
 @with_server_options
 def get(
-    task_id: Annotated[str, typer.Argument(metavar="ID", help="The task id.")],
+    task_id: Annotated[
+        str, typer.Argument(metavar="ID", help="The task id.", autocompletion=complete_task_id)
+    ],
     *,
     common: Common,
 ) -> None:
@@ -20,6 +23,6 @@ def get(
 
     invocation = Invocation(common)
     view = GetView(invocation.screen)
-    with invocation.client() as client:
+    with invocation.client(rejoin=[task_id]) as client:
         task = client.get_task(task_id)
     view.show(task)

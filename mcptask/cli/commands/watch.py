@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from mcptask.cli.completion import complete_task_id
 from mcptask.cli.options import (
     Common,
     Invocation,
+    KnownOption,
     StatusOption,
     finite,
     statuses,
@@ -17,14 +19,24 @@ from mcptask.cli.options import (
 )
 from mcptask.errors import UsageError
 
+if TYPE_CHECKING:
+    from mcptask.client.session import McpClient
+    from mcptask.operations.watch import WatchOptions, WatchReport
+    from mcptask.output.views.watch import WatchView
+
 
 @with_server_options
 def watch(
     task_ids: Annotated[
         list[str] | None,
-        typer.Argument(metavar="[ID]...", help="Tasks to watch (default: the listed ones)."),
+        typer.Argument(
+            metavar="[ID]...",
+            help="Tasks to watch (default: the listed ones).",
+            autocompletion=complete_task_id,
+        ),
     ] = None,
     status: StatusOption = None,
+    known: KnownOption = False,
     interval: Annotated[
         float | None,
         typer.Option("--interval", min=0.0, help="Seconds between polls (default: the server's)."),
@@ -47,8 +59,8 @@ def watch(
 ) -> None:
     """Follow tasks live until they settle (completed, failed or cancelled)."""
     from mcptask.cli.exit_codes import exit_code_for
-    from mcptask.cli.signals import StopSignal
-    from mcptask.operations.watch import Watch, WatchOptions
+    from mcptask.operations.known import refresh_known
+    from mcptask.operations.watch import WatchOptions
     from mcptask.output.views.watch import WatchView
 
     for name, value in (("--interval", interval), ("--wait-timeout", watch_timeout)):
@@ -56,6 +68,8 @@ def watch(
     wanted = statuses(status)
     if wanted is not None and task_ids:
         raise UsageError("--status narrows the listed tasks; it does not apply to given ids")
+    if known and task_ids:
+        raise UsageError("--known watches the recorded tasks; give either ids or --known")
     invocation = Invocation(common, default_output="table")
     view = WatchView(invocation.screen)
     options = WatchOptions(
@@ -66,20 +80,48 @@ def watch(
         timeout=watch_timeout,
         exit_status=exit_status,
     )
-    with invocation.client(needs_list=not options.task_ids, patient=True) as client:
-        stop = StopSignal(on_stop=lambda: watcher.wake())
-        # Waiting between retries ends at once when the user asks to stop.
-        client.retry = replace(client.retry, sleep=stop.event.wait, stopped=lambda: stop.stopped)
-        watcher = Watch(
-            client,
-            options,
-            stop=stop.event,
-            on_change=view.change,
-            on_round=lambda: view.redraw(watcher),
-            on_problem=view.problem,
-        )
-        with stop, view.following(watcher):
-            report = watcher.run()
+    recorded = invocation.record.known_ids() if known else None
+    rejoin = recorded if recorded is not None else options.task_ids
+    needs_list = not options.task_ids and not known
+    with invocation.client(needs_list=needs_list, patient=True, rejoin=rejoin) as client:
+        if recorded is not None:
+            refreshed = refresh_known(client, recorded)
+            ids = [task.taskId for task in refreshed.select(wanted)]
+            options = replace(options, task_ids=ids, statuses=None)
+            view.gone(refreshed.gone)
+            view.unrefreshed(refreshed.errors)
+            if not ids:
+                view.show(_nothing_to_watch(options))
+                raise typer.Exit(0)
+        with invocation.record.hinting():
+            report = follow(client, view, options)
+    raise typer.Exit(int(exit_code_for(report)))
+
+
+def follow(client: McpClient, view: WatchView, options: WatchOptions) -> WatchReport:
+    """Watch until settled (or Ctrl-C), show the end as `view` does; returns the report."""
+    from mcptask.cli.signals import StopSignal
+    from mcptask.operations.watch import Watch
+
+    stop = StopSignal(on_stop=lambda: watcher.wake())
+    # Waiting between retries ends at once when the user asks to stop.
+    client.retry = replace(client.retry, sleep=stop.event.wait, stopped=lambda: stop.stopped)
+    watcher = Watch(
+        client,
+        options,
+        stop=stop.event,
+        on_change=view.change,
+        on_round=lambda: view.redraw(watcher),
+        on_problem=view.problem,
+    )
+    with stop, view.following(watcher):
+        report = watcher.run()
     report = replace(report, interrupted=stop.stopped)
     view.show(report)
-    raise typer.Exit(int(exit_code_for(report)))
+    return report
+
+
+def _nothing_to_watch(options: WatchOptions) -> WatchReport:
+    from mcptask.operations.watch import WatchReport
+
+    return WatchReport([], interrupted=False, timed_out=False, exit_status=options.exit_status)

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import ClassVar, Generic, TypeVar
 
 from mcptask.errors import UsageError
+from mcptask.output.sanitize import clean
 from mcptask.output.screen import OUTPUT_FORMATS, OutputFormat, Screen
 
 Shown = TypeVar("Shown")
@@ -65,3 +66,18 @@ class View(Generic[Shown]):
         """`-o jsonl`: one compact JSON object per line."""
         for line in self.lines(shown):
             self.screen.json_line(line)
+
+    def unrefreshed(self, errors: dict[str, str]) -> None:
+        """`--known`: recorded tasks whose tasks/get failed otherwise (kept recorded)."""
+        for task_id, message in errors.items():
+            self.screen.warn(f"{task_id}: could not be refreshed: server error: {message}")
+
+    def gone(self, task_ids: list[str]) -> None:
+        """`--known`: recorded tasks the server no longer knows, now forgotten (stderr)."""
+        if task_ids:
+            count = len(task_ids)
+            self.screen.warn(
+                f"{count} recorded task{'s' if count != 1 else ''} no longer known to the server "
+                "(expired, purged, or their session ended), now forgotten: "
+                + ", ".join(clean(task_id) for task_id in task_ids)
+            )

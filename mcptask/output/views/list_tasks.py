@@ -18,6 +18,8 @@ class Listing:
     transport: str
     filtered: bool
     joined: bool
+    gone: list[str] | None = None
+    """With `--known`: recorded ids the server no longer knows (now forgotten); None without."""
 
 
 class ListView(View[Listing]):
@@ -28,6 +30,7 @@ class ListView(View[Listing]):
     def show(self, shown: Listing) -> None:
         """Print the tasks, then the likely reasons when there were none."""
         super().show(shown)
+        self.gone(shown.gone or [])
         if not shown.tasks:
             self.screen.warn(_empty_list_reasons(shown))
 
@@ -40,7 +43,7 @@ class ListView(View[Listing]):
 
     def document(self, shown: Listing) -> JsonObject:
         """The `list -o json` document."""
-        return documents.list_document(shown.tasks)
+        return documents.list_document(shown.tasks, shown.gone)
 
     def lines(self, shown: Listing) -> Iterable[JsonObject]:
         """One task per line."""
@@ -54,6 +57,13 @@ class ListView(View[Listing]):
 def _empty_list_reasons(listing: Listing) -> str:
     if listing.filtered:
         return "no tasks with that status"
+    if listing.gone is not None:
+        return (
+            "no recorded task of this server is left"
+            if listing.gone
+            else "no task of this server is recorded here (mcptask start records the tasks "
+            "it starts; get, list, cancel and watch record the tasks they see)"
+        )
     if listing.transport == "stdio":
         return (
             "no tasks: this server was started by mcptask just now over stdio, so its task "
@@ -63,6 +73,7 @@ def _empty_list_reasons(listing: Listing) -> str:
     if not listing.joined:
         reasons = (
             "the server keeps tasks per session and this is a new one (join the session "
-            "that made them with --session-id), " + reasons
+            "that made them with --session-id, or use --known for the tasks recorded here), "
+            + reasons
         )
     return f"no tasks; likely reasons: {reasons}"

@@ -6,12 +6,12 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from mcptask.operations.watch import GONE, Change, Watch, WatchReport
 from mcptask.output import documents
 from mcptask.output.sanitize import clean
-from mcptask.output.screen import Screen
+from mcptask.output.screen import OutputFormat, Screen
 from mcptask.output.views.base import View
 from mcptask.protocol import JsonObject
 
@@ -25,7 +25,7 @@ class WatchView(View[WatchReport]):
     final state of every task once the watch ends."""
 
     command = "watch"
-    formats = ("table", "jsonl", "json")
+    formats: ClassVar[tuple[OutputFormat, ...]] = ("table", "jsonl", "json")
 
     def __init__(self, screen: Screen) -> None:
         super().__init__(screen)

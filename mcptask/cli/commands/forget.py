@@ -1,0 +1,66 @@
+"""`mcptask forget`: drop entries from the local record of known tasks (no network)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from mcptask.cli.completion import complete_task_id
+from mcptask.cli.options import Common, with_server_options
+from mcptask.errors import UsageError
+
+
+@with_server_options
+def forget(
+    task_ids: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[ID]...", help="Task ids to forget.", autocompletion=complete_task_id
+        ),
+    ] = None,
+    all_tasks: Annotated[
+        bool, typer.Option("--all", help="Forget every recorded task (of this server).")
+    ] = False,
+    *,
+    common: Common,
+) -> None:
+    """Forget recorded tasks (this server's, else every server's); sends nothing.
+
+    The server is the one given with --url/--server or the environment.
+    """
+    import os
+
+    from mcptask.cli.options import color_wanted
+    from mcptask.cli.record import identity_of
+    from mcptask.cli.settings import ENV_SERVER, ENV_URL
+    from mcptask.errors import StateError
+    from mcptask.output.screen import Screen
+    from mcptask.output.views.forget import ForgetView, Forgotten
+    from mcptask.store.known import KnownTasks, StoreFailure
+
+    ids = list(dict.fromkeys(task_ids or []))
+    if bool(ids) == all_tasks:
+        raise UsageError("give task ids to forget, or --all (not both)")
+    try:
+        screen = Screen(common.output, color=color_wanted(common.no_color))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    view = ForgetView(screen)
+    url = common.url or (None if common.server else os.environ.get(ENV_URL))
+    command = common.server or (None if url else os.environ.get(ENV_SERVER))
+    identity = identity_of(url, command) if url or command else None
+    try:
+        store = KnownTasks.open()
+        try:
+            if identity is None:
+                gone = store.forget_everywhere(None if all_tasks else ids)
+            else:
+                record = store.server(identity)
+                gone = record.forget_all() if all_tasks else record.forget(ids)
+        finally:
+            store.close()
+    except StoreFailure as exc:
+        raise StateError(str(exc)) from None
+    unknown = [task_id for task_id in ids if task_id not in gone]
+    view.show(Forgotten(gone, unknown, identity.label if identity is not None else None))

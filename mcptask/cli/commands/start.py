@@ -1,0 +1,84 @@
+"""`mcptask start`: a task-augmented tools/call; prints and records the task, `--watch`
+follows it."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from mcptask.cli.options import Common, Invocation, finite, with_server_options
+from mcptask.errors import ExitCode, UsageError
+
+
+@with_server_options
+def start(
+    tool: Annotated[str, typer.Argument(metavar="TOOL", help="The tool to call as a task.")],
+    items: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="KEY=VALUE|KEY:=JSON",
+            help="Tool arguments: KEY=VALUE is a string, KEY:=JSON any JSON value.",
+        ),
+    ] = None,
+    args: Annotated[
+        str | None,
+        typer.Option(
+            "--args",
+            help="All arguments as one JSON object, or @FILE (@- for stdin); KEY items add to it.",
+        ),
+    ] = None,
+    ttl: Annotated[
+        float | None,
+        typer.Option(
+            "--ttl",
+            help="Ask the server to keep the task this many seconds (2025-11-25; "
+            "2026-07-28 servers decide for themselves).",
+        ),
+    ] = None,
+    watch: Annotated[
+        bool, typer.Option("--watch", help="Then follow the task as mcptask watch does.")
+    ] = False,
+    exit_status: Annotated[
+        bool,
+        typer.Option("--exit-status", help="With --watch: exit 7 unless the task completed."),
+    ] = False,
+    *,
+    common: Common,
+) -> None:
+    """Start a task: call TOOL as a task, print and record it; --watch follows it.
+
+    The arguments are checked against the tool's inputSchema before anything is sent.
+    """
+    from mcptask.cli.arguments import tool_arguments
+    from mcptask.cli.commands.watch import follow
+    from mcptask.cli.exit_codes import exit_code_for
+    from mcptask.cli.signals import StopSignal
+    from mcptask.operations.start import StartRequest, start_task
+    from mcptask.operations.watch import WatchOptions
+    from mcptask.output.views.start import StartView
+
+    finite("--ttl", ttl)
+    if ttl is not None and ttl <= 0:
+        raise UsageError("--ttl takes a positive number of seconds")
+    if exit_status and not watch:
+        raise UsageError("--exit-status applies to --watch; give --watch too")
+    request = StartRequest(
+        tool, tool_arguments(items or [], args), None if ttl is None else max(1, round(ttl * 1000))
+    )
+    # Like watch: lines of changes by default, also without a terminal.
+    invocation = Invocation(common, default_output="table" if watch else None)
+    view = StartView(invocation.screen, watching=watch)
+    with invocation.client() as client:
+        # A Ctrl-C now lets the call in flight finish: a task it creates is recorded and
+        # printed, never lost. The call itself is not sent once a stop was asked for.
+        with StopSignal() as stop:
+            report = start_task(client, request, stop=lambda: stop.stopped)
+        view.show(report)
+        if stop.stopped:
+            raise typer.Exit(int(ExitCode.INTERRUPTED))
+        if not watch or report.task is None:
+            raise typer.Exit(int(exit_code_for(report)))
+        options = WatchOptions(task_ids=[report.task.taskId], exit_status=exit_status)
+        watched = follow(client, view.watch_view(), options)
+    raise typer.Exit(int(exit_code_for(watched)))

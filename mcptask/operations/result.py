@@ -1,0 +1,67 @@
+"""Read a finished task's outcome, waiting (bounded) for it to finish first.
+
+2025-11-25's `tasks/result` blocks until the task is terminal, so it is only sent once
+`tasks/get` shows a terminal status; 2026-07-28 inlines the outcome in `tasks/get`. The era
+decides which (`McpClient.task_outcome`). Pure: it returns a report and never prints.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mcptask.client.session import McpClient
+from mcptask.errors import RpcError
+from mcptask.operations.polling import PollLoop, poll_delay
+from mcptask.protocol import Task, is_terminal
+from mcptask.protocol_tools import TaskOutcome
+
+DEFAULT_WAIT_SECONDS = 30.0
+
+
+@dataclass(frozen=True)
+class ResultReport:
+    """The task as last seen, and its outcome once it finished (None if it did not in time)."""
+
+    task: Task
+    outcome: TaskOutcome | None
+    interrupted: bool = False
+
+    @property
+    def kind(self) -> str:
+        """`completed`, `tool-error`, `failed`, `cancelled`, or `pending` (not finished)."""
+        return self.outcome.kind if self.outcome is not None else "pending"
+
+
+def fetch_result(
+    client: McpClient,
+    task_id: str,
+    *,
+    wait_timeout: float = DEFAULT_WAIT_SECONDS,
+    sleep: Callable[[float], object] = time.sleep,
+    stop: Callable[[], bool] = lambda: False,
+) -> ResultReport:
+    """`tasks/get` until the task is terminal (at most `wait_timeout` seconds), then its
+    outcome. TaskNotFound propagates: there is no result of a task the server does not know."""
+    latest = client.get_task(task_id)
+    if not is_terminal(latest.status):
+        seen: list[Task] = [latest]
+
+        def observe(_: str, answer: Task | RpcError) -> None:
+            if isinstance(answer, RpcError):
+                raise answer
+            seen.append(answer)
+
+        PollLoop(
+            fetch=client.get_task,
+            pending=lambda: [] if is_terminal(seen[-1].status) else [task_id],
+            observe=observe,
+            delay=lambda: poll_delay([seen[-1]]),
+            wait=sleep,
+            stop=stop,
+        ).run(deadline=time.monotonic() + wait_timeout)
+        latest = seen[-1]
+    if not is_terminal(latest.status):
+        return ResultReport(latest, None, interrupted=stop())
+    return ResultReport(latest, client.task_outcome(latest))

@@ -1,0 +1,116 @@
+"""Start a task: the gate, the tool's schema, then a task-augmented `tools/call`.
+
+Pure: it returns a report and never prints. The client records the task it creates (through
+the observer the command line gave it) before this returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from mcptask.client.session import McpClient
+from mcptask.errors import UsageError
+from mcptask.protocol import JsonObject, Task
+from mcptask.protocol_tools import ToolInfo
+
+MAX_TOOLS_NAMED = 20
+"""How many tool names an unknown-tool message lists."""
+
+
+@dataclass(frozen=True)
+class StartRequest:
+    """What to start: the tool, its arguments, and the ttl to ask for (milliseconds)."""
+
+    tool: str
+    arguments: JsonObject
+    ttl_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class StartReport:
+    """What the server did with the call.
+
+    `task` when it made a task; else `result`, the CallToolResult of a call it ran at once.
+    """
+
+    tool: str
+    task: Task | None
+    result: JsonObject | None
+    session_id: str | None = None
+    """The session kept open for the task (2025-11-25 over HTTP), which later commands rejoin."""
+    notes: list[str] = field(default_factory=list)
+    """Things the user should know (an unsent ttl, arguments that could not be checked)."""
+    interrupted: bool = False
+    """A stop was asked for before the call was sent: nothing was started."""
+
+
+def start_task(
+    client: McpClient, request: StartRequest, *, stop: Callable[[], bool] = lambda: False
+) -> StartReport:
+    """The gate (task-augmented tool calls, the tool's task support), the arguments checked
+    against the tool's `inputSchema`, then the call. Nothing is sent before all checks pass,
+    nor once `stop` says so; a call in flight is always finished (its task is not lost)."""
+    client.require("tool_calls")
+    tool = find_tool(client, request.tool)
+    client.era.check_tool(tool)
+    notes = check_arguments(tool, request.arguments)
+    if request.ttl_ms is not None and client.era.ttl_note:
+        notes.append(client.era.ttl_note)
+    if stop():
+        return StartReport(tool.name, None, None, notes=notes, interrupted=True)
+    answer = client.call_tool_as_task(tool.name, request.arguments, ttl_ms=request.ttl_ms)
+    return StartReport(
+        tool=tool.name,
+        task=answer.task,
+        result=answer.result,
+        session_id=client.kept_session,
+        notes=notes,
+    )
+
+
+def find_tool(client: McpClient, name: str) -> ToolInfo:
+    """The tool called `name` in `tools/list` (every page), or a usage error naming the tools."""
+    names: list[str] = []
+    for tool in client.iter_tools():
+        if tool.name == name:
+            return tool
+        names.append(tool.name)
+    shown = ", ".join(names[:MAX_TOOLS_NAMED]) + (", ..." if len(names) > MAX_TOOLS_NAMED else "")
+    raise UsageError(
+        f"the server has no tool {name!r} (its tools: {shown or 'none'}); nothing was sent"
+    )
+
+
+def check_arguments(tool: ToolInfo, arguments: JsonObject) -> list[str]:
+    """Validate `arguments` against the tool's `inputSchema` (JSON Schema; 2020-12 unless the
+    schema says otherwise). A mismatch is a UsageError; a schema that cannot be used is a
+    note, and the server then judges the arguments itself."""
+    # Imported here: jsonschema is needed by `start` alone.
+    import jsonschema
+    from jsonschema import validators
+    from referencing.exceptions import Unresolvable
+
+    schema = tool.input_schema
+    if schema is None:
+        return [f"tool {tool.name!r} has no inputSchema: its arguments were not checked"]
+    validator_class = validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        validator_class.check_schema(schema)
+        validator = validator_class(schema)
+        errors = list(validator.iter_errors(arguments))
+    except (jsonschema.SchemaError, Unresolvable) as exc:
+        reason = getattr(exc, "message", None) or str(exc)
+        return [
+            f"the inputSchema of tool {tool.name!r} cannot be used ({reason}): its arguments "
+            "were not checked"
+        ]
+    best = jsonschema.exceptions.best_match(errors)
+    if best is None:
+        return []
+    where = "/".join(str(part) for part in best.absolute_path) or "(the arguments)"
+    more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+    raise UsageError(
+        f"the arguments do not match the inputSchema of tool {tool.name!r}: {where}: "
+        f"{best.message}{more}; nothing was sent"
+    )

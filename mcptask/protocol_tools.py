@@ -1,0 +1,105 @@
+"""Wire models of tool calls: `tools/list` entries, the answer to a task-augmented
+`tools/call`, and how a finished task ended (its tool result or its error).
+
+Kept beside `protocol.py` (the tasks vocabulary) and read the same way: tolerant reading,
+values kept exactly as the server sent them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mcptask.errors import ProtocolViolation
+from mcptask.protocol import CANCELLED, FAILED, JsonObject, Task
+
+TASK_SUPPORT_FORBIDDEN = "forbidden"
+TASK_SUPPORT_OPTIONAL = "optional"
+TASK_SUPPORT_REQUIRED = "required"
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """One tool as `tools/list` describes it: what `start` needs to gate and validate a call."""
+
+    name: str
+    input_schema: JsonObject | None
+    task_support: str | None
+    """`execution.taskSupport` as sent (`forbidden`, `optional`, `required`), None when absent."""
+
+    @classmethod
+    def from_wire(cls, value: object) -> ToolInfo:
+        """Read one entry of `tools/list`, tolerating a missing schema or execution block."""
+        if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+            raise ProtocolViolation("the server's tools/list has a tool without a name")
+        schema = value.get("inputSchema")
+        execution = value.get("execution")
+        support = execution.get("taskSupport") if isinstance(execution, dict) else None
+        return cls(
+            name=value["name"],
+            input_schema=schema if isinstance(schema, dict) else None,
+            task_support=support if isinstance(support, str) else None,
+        )
+
+
+@dataclass(frozen=True)
+class ToolPage:
+    """One page of `tools/list`."""
+
+    tools: list[ToolInfo]
+    next_cursor: str | None
+
+    @classmethod
+    def from_result(cls, result: object) -> ToolPage:
+        """Read a `tools/list` result, rejecting shapes that are not a list of tools."""
+        if not isinstance(result, dict) or not isinstance(result.get("tools"), list):
+            raise ProtocolViolation("the server's answer to tools/list has no list of tools")
+        cursor = result.get("nextCursor")
+        if cursor is not None and not isinstance(cursor, str):
+            raise ProtocolViolation("the server's tools/list nextCursor is not a string")
+        return cls([ToolInfo.from_wire(tool) for tool in result["tools"]], cursor or None)
+
+
+@dataclass(frozen=True)
+class ToolCallAnswer:
+    """What a task-augmented `tools/call` came back with, in one shape for both eras.
+
+    `task` when the server made a task of the call; otherwise `result`, the CallToolResult of
+    a call the server ran at once (it may do so: the task is its offer, not our demand).
+    """
+
+    task: Task | None
+    result: JsonObject | None
+
+
+@dataclass(frozen=True)
+class TaskOutcome:
+    """How a finished task ended: its tool result, or the error its request ended in.
+
+    `result` and `error` are exactly as the server sent them (a CallToolResult; a JSON-RPC
+    error object), or None when the server gave none.
+    """
+
+    task_id: str
+    status: str
+    result: JsonObject | None
+    error: JsonObject | None
+
+    @property
+    def is_tool_error(self) -> bool:
+        """True when the tool result says `isError: true` (the tool itself reported failure).
+
+        2025-11-25 ends such a task `failed`, 2026-07-28 `completed`: the result tells alike.
+        """
+        return self.result is not None and self.result.get("isError") is True
+
+    @property
+    def kind(self) -> str:
+        """`completed`, `tool-error`, `failed` or `cancelled`: what the README's exit codes
+        distinguish, the same in both eras."""
+        if self.status == CANCELLED:
+            return "cancelled"
+        if self.is_tool_error:
+            return "tool-error"
+        if self.status == FAILED or self.error is not None:
+            return "failed"
+        return "completed"

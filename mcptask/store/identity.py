@@ -1,0 +1,60 @@
+"""Which server a recorded task belongs to.
+
+A URL is reduced to its canonical form: scheme and host lowercased, the default port dropped,
+no user info, query or fragment (which may carry credentials, and do not name another server).
+A stdio server is named by its command line; the record keeps a digest of the exact command
+(its arguments may hold credentials) and a redacted form for people to read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@dataclass(frozen=True)
+class ServerIdentity:
+    """The key a server's tasks are recorded under, and how to show it."""
+
+    key: str
+    label: str
+    profile: str = ""
+    """The profile the server was reached through ('' for none): part of the identity, since
+    a profile may carry other credentials, which may see other tasks."""
+
+    @classmethod
+    def for_url(cls, url: str, profile: str = "") -> ServerIdentity:
+        """A Streamable HTTP server, by its canonical URL."""
+        canonical = canonical_url(url)
+        return cls(canonical, canonical, profile)
+
+    @classmethod
+    def for_command(cls, command: str, label: str = "", profile: str = "") -> ServerIdentity:
+        """A stdio server, by its command line (`label`: the redacted form to show)."""
+        return cls(command_key(command), label or "stdio server", profile)
+
+
+def canonical_url(url: str) -> str:
+    """`url` in canonical form (ValueError for one that cannot be read)."""
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    port = parts.port  # raises ValueError for a bad port
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host if port is None or _DEFAULT_PORTS.get(scheme) == port else f"{host}:{port}"
+    return urlunsplit((scheme, netloc, parts.path or "/", "", ""))
+
+
+def command_key(command: str) -> str:
+    """The key of a stdio server: a digest of its command line as the shell would split it."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        argv = [command]
+    digest = hashlib.sha256(shlex.join(argv).encode("utf-8")).hexdigest()
+    return f"stdio:{digest[:32]}"

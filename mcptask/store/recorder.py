@@ -1,0 +1,87 @@
+"""Feed the record of known tasks from what the client meets (`client.observe.TaskObserver`).
+
+Writes are batched: a task that a `tools/call` created is written at once (before `start`
+prints anything, so that its id cannot be lost), others at most a second later or when the
+command ends. A task whose status and session did not change since this process last wrote it
+is not written again. A failing record never fails the command: the first failure is reported
+once, and recording stops.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from mcptask.store.known import ServerRecord, Sighting, StoreFailure
+
+if TYPE_CHECKING:
+    from mcptask.protocol import Task
+
+FLUSH_SECONDS = 1.0
+FLUSH_BATCH = 500
+
+
+class Recorder:
+    """A `TaskObserver` that writes to one server's record."""
+
+    def __init__(
+        self,
+        record: ServerRecord,
+        *,
+        on_failure: Callable[[str], None],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.record = record
+        self._on_failure = on_failure
+        self._clock = clock
+        self._pending: dict[str, Sighting] = {}
+        self._gone: set[str] = set()
+        self._detached: set[str] = set()
+        self._written: dict[str, tuple[str, str | None, int | None]] = {}
+        self._last_flush = clock()
+        self._failed = False
+
+    def seen(self, task: Task, *, via: str, session_id: str | None, tool: str | None) -> None:
+        """Queue the task's status, ttl and session; write now if a tools/call created it."""
+        state = (task.status, session_id, task.ttl_milliseconds)
+        if self._written.get(task.taskId) == state and task.taskId not in self._gone:
+            self._maybe_flush()  # what earlier sightings queued is still written in time
+            return
+        self._gone.discard(task.taskId)
+        self._pending[task.taskId] = Sighting(
+            task.taskId, task.status, task.ttl_milliseconds, session_id, via, tool
+        )
+        self._written[task.taskId] = state
+        self._maybe_flush(now=via == "tools/call")
+
+    def gone(self, task_id: str) -> None:
+        """Queue forgetting a task the server no longer knows."""
+        self._pending.pop(task_id, None)
+        self._written.pop(task_id, None)
+        self._gone.add(task_id)
+        self._maybe_flush()
+
+    def detached(self, task_id: str) -> None:
+        """Queue unbinding a task from its ended session (it is visible without it)."""
+        self._detached.add(task_id)
+        self._written.pop(task_id, None)
+        self._maybe_flush()
+
+    def flush(self) -> None:
+        """Write everything queued, in one transaction."""
+        self._last_flush = self._clock()
+        if self._failed or not (self._pending or self._gone or self._detached):
+            return
+        sightings, gone, detached = list(self._pending.values()), self._gone, self._detached
+        self._pending, self._gone, self._detached = {}, set(), set()
+        try:
+            self.record.write(sightings, gone=gone, detached=detached)
+        except StoreFailure as exc:
+            self._failed = True
+            self._on_failure(f"tasks are not being recorded: {exc}")
+
+    def _maybe_flush(self, *, now: bool = False) -> None:
+        due = self._clock() - self._last_flush >= FLUSH_SECONDS
+        if now or due or len(self._pending) >= FLUSH_BATCH:
+            self.flush()

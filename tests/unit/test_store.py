@@ -1,0 +1,324 @@
+"""The record of known tasks: identity, file permissions, what a write keeps, pruning,
+concurrent processes, completion reads, and the recorder that feeds it."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from mcptask.protocol import Task
+from mcptask.store.identity import ServerIdentity, canonical_url, command_key
+from mcptask.store.known import (
+    FILE_NAME,
+    RETENTION_SECONDS,
+    STALE_SECONDS,
+    KnownTasks,
+    Sighting,
+    StoreFailure,
+    complete_task_ids,
+)
+from mcptask.store.paths import state_dir
+from mcptask.store.recorder import Recorder
+
+SERVER = ServerIdentity.for_url("http://127.0.0.1:8765/mcp")
+OTHER = ServerIdentity.for_url("http://127.0.0.1:9999/mcp")
+
+
+class Clock:
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def open_store(directory: Path, clock: Clock | None = None) -> KnownTasks:
+    return KnownTasks(directory / FILE_NAME, now=clock or Clock())
+
+
+def seen(task_id: str, status: str = "working", **fields: object) -> Sighting:
+    return Sighting(
+        task_id,
+        status,
+        fields.get("ttl_ms"),  # type: ignore[arg-type]
+        fields.get("session_id"),  # type: ignore[arg-type]
+        str(fields.get("via", "tasks/get")),
+        fields.get("tool"),  # type: ignore[arg-type]
+    )
+
+
+# -- identity and location ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "canonical"),
+    [
+        ("HTTP://User:Secret@LocalHost:80/mcp?token=x#frag", "http://localhost/mcp"),
+        ("https://Example.COM:443/mcp", "https://example.com/mcp"),
+        ("https://example.com:8443/mcp/", "https://example.com:8443/mcp/"),
+        ("http://[::1]:8765/mcp", "http://[::1]:8765/mcp"),
+        ("http://example.com", "http://example.com/"),
+    ],
+)
+def test_canonical_url(url: str, canonical: str) -> None:
+    assert canonical_url(url) == canonical
+
+
+def test_a_stdio_server_is_its_command_line_but_not_stored_in_clear() -> None:
+    key = command_key("mcptask reference-server --stdio --token s3cret")
+    assert key == command_key("mcptask  'reference-server'  --stdio --token \"s3cret\"")
+    assert key != command_key("mcptask reference-server --stdio --token other")
+    assert "s3cret" not in key
+    assert key.startswith("stdio:")
+
+
+def test_state_dir_resolution(tmp_path: Path) -> None:
+    assert state_dir({"MCPTASK_STATE_DIR": str(tmp_path), "XDG_STATE_HOME": "/x"}) == tmp_path
+    assert state_dir({"XDG_STATE_HOME": "/xdg"}) == Path("/xdg/mcptask")
+    # a relative XDG_STATE_HOME is ignored, as the XDG specification asks
+    home = {"XDG_STATE_HOME": "rel", "HOME": "/home/u"}
+    assert state_dir(home) == Path("/home/u/.local/state/mcptask")
+
+
+def test_directory_is_0700_and_files_are_0600(tmp_path: Path) -> None:
+    directory = tmp_path / "state" / "mcptask"
+    old_umask = os.umask(0o022)
+    try:
+        store = open_store(directory)
+        store.server(SERVER).write([seen("a")])
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+    files = sorted(directory.iterdir())
+    assert {path.name for path in files} >= {FILE_NAME, f"{FILE_NAME}-wal"}
+    for path in files:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    store.close()
+
+
+def test_an_existing_file_readable_by_others_is_made_private(tmp_path: Path) -> None:
+    open_store(tmp_path).close()
+    (tmp_path / FILE_NAME).chmod(0o644)
+    open_store(tmp_path).close()
+    assert stat.S_IMODE((tmp_path / FILE_NAME).stat().st_mode) == 0o600
+
+
+def test_an_unusable_state_dir_is_a_store_failure(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a directory")
+    with pytest.raises(StoreFailure, match="cannot use the record"):
+        KnownTasks.open({"MCPTASK_STATE_DIR": str(tmp_path / "file")})
+
+
+# -- what a write keeps ------------------------------------------------------------------------
+
+
+def test_sightings_are_kept_per_server(tmp_path: Path) -> None:
+    store = open_store(tmp_path)
+    store.server(SERVER).write([seen("a", tool="long_job", via="tools/call"), seen("b")])
+    store.server(OTHER).write([seen("c")])
+    assert [task.task_id for task in store.server(SERVER).tasks()] == ["a", "b"]
+    assert [task.task_id for task in store.server(OTHER).tasks()] == ["c"]
+    first = store.server(SERVER).tasks()[0]
+    assert (first.via, first.tool) == ("tools/call", "long_job")
+    # the same URL under another profile is another record
+    profiled = ServerIdentity(SERVER.key, SERVER.label, profile="prod")
+    assert store.server(profiled).tasks() == []
+
+
+def test_a_session_is_kept_until_detached_and_gone_forgets(tmp_path: Path) -> None:
+    record = open_store(tmp_path).server(SERVER)
+    record.write([seen("a", session_id="s1"), seen("b")])
+    # seen again without a durable session: the recorded one stays
+    record.write([seen("a", status="completed")])
+    assert record.sessions() == {"a": "s1"}
+    assert {t.task_id: t.status for t in record.tasks()} == {"a": "completed", "b": "working"}
+    record.write([], detached=["a"])
+    assert record.sessions() == {}
+    record.write([], gone=["b"])
+    assert [task.task_id for task in record.tasks()] == ["a"]
+
+
+def test_forget_and_forget_everywhere(tmp_path: Path) -> None:
+    store = open_store(tmp_path)
+    store.server(SERVER).write([seen("a"), seen("b")])
+    store.server(OTHER).write([seen("a"), seen("c")])
+    assert store.server(SERVER).forget(["a", "zzz"]) == ["a"]
+    assert [task.task_id for task in store.server(OTHER).tasks()] == ["a", "c"]
+    assert store.forget_everywhere(["a"]) == ["a"]
+    assert store.forget_everywhere(None) == ["b", "c"]
+    assert store.server(SERVER).count() == 0
+
+
+# -- pruning -----------------------------------------------------------------------------------
+
+
+def test_pruning_by_ttl_retention_and_staleness(tmp_path: Path) -> None:
+    clock = Clock()
+    store = open_store(tmp_path, clock)
+    record = store.server(SERVER)
+    record.write(
+        [
+            seen("ttl-60s", ttl_ms=60_000),
+            seen("no-ttl"),
+            seen("done", status="completed"),
+            seen("long-ttl", ttl_ms=10**12),
+        ]
+    )
+    clock.now += 61
+    assert store.prune() == 1  # past its ttl, counted from when it was first seen
+    assert {task.task_id for task in record.tasks()} == {"no-ttl", "done", "long-ttl"}
+    clock.now += RETENTION_SECONDS
+    record.write([seen("no-ttl")])  # seen again: not stale
+    assert store.prune() == 1  # terminal for longer than the retention period
+    assert {task.task_id for task in record.tasks()} == {"no-ttl", "long-ttl"}
+    clock.now += STALE_SECONDS - RETENTION_SECONDS + 1
+    record.write([seen("no-ttl")])
+    assert store.prune() == 1  # long-ttl was not seen for STALE_SECONDS
+    assert [task.task_id for task in record.tasks()] == ["no-ttl"]
+
+
+def test_opening_prunes_on_its_own(tmp_path: Path) -> None:
+    clock = Clock()
+    open_store(tmp_path, clock).server(SERVER).write([seen("short", ttl_ms=1000)])
+    clock.now += 2
+    assert open_store(tmp_path, clock).server(SERVER).tasks() == []
+
+
+def test_a_terminal_status_starts_the_retention_clock_once(tmp_path: Path) -> None:
+    clock = Clock()
+    store = open_store(tmp_path, clock)
+    record = store.server(SERVER)
+    record.write([seen("a")])
+    clock.now += RETENTION_SECONDS  # working all that time
+    record.write([seen("a", status="completed")])
+    clock.now += RETENTION_SECONDS / 2
+    record.write([seen("a", status="completed")])  # seeing it again does not reset it
+    assert store.prune() == 0
+    clock.now += RETENTION_SECONDS / 2 + 1
+    assert store.prune() == 1
+
+
+# -- concurrency -------------------------------------------------------------------------------
+
+
+def _writer(directory: str, worker: int, count: int) -> None:
+    store = KnownTasks(Path(directory) / FILE_NAME)
+    record = store.server(SERVER)
+    for n in range(count):
+        record.write([seen(f"w{worker}-{n}", ttl_ms=3_600_000)])
+    store.close()
+
+
+def test_concurrent_processes_lose_no_write(tmp_path: Path) -> None:
+    # A fresh directory: the processes also race to create the file and its schema.
+    context = multiprocessing.get_context("spawn")
+    workers = [
+        context.Process(target=_writer, args=(str(tmp_path / "fresh"), worker, 25))
+        for worker in range(6)
+    ]
+    for process in workers:
+        process.start()
+    for process in workers:
+        process.join(60)
+        assert process.exitcode == 0
+    record = open_store(tmp_path / "fresh").server(SERVER)
+    assert record.count() == 6 * 25
+
+
+# -- completion --------------------------------------------------------------------------------
+
+
+def test_completion_reads_the_record(tmp_path: Path) -> None:
+    env = {"MCPTASK_STATE_DIR": str(tmp_path)}
+    assert complete_task_ids(env, SERVER, "") == []  # no record yet: nothing, and no file made
+    assert not (tmp_path / FILE_NAME).exists()
+    store = open_store(tmp_path)
+    store.server(SERVER).write([seen("abc-1"), seen("abd-2", status="completed"), seen("a_c")])
+    store.server(OTHER).write([seen("abz")])
+    assert sorted(complete_task_ids(env, SERVER, "ab")) == [
+        ("abc-1", "working"),
+        ("abd-2", "completed"),
+    ]
+    # LIKE wildcards in what was typed are taken literally
+    assert complete_task_ids(env, SERVER, "a_") == [("a_c", "working")]
+    assert {task_id for task_id, _ in complete_task_ids(env, None, "ab")} == {
+        "abc-1",
+        "abd-2",
+        "abz",
+    }
+
+
+# -- the recorder ------------------------------------------------------------------------------
+
+
+def task(task_id: str, status: str = "working", ttl: int | None = None) -> Task:
+    return Task(taskId=task_id, status=status, ttl=ttl)
+
+
+class Ticks:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_created_task_is_written_at_once_others_are_batched(tmp_path: Path) -> None:
+    record = open_store(tmp_path).server(SERVER)
+    ticks = Ticks()
+    recorder = Recorder(record, on_failure=pytest.fail, clock=ticks)
+    recorder.seen(task("listed"), via="tasks/list", session_id=None, tool=None)
+    assert record.count() == 0
+    recorder.seen(task("new"), via="tools/call", session_id="s1", tool="long_job")
+    assert {t.task_id for t in record.tasks()} == {"listed", "new"}
+    assert record.sessions() == {"new": "s1"}
+    recorder.gone("listed")
+    ticks.now += 5  # a second later, the next sighting writes the batch
+    recorder.seen(task("new", "completed"), via="tasks/get", session_id=None, tool=None)
+    assert [(t.task_id, t.status) for t in record.tasks()] == [("new", "completed")]
+
+
+def test_an_unchanged_task_is_not_written_again(tmp_path: Path) -> None:
+    record = open_store(tmp_path).server(SERVER)
+    writes: list[int] = []
+    original = record.write
+
+    def counting(*args: object, **kwargs: object) -> None:
+        writes.append(1)
+        original(*args, **kwargs)  # type: ignore[arg-type]
+
+    record.write = counting  # type: ignore[method-assign]
+    recorder = Recorder(record, on_failure=pytest.fail)
+    for _ in range(50):
+        recorder.seen(task("a"), via="tools/call", session_id=None, tool=None)
+    assert len(writes) == 1
+
+
+def test_a_failing_record_warns_once_and_stops(tmp_path: Path) -> None:
+    record = open_store(tmp_path).server(SERVER)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise StoreFailure("disk full")
+
+    record.write = broken  # type: ignore[method-assign]
+    warnings: list[str] = []
+    recorder = Recorder(record, on_failure=warnings.append)
+    recorder.seen(task("a"), via="tools/call", session_id=None, tool=None)
+    recorder.seen(task("b"), via="tools/call", session_id=None, tool=None)
+    recorder.flush()
+    assert warnings == ["tasks are not being recorded: disk full"]
+
+
+def test_a_queued_change_is_written_on_a_later_unchanged_sighting(tmp_path: Path) -> None:
+    record = open_store(tmp_path).server(SERVER)
+    ticks = Ticks()
+    recorder = Recorder(record, on_failure=pytest.fail, clock=ticks)
+    recorder.seen(task("a", "completed"), via="tasks/get", session_id=None, tool=None)
+    assert record.count() == 0  # queued
+    ticks.now += 5
+    recorder.seen(task("a", "completed"), via="tasks/get", session_id=None, tool=None)
+    assert [(t.task_id, t.status) for t in record.tasks()] == [("a", "completed")]
