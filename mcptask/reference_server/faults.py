@@ -107,6 +107,8 @@ class FaultPlan:
     def announce(self) -> None:
         """Log what is switched on (a warning: shown without --log), with the seed."""
         switches = self.switches
+        if not switches.active:
+            return
         parts = []
         if switches.rate > 0:
             kinds = ",".join(kind.value for kind in switches.kinds)
@@ -114,8 +116,7 @@ class FaultPlan:
             parts.append(f"--fault-seed {self.seed}")
         if switches.die_after is not None:
             parts.append(f"the process dies at answer {switches.die_after} (--die-after)")
-        if parts:
-            log.warning("fault switches on: %s", "; ".join(parts))
+        log.warning("fault switches on: %s", "; ".join(parts))
 
     def draw(self, message: object) -> FaultKind | None:
         """The fault of this request, if it gets one; None for requests without faults."""

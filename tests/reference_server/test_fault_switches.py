@@ -4,12 +4,14 @@ no sleeping: a slow answer's delay goes to a recorded or test-controlled sleep).
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import logging
 import re
 import threading
-import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -297,11 +299,12 @@ def test_sse_cut_on_a_modern_request_loses_the_answer() -> None:
 
 
 def test_slow_handles_at_once_and_answers_after_the_delay() -> None:
-    release = threading.Event()
+    holding, release = threading.Event(), threading.Event()
     held: list[float] = []
 
     def sleep(seconds: float) -> None:
         held.append(seconds)
+        holding.set()
         release.wait(DEADLINE)
 
     switches = only(FaultKind.SLOW, delay_ms=1500)
@@ -313,8 +316,7 @@ def test_slow_handles_at_once_and_answers_after_the_delay() -> None:
             target=lambda: answers.append(sse_data(server.post(cancel, session).text)[-1])
         )
         thread.start()
-        while not held:
-            thread.join(0.01)
+        assert holding.wait(DEADLINE)
         assert held == [1.5]
         assert server.status("working-001") == "cancelled", "handled before the delay"
         assert answers == []
@@ -342,13 +344,41 @@ def test_oversized_answers_are_over_the_size_and_valid(answer: str) -> None:
         assert len(message["result"]["_meta"][PADDING_KEY]) > 299_000
 
 
-def test_an_oversized_answer_is_not_written_to_a_client_that_went_away(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    caplog.set_level("INFO", "mcptask.reference_server")
+class _Oversized(logging.Handler):
+    """Hears the server's log line about an oversized answer."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+        self.heard = threading.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("oversized answer"):
+            self.lines.append(record.getMessage())
+            self.heard.set()
+
+
+@contextlib.contextmanager
+def hearing_oversized() -> Iterator[_Oversized]:
+    """The server's log lines about oversized answers, while in the block."""
+    logger = logging.getLogger("mcptask.reference_server")
+    heard, level = _Oversized(), logger.level
+    logger.addHandler(heard)
+    logger.setLevel(logging.INFO)
+    try:
+        yield heard
+    finally:
+        logger.removeHandler(heard)
+        logger.setLevel(level)
+
+
+def test_an_oversized_answer_is_not_written_to_a_client_that_went_away() -> None:
     size = 256 * 1024 * 1024
     switches = only(FaultKind.OVERSIZED, oversize_bytes=size)
-    with http_server(seed=WORKING, answer=AnswerMode.JSON, fault_switches=switches) as server:
+    with (
+        hearing_oversized() as heard,
+        http_server(seed=WORKING, answer=AnswerMode.JSON, fault_switches=switches) as server,
+    ):
         session = server.initialize()
         host, port = server.url.split("//")[1].split("/")[0].split(":")
         connection = http.client.HTTPConnection(host, int(port), timeout=DEADLINE)
@@ -358,18 +388,12 @@ def test_an_oversized_answer_is_not_written_to_a_client_that_went_away(
         assert int(response.headers["Content-Length"]) == size + 1
         response.read(1000)
         connection.close()  # as a client does that refuses the answer by its length
-        deadline = time.monotonic() + DEADLINE
-        while not (logged := oversized_lines(caplog)) and time.monotonic() < deadline:
-            time.sleep(0.01)
-    assert logged, caplog.text
-    written, total = (int(n) for n in re.findall(r"\d+", logged[0]))
-    assert "the client went away after" in logged[0], logged
+        assert heard.heard.wait(DEADLINE), "the server logged the oversized answer"
+    (line,) = heard.lines
+    assert line.startswith("oversized answer: the client went away after"), line
+    written, total = (int(n) for n in re.findall(r"\d+", line))
     assert total == size + 1
     assert written < size // 4, "nobody read it: the server could write only what buffers hold"
-
-
-def oversized_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.getMessage().startswith("oversized")]
 
 
 # -- stdio --------------------------------------------------------------------------------------
