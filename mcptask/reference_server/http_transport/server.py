@@ -152,11 +152,13 @@ class McpRequestHandler(Exchange):
                 log.info("the client went away before the answer to %s", message.get("method"))
 
     def do_GET(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
+        self.request_message, self.fault = None, None  # nothing left from an earlier POST
         with contextlib.suppress(Done):
             self._check_common()
             self.server.endpoints.without_message().get(self)
 
     def do_DELETE(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
+        self.request_message, self.fault = None, None
         with contextlib.suppress(Done):
             self.read_body()
             self._check_common()
