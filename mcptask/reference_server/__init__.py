@@ -6,7 +6,7 @@ core protocol, initialize, sessions) and 2026-07-28 with the `io.modelcontextpro
 extension (stateless requests with per-request `_meta`), selected per request like a dual-era
 server (--protocol-eras). Layout:
 
-- options / config: command line -> ServerConfig
+- options / config (+ fault_options): command line -> ServerConfig
 - scripting / seeding: task scripts, --seed, --tasks-file
 - store (+ records, creation_order, timers, workers, clock): the tasks, shared by all
   sessions and both eras; timed changes on an injectable clock, ttl, cancel, input
@@ -19,7 +19,8 @@ server (--protocol-eras). Layout:
 - tools: the long_job tool; fixtures/: the conformance runner's tools
   (--conformance-fixtures)
 - http_transport/ and stdio_transport: the wire, over the router
-- faults: deliberately broken answers for client tests
+- faults: deliberately broken answers (--fault) and the fault switches (--fault-rate,
+  --die-after: a FaultPlan that the transports apply) for client tests
 """
 
 from __future__ import annotations

@@ -64,6 +64,45 @@ class Fault(enum.StrEnum):
     DROP = "drop"
 
 
+class FaultKind(enum.StrEnum):
+    """A transient fault the fault switches inject into a share of the task requests."""
+
+    BUSY = "busy"
+    RATE_LIMITED = "rate-limited"
+    RESET = "reset"
+    LOST = "lost"
+    SSE_CUT = "sse-cut"
+    SLOW = "slow"
+    OVERSIZED = "oversized"
+
+
+# Kinds that only HTTP has (a status code, an SSE stream): refused with --stdio.
+HTTP_ONLY_KINDS = frozenset({FaultKind.BUSY, FaultKind.RATE_LIMITED, FaultKind.SSE_CUT})
+STDIO_KINDS = tuple(kind for kind in FaultKind if kind not in HTTP_ONLY_KINDS)
+# Default of --fault-oversize: over mcptask's default bound on an answer (32 MiB).
+DEFAULT_OVERSIZE_BYTES = 33 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class FaultSwitches:
+    """--fault-rate and its companions, and --die-after: all off by default."""
+
+    # The share of task requests (tasks/*) that get a fault; 0 turns the switches off.
+    rate: float = 0.0
+    kinds: tuple[FaultKind, ...] = tuple(FaultKind)
+    # None: a random seed, logged at start so that the run can be repeated.
+    seed: int | None = None
+    retry_after_s: int = 0
+    delay_ms: int = 2000
+    oversize_bytes: int = DEFAULT_OVERSIZE_BYTES
+    die_after: int | None = None
+
+    @property
+    def active(self) -> bool:
+        """True when any switch is on."""
+        return self.rate > 0 or self.die_after is not None
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     """Everything the command line can set; defaults match `mcptask reference-server`."""
@@ -92,6 +131,7 @@ class ServerConfig:
     forbid_token: str | None = None
     drop_session_after: int | None = None
     fault: Fault | None = None
+    fault_switches: FaultSwitches = field(default_factory=FaultSwitches)
     notify: bool = True
     get_stream: bool = True
     server_name: str = "mcptask-reference"

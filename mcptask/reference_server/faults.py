@@ -1,9 +1,39 @@
-"""Deliberately broken answers (--fault), for testing how clients handle protocol errors."""
+"""Faults for client tests: broken answers (--fault) and the fault switches.
+
+--fault breaks every answer to tasks/* requests in one way (a protocol violation).
+
+The fault switches make a share of the task requests fail transiently, the way busy servers,
+flaky networks and proxies do (--fault-rate, --fault-kind, --fault-seed and companions), and
+end the process after a number of answered requests (--die-after). A FaultPlan draws the
+fault of each task request and counts the answers; the transports apply what it drew (what a
+kind means on HTTP and on stdio is documented in options.py's --help text).
+"""
 
 from __future__ import annotations
 
-from mcptask.reference_server.config import Fault
-from mcptask.reference_server.jsonrpc import JsonObject
+import logging
+import os
+import secrets
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from random import Random
+from typing import NoReturn
+
+from mcptask.reference_server.config import Fault, FaultKind, FaultSwitches
+from mcptask.reference_server.jsonrpc import JsonObject, MessageKind, classify, encode_message
+
+# The exit status of a process that --die-after ended (EX_SOFTWARE of sysexits.h).
+DIE_STATUS = 70
+# Where an oversized answer carries its padding: `_meta` of the result, `data` of an error.
+PADDING_KEY = "mcptask-reference/padding"
+# Oversized answers are written in pieces of this size, never built whole in memory.
+PIECE_BYTES = 64 * 1024
+TASK_METHOD_PREFIX = "tasks/"
+
+log = logging.getLogger("mcptask.reference_server")
 
 _BODIES = {
     Fault.NOT_JSON: b"this is not json",
@@ -26,3 +56,142 @@ def with_wrong_id(response: JsonObject) -> JsonObject:
     else:
         wrong = f"{msg_id}-wrong"
     return {**response, "id": wrong}
+
+
+# -- the fault switches ---------------------------------------------------------------------
+
+
+def describe(message: object) -> str:
+    """A request as the server's log names it: `tasks/cancel working-004 (id 9)`."""
+    if not isinstance(message, dict):
+        return "a message"
+    params = message.get("params")
+    task_id = params.get("taskId") if isinstance(params, dict) else None
+    name = f"{message.get('method')} {task_id}" if isinstance(task_id, str) else message["method"]
+    return f"{name} (id {message.get('id')!r})"
+
+
+def is_task_request(message: object) -> bool:
+    """True for the requests the fault switches apply to: any request whose method starts
+    with tasks/ (notifications and other methods never get a fault)."""
+    if classify(message) is not MessageKind.REQUEST:
+        return False
+    assert isinstance(message, dict)
+    method = message["method"]
+    return isinstance(method, str) and method.startswith(TASK_METHOD_PREFIX)
+
+
+class FaultPlan:
+    """The faults of one server run: which task request gets which fault, and when the
+    process dies. Thread-safe; deterministic for a given seed and sequence of requests.
+
+    Each task request draws exactly one number u from `Random(seed)`, whether it gets a
+    fault or not: it gets one when u < rate, and the kind is `kinds[int(u / rate * n)]`
+    (so a mix is drawn evenly).
+    """
+
+    def __init__(
+        self, switches: FaultSwitches, *, sleep: Callable[[float], object] = time.sleep
+    ) -> None:
+        self.switches = switches
+        self.sleep = sleep
+        """How a slow answer is held back (in real time, whatever the store's clock)."""
+        self.seed = switches.seed if switches.seed is not None else secrets.randbelow(2**31)
+        self._random = Random(self.seed)
+        self._lock = threading.Lock()
+        self._drawn = 0
+        self._answered = 0
+        self.injected: list[tuple[str, FaultKind]] = []
+        """(request, kind) of every fault drawn, in order."""
+
+    def announce(self) -> None:
+        """Log what is switched on (a warning: shown without --log), with the seed."""
+        switches = self.switches
+        if not switches.active:
+            return
+        parts = []
+        if switches.rate > 0:
+            kinds = ",".join(kind.value for kind in switches.kinds)
+            parts.append(f"a {switches.rate:g} share of tasks/* requests get a fault of {kinds}")
+            parts.append(f"--fault-seed {self.seed}")
+        if switches.die_after is not None:
+            parts.append(f"the process dies at answer {switches.die_after} (--die-after)")
+        log.warning("fault switches on: %s", "; ".join(parts))
+
+    def draw(self, message: object) -> FaultKind | None:
+        """The fault of this request, if it gets one; None for requests without faults."""
+        rate = self.switches.rate
+        if rate <= 0 or not is_task_request(message):
+            return None
+        kinds = self.switches.kinds
+        with self._lock:
+            self._drawn += 1
+            number = self._drawn
+            u = self._random.random()
+            if u >= rate:
+                return None
+            kind = kinds[min(int(u / rate * len(kinds)), len(kinds) - 1)]
+            self.injected.append((describe(message), kind))
+        log.info("fault %s on task request %d: %s", kind.value, number, describe(message))
+        return kind
+
+    def answering(self, message: object) -> str | None:
+        """Count one answered request (--die-after). None while the process lives on; for
+        the last one, the line to print before exiting without answering it."""
+        limit = self.switches.die_after
+        if limit is None:
+            return None
+        with self._lock:
+            self._answered += 1
+            if self._answered < limit:
+                return None
+        return (
+            f"--die-after {limit}: handled request {limit}, {describe(message)}, and exiting "
+            f"with status {DIE_STATUS} without answering it"
+        )
+
+
+def die(last_words: str) -> NoReturn:
+    """End the process at once (no cleanup: like a crash), after one line on stderr."""
+    print(f"mcptask reference-server: {last_words}", file=sys.stderr, flush=True)
+    os._exit(DIE_STATUS)
+
+
+@dataclass(frozen=True)
+class PaddedAnswer:
+    """A response made larger than `at_least` bytes with padding (a valid JSON-RPC message
+    when read whole): `head`, then `size - len(head) - len(tail)` bytes of `x`, `tail`."""
+
+    head: bytes
+    tail: bytes
+    size: int
+
+    def pieces(self) -> Iterator[bytes]:
+        """The encoded message in pieces of at most PIECE_BYTES."""
+        yield self.head
+        filler = b"x" * PIECE_BYTES
+        remaining = self.size - len(self.head) - len(self.tail)
+        while remaining > 0:
+            piece = filler if remaining >= PIECE_BYTES else filler[:remaining]
+            remaining -= len(piece)
+            yield piece
+        yield self.tail
+
+
+def padded(response: JsonObject, at_least: int) -> PaddedAnswer:
+    """`response` with padding in result._meta (or error.data), over `at_least` bytes."""
+    marker = "@@mcptask-reference-padding@@"
+    copy = dict(response)
+    if isinstance(copy.get("result"), dict):
+        result = dict(copy["result"])
+        meta = result.get("_meta")
+        result["_meta"] = {**(meta if isinstance(meta, dict) else {}), PADDING_KEY: marker}
+        copy["result"] = result
+    elif isinstance(copy.get("error"), dict):
+        copy["error"] = {**copy["error"], "data": {PADDING_KEY: marker}}
+    else:
+        copy[PADDING_KEY] = marker
+    encoded = encode_message(copy).encode()
+    head, _, tail = encoded.partition(marker.encode())
+    size = max(at_least + 1, len(head) + len(tail))
+    return PaddedAnswer(head, tail, size)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -16,6 +17,7 @@ from mcptask.reference_server.config import (
     Scope,
     ServerConfig,
 )
+from mcptask.reference_server.fault_options import add_fault_switches, fault_switches
 from mcptask.reference_server.oauth import options as oauth_options
 from mcptask.reference_server.scripting import ScriptedTask, parse_seed, parse_tasks_file
 
@@ -35,6 +37,22 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see --help)")
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, keeping the line breaks of descriptions: each line is wrapped
+    as a paragraph of its own (a "- " line hangs under its dash)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(
+            textwrap.fill(
+                line,
+                width,
+                initial_indent=indent,
+                subsequent_indent=indent + ("  " if line.startswith("- ") else ""),
+            )
+            for line in text.splitlines()
+        )
+
+
 def _int_at_least(minimum: int) -> type[int]:
     def convert(text: str) -> int:
         value = int(text)
@@ -50,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser; its --help is the command's help."""
     parser = _Parser(
         prog=PROG,
+        formatter_class=_Formatter,
         description=(
             "Run the embedded MCP reference server: a small, spec-faithful MCP tasks server "
             "(2025-11-25, and 2026-07-28 with the io.modelcontextprotocol/tasks extension) "
@@ -203,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=[fault.value for fault in Fault],
         help="break every answer to tasks/* requests in this way",
     )
+    add_fault_switches(parser)
 
     oauth_options.add_arguments(parser)
 
@@ -267,6 +287,10 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
         for task_id in value.split(",")
         if task_id.strip()
     )
+    try:
+        switches = fault_switches(args)
+    except ValueError as exc:
+        raise UsageError(f"{exc} (see --help)") from None
     cancel_delay = DEFAULT_CANCEL_DELAY_MS if args.cancel_delay is None else args.cancel_delay
     if args.modern_cancel_delay is not None:
         modern_cancel_delay = args.modern_cancel_delay
@@ -297,6 +321,7 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
         forbid_token=args.forbid_token,
         drop_session_after=args.drop_session_after,
         fault=Fault(args.fault) if args.fault else None,
+        fault_switches=switches,
         notify=args.notify,
         get_stream=not args.no_get_stream,
         server_name=args.server_name,

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from types import FrameType
 
 from mcptask.reference_server.config import ServerConfig
+from mcptask.reference_server.faults import FaultPlan
 from mcptask.reference_server.http_transport import serve_http
 from mcptask.reference_server.options import PROG
 from mcptask.reference_server.router import Router
@@ -55,13 +56,15 @@ def run(config: ServerConfig, announce: Callable[[str], None] = _announce) -> in
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return 2
         router = Router(config, store)
+        plan = FaultPlan(config.fault_switches)
+        plan.announce()
         previous = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
         try:
             if config.stdio:
                 return StdioServer(
-                    config, router, store, sys.stdin.buffer, sys.stdout.buffer
+                    config, router, store, sys.stdin.buffer, sys.stdout.buffer, plan
                 ).serve()
-            serve_http(config, router, store, announce)
+            serve_http(config, router, store, announce, plan)
             return 0
         except (_Stop, KeyboardInterrupt):
             return 0

@@ -6,6 +6,11 @@ chose that era with `initialize` (from the start on a legacy-only server), so a 
 client never sees them. Modern `subscriptions/listen` requests get their acknowledgement and
 task notifications as lines; their response is written only when the server ends them, at
 EOF, or never when the client cancels them (notifications/cancelled naming the request).
+
+The fault switches on stdio: reset drops a request line unhandled, lost handles it and
+writes no answer, slow writes that answer line later (other lines are read and answered
+meanwhile), oversized writes an answer line over the size; --die-after ends the process
+in place of the Nth answer, after writing what was queued before it.
 """
 
 from __future__ import annotations
@@ -17,8 +22,16 @@ import queue
 import threading
 from typing import BinaryIO, Protocol
 
-from mcptask.reference_server.config import Fault, ServerConfig
-from mcptask.reference_server.faults import replacement_body, with_wrong_id
+from mcptask.reference_server.config import Fault, FaultKind, ServerConfig
+from mcptask.reference_server.faults import (
+    FaultPlan,
+    PaddedAnswer,
+    describe,
+    die,
+    padded,
+    replacement_body,
+    with_wrong_id,
+)
 from mcptask.reference_server.jsonrpc import (
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -46,10 +59,11 @@ class _Output:
     """All output goes through one queue and one writer thread, so lines never interleave
     and a slow reader never blocks the task store (whose listeners only enqueue)."""
 
-    def __init__(self, config: ServerConfig, stdout: BinaryIO) -> None:
+    def __init__(self, config: ServerConfig, stdout: BinaryIO, plan: FaultPlan) -> None:
         self._config = config
         self._stdout = stdout
-        self._outbox: queue.Queue[bytes | None] = queue.Queue()
+        self._plan = plan
+        self._outbox: queue.Queue[bytes | PaddedAnswer | None] = queue.Queue()
         self._writer = threading.Thread(target=self._write_loop, name="stdio-writer", daemon=True)
 
     def start(self) -> None:
@@ -60,24 +74,48 @@ class _Output:
         """Queue one message as a line."""
         self._outbox.put(encode_message(message).encode() + b"\n")
 
-    def answer(self, message: object, response: JsonObject) -> None:
-        """Send the response to `message`, broken per --fault when it answers tasks/*."""
+    def answer(self, message: object, response: JsonObject, fault: FaultKind | None = None) -> None:
+        """Send the response to `message`, as the fault switches drew (`fault`), broken per
+        --fault when it answers tasks/*; --die-after ends the process instead."""
+        last_words = self._plan.answering(message)
+        if last_words is not None:
+            self.finish()  # the answers before this one go out first
+            die(last_words)
+        if fault is FaultKind.LOST:
+            return
+        if fault is FaultKind.SLOW:
+            delay = self._config.fault_switches.delay_ms / 1000
+            threading.Thread(
+                target=self._send_late, args=(delay, response), name="stdio-slow", daemon=True
+            ).start()
+            return
+        if fault is FaultKind.OVERSIZED:
+            self._outbox.put(padded(response, self._config.fault_switches.oversize_bytes))
+            return
+        self._answer_broken(message, response)
+
+    def _answer_broken(self, message: object, response: JsonObject) -> None:
+        """Send the response, broken per --fault when it answers tasks/*."""
         method = message.get("method") if isinstance(message, dict) else None
-        fault = self._config.fault
-        if fault is None or not isinstance(method, str) or not method.startswith("tasks/"):
+        broken = self._config.fault
+        if broken is None or not isinstance(method, str) or not method.startswith("tasks/"):
             self.send(response)
             return
-        if fault is Fault.DROP:
+        if broken is Fault.DROP:
             log.warning("--fault drop: exiting without answering %s", method)
             self.finish()
             os._exit(1)
-        body = replacement_body(fault)
-        if body is not None and fault is not Fault.WRONG_CONTENT_TYPE:
+        body = replacement_body(broken)
+        if body is not None and broken is not Fault.WRONG_CONTENT_TYPE:
             self._outbox.put(body + b"\n")
-        elif fault is Fault.WRONG_ID:
+        elif broken is Fault.WRONG_ID:
             self.send(with_wrong_id(response))
         else:
             self.send(response)
+
+    def _send_late(self, delay: float, response: JsonObject) -> None:
+        self._plan.sleep(delay)
+        self.send(response)
 
     def finish(self) -> None:
         """Write what is queued, then stop the writer."""
@@ -90,10 +128,30 @@ class _Output:
             if broken:
                 continue  # keep draining so producers never block
             try:
-                self._stdout.write(data)
+                if isinstance(data, PaddedAnswer):
+                    self._write_oversized(data)
+                else:
+                    self._stdout.write(data)
                 self._stdout.flush()
             except OSError:
                 broken = True  # the client closed our stdout; stdin EOF will follow
+
+    def _write_oversized(self, answer: PaddedAnswer) -> None:
+        """One answer line over --fault-oversize, in pieces; logs how much the client took."""
+        written = 0
+        try:
+            for piece in answer.pieces():
+                self._stdout.write(piece)
+                written += len(piece)
+            self._stdout.write(b"\n")
+        except OSError:
+            log.info(
+                "oversized answer: the client went away after %d of its %d bytes",
+                written,
+                answer.size,
+            )
+            raise
+        log.info("oversized answer: all %d bytes written", answer.size)
 
 
 class _Listens:
@@ -149,8 +207,8 @@ class _Listens:
 class _Lines(Protocol):
     """What the stdio transport does with the messages of one era."""
 
-    def handle(self, message: object) -> None:
-        """Answer one message of this era."""
+    def handle(self, message: object, fault: FaultKind | None) -> None:
+        """Answer one message of this era, as the fault switches drew (`fault`)."""
         ...
 
 
@@ -166,12 +224,12 @@ class _LegacyLines:
         if dispatcher.config.notify:
             store.add_listener(self._push_status)
 
-    def handle(self, message: object) -> None:
+    def handle(self, message: object, fault: FaultKind | None) -> None:
         if isinstance(message, dict) and message.get("method") == "initialize":
             self._chosen = True
         reply = self._dispatcher.handle(message, STDIO_SESSION)
         if reply.response is not None:
-            self._output.answer(message, reply.response)
+            self._output.answer(message, reply.response, fault)
 
     def _push_status(self, view: TaskView) -> None:
         if self._chosen:
@@ -186,14 +244,14 @@ class _ModernLines:
         self._output = output
         self._listens = listens
 
-    def handle(self, message: object) -> None:
+    def handle(self, message: object, fault: FaultKind | None) -> None:
         reply = self._dispatcher.handle(message)  # no headers on stdio: nothing more to check
         for related in reply.related:
             self._output.send(related)
         if reply.subscription is not None:
             self._listens.start(reply.subscription, self._dispatcher)
         elif reply.response is not None:
-            self._output.answer(message, reply.response)
+            self._output.answer(message, reply.response, fault)
 
 
 class StdioServer:
@@ -206,9 +264,11 @@ class StdioServer:
         store: TaskStore,
         stdin: BinaryIO,
         stdout: BinaryIO,
+        plan: FaultPlan | None = None,
     ) -> None:
         self._stdin = stdin
-        self._output = _Output(config, stdout)
+        self._plan = plan or FaultPlan(config.fault_switches)
+        self._output = _Output(config, stdout, self._plan)
         self._listens = _Listens(self._output)
         if config.fault is Fault.WRONG_CONTENT_TYPE:
             log.warning("--fault wrong-content-type has no stdio equivalent; answering normally")
@@ -239,13 +299,19 @@ class StdioServer:
                 )
                 continue
             self._listens.cancel(message)
+            fault = self._plan.draw(message)
+            if fault is FaultKind.RESET:
+                log.info("fault reset: dropped %s unhandled", describe(message))
+                continue
             route = self._routes.route(message)
             if route.may_block:
                 # tasks/result and inline tool calls may take long: answer them from their
                 # own thread so the next lines are still read and answered.
-                threading.Thread(target=route.handler.handle, args=(message,), daemon=True).start()
+                threading.Thread(
+                    target=route.handler.handle, args=(message, fault), daemon=True
+                ).start()
             else:
-                route.handler.handle(message)
+                route.handler.handle(message, fault)
         self._listens.end_all()
         self._output.finish()
         return 0

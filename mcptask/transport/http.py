@@ -356,7 +356,9 @@ class HttpTransport:
                 reason = "" if position.last_id is None else f" (resumed {resumes} times)"
                 raise AnswerLost(f"the server closed its event stream before answering{reason}")
             resumes += 1
-            wait = min(position.retry_ms or DEFAULT_RETRY_MS, MAX_RETRY_MS) / 1000
+            # `retry: 0` is a valid reconnection time (at once), not an absent one.
+            retry_ms = DEFAULT_RETRY_MS if position.retry_ms is None else position.retry_ms
+            wait = min(max(retry_ms, 0), MAX_RETRY_MS) / 1000
             self._trace(f"< stream ended early; resuming after {position.last_id} in {wait:g}s")
             self._sleep(wait)
             answer = self._resume(request_id, position)

@@ -325,6 +325,23 @@ def test_an_sse_answer_cut_short_is_resumed_with_last_event_id() -> None:
     assert waits == [0.25]
 
 
+def test_a_retry_of_zero_resumes_at_once() -> None:
+    waits: list[float] = []
+    response = {"jsonrpc": "2.0", "id": 1, "result": {"taskId": "t", "status": "working"}}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        headers = {"Content-Type": "text/event-stream"}
+        if request.method == "POST":
+            return httpx.Response(200, headers=headers, content="id: s-0\nretry: 0\ndata:\n\n")
+        return httpx.Response(
+            200, headers=headers, content=f"id: s-1\ndata: {json.dumps(response)}\n\n"
+        )
+
+    transport = transport_for(handler, sleep=waits.append)
+    assert transport.request(request_message(1, "tasks/get", {}))["result"]["taskId"] == "t"
+    assert waits == [0.0]
+
+
 def test_an_sse_answer_cut_short_without_an_event_id_is_a_lost_answer() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(

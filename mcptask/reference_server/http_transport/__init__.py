@@ -11,6 +11,6 @@ It turns HTTP requests into dispatcher calls and replies into HTTP answers; it k
 about task semantics.
 """
 
-from mcptask.reference_server.http_transport.server import ENDPOINT, serve_http
+from mcptask.reference_server.http_transport.server import ENDPOINT, http_server, serve_http
 
-__all__ = ["ENDPOINT", "serve_http"]
+__all__ = ["ENDPOINT", "http_server", "serve_http"]

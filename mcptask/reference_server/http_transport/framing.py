@@ -1,5 +1,6 @@
 """One HTTP exchange in bytes: reading request bodies, writing heads, bodies, error answers,
-JSON or SSE answers (per --answer, broken per --fault) and chunked event streams.
+JSON or SSE answers (per --answer, broken per --fault) and chunked event streams, and what the
+fault switches do to an answer (refused, reset, lost, late, oversized, cut short).
 
 Exchange knows HTTP and the SSE wire format, not the protocol eras: the era endpoints
 (legacy.py, modern.py) decide what to send, through these methods.
@@ -12,15 +13,28 @@ import logging
 import secrets
 import select
 import socket
-from collections.abc import Mapping
+import struct
+from collections.abc import Iterable, Mapping
 from http.server import BaseHTTPRequestHandler
 from typing import Any, NoReturn
 
 from mcptask import __version__
-from mcptask.reference_server.config import AnswerMode, Fault, ServerConfig
-from mcptask.reference_server.faults import replacement_body, with_wrong_id
+from mcptask.reference_server.config import AnswerMode, Fault, FaultKind, ServerConfig
+from mcptask.reference_server.faults import (
+    FaultPlan,
+    PaddedAnswer,
+    die,
+    padded,
+    replacement_body,
+    with_wrong_id,
+)
 from mcptask.reference_server.http_transport.sse import message_event, plain_event, priming_event
-from mcptask.reference_server.jsonrpc import JsonObject, encode_message, error_response
+from mcptask.reference_server.jsonrpc import (
+    JsonObject,
+    encode_message,
+    error_response,
+    request_id,
+)
 
 MAX_BODY = 4 * 1024 * 1024
 JSON = "application/json"
@@ -51,10 +65,19 @@ class Exchange(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     server_version = f"mcptask-reference/{__version__}"
+    # The request being handled (a JSON-RPC message; None before it is read) and the fault
+    # the switches drew for it: set by the handler for each request of the connection.
+    request_message: JsonObject | None = None
+    fault: FaultKind | None = None
 
     @property
     def config(self) -> ServerConfig:
         """The server's settings (answer mode, faults, logging)."""
+        raise NotImplementedError
+
+    @property
+    def plan(self) -> FaultPlan:
+        """The server's fault switches."""
         raise NotImplementedError
 
     def setup(self) -> None:
@@ -185,11 +208,22 @@ class Exchange(BaseHTTPRequestHandler):
         *,
         resumable: bool,
     ) -> None:
-        """Answer a request with HTTP 200: JSON or SSE per --answer, broken per --fault.
+        """Answer a request with HTTP 200: JSON or SSE per --answer, broken per --fault,
+        or as the fault switches drew (see `answer_or_not`; oversized; sse-cut on a stream
+        that cannot be resumed, whose resumable form is the legacy endpoint's).
 
         `resumable` (2025-11-25): SSE events carry ids, after a priming event. 2026-07-28
         streams have neither (no Last-Event-ID resumption).
         """
+        if not self.answer_or_not():
+            return
+        if self.fault is FaultKind.OVERSIZED:
+            self.send_oversized(200, response, headers)
+            return
+        if self.fault is FaultKind.SSE_CUT:
+            # The stream ends before the response, and nothing can resume it: lost.
+            self.send(200, b"", EVENT_STREAM, {**headers, "Cache-Control": "no-cache"})
+            return
         config = self.config
         fault = config.fault if method.startswith("tasks/") else None
         if fault is Fault.DROP:
@@ -218,3 +252,94 @@ class Exchange(BaseHTTPRequestHandler):
             headers["X-Accel-Buffering"] = "no"
         headers["Cache-Control"] = "no-cache"
         self.send(200, b"".join(events), EVENT_STREAM, headers)
+
+    # -- the fault switches ---------------------------------------------------------------
+
+    def refuse_for_fault(self) -> NoReturn:
+        """busy (503) or rate-limited (429), with Retry-After: the request is not handled."""
+        status = 503 if self.fault is FaultKind.BUSY else 429
+        wait = self.config.fault_switches.retry_after_s
+        self.fail(
+            status,
+            BAD_REQUEST,
+            f"{http.HTTPStatus(status).phrase}: try again in {wait} s (fault switch)",
+            {"Retry-After": str(wait)},
+            msg_id=request_id(self.request_message),
+        )
+
+    def reset_connection(self) -> NoReturn:
+        """reset: abort the connection with the request unhandled. SO_LINGER 0 makes the
+        close send a TCP RST instead of a FIN (the socket closes once the handler's files
+        are closed, as the handler ends)."""
+        self.close_connection = True
+        linger = struct.pack("ii", 1, 0)
+        try:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+            self.connection.close()
+        except OSError:
+            pass  # already gone: no matter
+        raise Done
+
+    def answer_or_not(self) -> bool:
+        """What the switches do just before an answer is written: end the process
+        (--die-after: the request was handled, its answer is never written), lose the
+        answer (lost: the connection closes with nothing written; returns False), or hold
+        it back (slow)."""
+        last_words = self.plan.answering(self.request_message)
+        if last_words is not None:
+            die(last_words)
+        if self.fault is FaultKind.LOST:
+            self.close_connection = True
+            return False
+        if self.fault is FaultKind.SLOW:
+            self.plan.sleep(self.config.fault_switches.delay_ms / 1000)
+        return True
+
+    def answer_status(self, status: int, response: JsonObject) -> None:
+        """A JSON-RPC message as a JSON answer with an HTTP error status, as the switches
+        drew (no stream to cut: sse-cut answers it normally)."""
+        if not self.answer_or_not():
+            return
+        if self.fault is FaultKind.OVERSIZED:
+            self.send_oversized(status, response, {})
+            return
+        self.send_message(status, response)
+
+    def send_oversized(self, status: int, response: JsonObject, headers: dict[str, str]) -> None:
+        """oversized: the response padded over --fault-oversize and written in pieces: a JSON
+        body with its Content-Length, or (SSE, HTTP 200) one event in a chunked stream. How
+        much of it the client took before going away is logged."""
+        answer = padded(response, self.config.fault_switches.oversize_bytes)
+        sse = status == 200 and self.config.answer is AnswerMode.SSE
+        if sse:
+            head = self.event_stream_head()
+            pieces: Iterable[bytes] = _sse_pieces(answer)
+        else:
+            all_headers = {**headers, "Content-Type": JSON, "Content-Length": str(answer.size)}
+            head = self.head(status, all_headers)
+            pieces = answer.pieces()
+        written = 0
+        try:
+            self.wfile.write(head)
+            for piece in pieces:
+                self.wfile.write(chunk(piece) if sse else piece)
+                written += len(piece)
+            if sse:
+                self.wfile.write(LAST_CHUNK)
+        except OSError:
+            self.close_connection = True
+            log.info(
+                "oversized answer: the client went away after %d of its %d bytes",
+                written,
+                answer.size,
+            )
+            return
+        log.info("oversized answer: all %d bytes written", answer.size)
+
+
+def _sse_pieces(answer: PaddedAnswer) -> Iterable[bytes]:
+    """One SSE message event whose data is the padded answer, in pieces (the few bytes of
+    SSE framing count as the answer's, as a client's bound does)."""
+    yield b"event: message\ndata: "
+    yield from answer.pieces()
+    yield b"\n\n"

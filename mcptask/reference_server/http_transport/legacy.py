@@ -2,16 +2,18 @@
 or resumable SSE, the session's GET notification stream, and DELETE.
 
 Also SSE polling (SEP-1699): a POST stream the server closes after its priming event, whose
-messages the client gets by resuming it with GET and Last-Event-ID.
+messages the client gets by resuming it with GET and Last-Event-ID (the fixture
+test_reconnection, and the sse-cut fault switch).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import secrets
 import socket
 
-from mcptask.reference_server.config import AnswerMode
+from mcptask.reference_server.config import AnswerMode, FaultKind
 from mcptask.reference_server.http_transport.framing import (
     BAD_REQUEST,
     EVENT_STREAM,
@@ -39,6 +41,8 @@ GET_EVENT_PREFIX = "get-"
 LEGACY_HEADER_VERSIONS = frozenset({"2025-03-26", "2025-06-18", "2025-11-25"})
 # Client reconnect delay advertised on the GET stream's priming event.
 RETRY_MS = 1000
+
+log = logging.getLogger("mcptask.reference_server")
 
 
 class LegacyEndpoint:
@@ -90,12 +94,16 @@ class LegacyEndpoint:
         session: Session,
         new_session: bool,
     ) -> None:
+        if exchange.fault is FaultKind.SSE_CUT:
+            retry_ms = self.config.fault_switches.retry_after_s * 1000
+            self._answer_after_closing(exchange, message, session, retry_ms)
+            return
         if (
             self.config.answer is AnswerMode.SSE
             and self.config.fault is None
             and self.dispatcher.closes_stream(message)
         ):
-            self._answer_after_closing(exchange, message, session)
+            self._answer_after_closing(exchange, message, session, RETRY_MS)
             return
         reply = self.dispatcher.handle(message, session.id)
         assert reply.response is not None
@@ -103,7 +111,7 @@ class LegacyEndpoint:
         exchange.deliver(method, reply.response, reply.related, headers, resumable=True)
 
     def _answer_after_closing(
-        self, exchange: Exchange, message: JsonObject, session: Session
+        self, exchange: Exchange, message: JsonObject, session: Session, retry_ms: int
     ) -> None:
         """SSE polling (SEP-1699): send the priming event with a retry delay, close the
         stream, then handle the request; its messages wait for the client to resume the
@@ -113,7 +121,7 @@ class LegacyEndpoint:
         exchange.close_connection = True
         exchange.send(
             200,
-            priming_event(f"{stream}-0", RETRY_MS),
+            priming_event(f"{stream}-0", retry_ms),
             EVENT_STREAM,
             {"Cache-Control": "no-cache"},
         )
@@ -121,7 +129,8 @@ class LegacyEndpoint:
             exchange.connection.shutdown(socket.SHUT_WR)
         reply = self.dispatcher.handle(message, session.id)
         assert reply.response is not None
-        session.finish_post_stream(stream, [*reply.related, reply.response])
+        if exchange.answer_or_not():
+            session.finish_post_stream(stream, [*reply.related, reply.response])
 
     # -- GET: the session's notification stream -------------------------------------------
 
@@ -174,6 +183,7 @@ class LegacyEndpoint:
     ) -> None:
         """GET with the Last-Event-ID of a POST stream the server closed early: the rest of
         that stream (only its own messages, never the GET stream's), then the end."""
+        log.info("GET with Last-Event-ID %s-%d resumes a closed POST stream", stream, after)
         head = exchange.event_stream_head()
         exchange.close_connection = True
         heartbeat = self.config.heartbeat_seconds

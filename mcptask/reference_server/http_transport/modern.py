@@ -65,7 +65,7 @@ class ModernEndpoint:
             exchange.send(reply.http_status)  # a notification: 202, no body
             return
         if reply.http_status != 200:
-            exchange.send_message(reply.http_status, reply.response)
+            exchange.answer_status(reply.http_status, reply.response)
             return
         exchange.deliver(message["method"], reply.response, reply.related, {}, resumable=False)
 

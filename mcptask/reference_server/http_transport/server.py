@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import socket
 import socketserver
 from collections.abc import Callable
 from http.server import ThreadingHTTPServer
 from typing import Protocol
 
-from mcptask.reference_server.config import ServerConfig
+from mcptask.reference_server.config import FaultKind, ServerConfig
+from mcptask.reference_server.faults import FaultPlan
 from mcptask.reference_server.http_transport.framing import (
     BAD_REQUEST,
     EVENT_STREAM,
@@ -47,6 +49,10 @@ from mcptask.reference_server.router import Router, Routes
 from mcptask.reference_server.store import TaskStore
 
 ENDPOINT = "/mcp"
+# Faults that refuse a request before it is handled.
+REFUSALS = frozenset({FaultKind.BUSY, FaultKind.RATE_LIMITED})
+
+log = logging.getLogger("mcptask.reference_server")
 
 
 class EraEndpoint(Protocol):
@@ -81,14 +87,32 @@ class ReferenceHTTPServer(ThreadingHTTPServer):
     request_queue_size = 128
 
     def __init__(
-        self, address: tuple[str, int], config: ServerConfig, endpoints: Routes[EraEndpoint]
+        self,
+        address: tuple[str, int],
+        config: ServerConfig,
+        endpoints: Routes[EraEndpoint],
+        plan: FaultPlan | None = None,
     ) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         self.config = config
         self.endpoints = endpoints
         self.oauth = AuthorizationServer(config.oauth) if config.oauth is not None else None
+        self.plan = plan or FaultPlan(config.fault_switches)
         super().__init__(address, McpRequestHandler)
+
+    @property
+    def url(self) -> str:
+        """The endpoint URL."""
+        host = self.server_name
+        host = f"[{host}]" if ":" in host else host
+        return f"http://{host}:{self.server_port}{ENDPOINT}"
+
+    def close(self) -> None:
+        """After serving: end what the endpoints keep open, then release the socket."""
+        for endpoint in self.endpoints:
+            endpoint.shutdown()
+        self.server_close()
 
     def server_bind(self) -> None:
         # HTTPServer.server_bind does a reverse DNS lookup (getfqdn) that can stall for
@@ -108,7 +132,12 @@ class McpRequestHandler(Exchange):
     def config(self) -> ServerConfig:
         return self.server.config
 
+    @property
+    def plan(self) -> FaultPlan:
+        return self.server.plan
+
     def do_POST(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
+        self.request_message, self.fault = None, None
         with contextlib.suppress(Done):
             body = self.read_body()
             if self._served_by_oauth(body):
@@ -116,9 +145,22 @@ class McpRequestHandler(Exchange):
             self._check_common()
             message = self._read_message(body)
             self._check_scope(message)
-            self.server.endpoints.for_message(message).post(self, message)
+            self.request_message = message
+            self.fault = self.plan.draw(message)
+            if self.fault in REFUSALS:
+                self.refuse_for_fault()
+            if self.fault is FaultKind.RESET:
+                self.reset_connection()
+            try:
+                self.server.endpoints.for_message(message).post(self, message)
+            except ConnectionError:
+                # The client went away before its answer (after a slow one, say): no
+                # traceback, the connection is simply over.
+                self.close_connection = True
+                log.info("the client went away before the answer to %s", message.get("method"))
 
     def do_GET(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
+        self.request_message, self.fault = None, None  # nothing left from an earlier POST
         with contextlib.suppress(Done):
             if self._served_by_oauth(b""):
                 return
@@ -126,6 +168,7 @@ class McpRequestHandler(Exchange):
             self.server.endpoints.without_message().get(self)
 
     def do_DELETE(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
+        self.request_message, self.fault = None, None
         with contextlib.suppress(Done):
             self.read_body()
             self._check_common()
@@ -222,20 +265,28 @@ class McpRequestHandler(Exchange):
         return f"http://{host}"
 
 
-def serve_http(
-    config: ServerConfig, router: Router, store: TaskStore, announce: Callable[[str], None]
-) -> None:
-    """Serve until interrupted; `announce` receives the endpoint URL once listening."""
+def http_server(
+    config: ServerConfig, router: Router, store: TaskStore, plan: FaultPlan | None = None
+) -> ReferenceHTTPServer:
+    """The HTTP server of `config`, bound (port 0: a free port) and not yet serving."""
     endpoints: Routes[EraEndpoint] = router.bind(
         legacy=lambda dispatcher: LegacyEndpoint(dispatcher, store),
         modern=ModernEndpoint,
     )
-    server = ReferenceHTTPServer((config.host, config.port), config, endpoints)
+    return ReferenceHTTPServer((config.host, config.port), config, endpoints, plan)
+
+
+def serve_http(
+    config: ServerConfig,
+    router: Router,
+    store: TaskStore,
+    announce: Callable[[str], None],
+    plan: FaultPlan | None = None,
+) -> None:
+    """Serve until interrupted; `announce` receives the endpoint URL once listening."""
+    server = http_server(config, router, store, plan)
     try:
-        host = f"[{config.host}]" if ":" in config.host else config.host
-        announce(f"http://{host}:{server.server_address[1]}{ENDPOINT}")
+        announce(server.url)
         server.serve_forever(poll_interval=0.5)
     finally:
-        for endpoint in endpoints:
-            endpoint.shutdown()
-        server.server_close()
+        server.close()
