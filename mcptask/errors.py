@@ -7,7 +7,6 @@ The tree (each class carries its exit code; no instance overrides it):
      │    ├── ConfigFileError              a profiles file that cannot be read (file, line)
      │    └── StateError                   the local state (record of known tasks) is unusable
      ├── UnreachableError ............. 3  refused, DNS, TLS, timeout
-     │    ├── ResponseTimeout              stdio: no answer in time (the server may be alive)
      │    ├── EndpointNotFound             HTTP 404 outside a session: no MCP endpoint there
      │    ├── ServerExited                 the stdio server process ended: final, no retry
      │    ├── TlsFailure                   the TLS handshake failed: final, no retry
@@ -15,7 +14,8 @@ The tree (each class carries its exit code; no instance overrides it):
      │         ├── NotDelivered            the request never reached the server: resend
      │         ├── ServerBusy              429 / 503: the server did not act: resend later
      │         └── AnswerLost              sent, but no answer came: the server may have acted
-     │              └── GatewayFailure     502 / 504 from a gateway in front of the server
+     │              ├── GatewayFailure     502 / 504 from a gateway in front of the server
+     │              └── ResponseTimeout    stdio: no answer in time (the server may be alive)
      ├── AuthError .................... 4  HTTP 401 / 403, challenge shown
      │    ├── SignInRequired               401, and no way to sign in here (the hint names one)
      │    ├── AuthDiscoveryError           OAuth metadata missing, invalid, or not this server's
@@ -106,10 +106,6 @@ class UnreachableError(McptaskError):
     exit_code = ExitCode.UNREACHABLE
 
 
-class ResponseTimeout(UnreachableError):
-    """No answer arrived in time (the server may still be alive)."""
-
-
 class EndpointNotFound(UnreachableError):
     """HTTP 404 to a request outside any session: there is no MCP endpoint at that URL."""
 
@@ -150,6 +146,14 @@ class AnswerLost(TransientError):
 
 class GatewayFailure(AnswerLost):
     """A gateway in front of the server answered 502 or 504: the server may have acted."""
+
+
+class ResponseTimeout(AnswerLost):
+    """stdio: no answer arrived in time (the server may still be alive, and may have acted).
+
+    Like an HTTP read timeout: an idempotent request is sent again with a fresh id (a late
+    answer to the old id is set aside), a cancel's effect is learned with `tasks/get`.
+    """
 
 
 class AuthError(McptaskError):

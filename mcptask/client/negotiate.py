@@ -54,8 +54,10 @@ class Exchange(Protocol):
         *,
         headers: dict[str, str] | None = None,
         timeout: float | None = None,
+        retried: bool = True,
     ) -> JsonObject:
-        """Send a request and return the whole answer (result or error)."""
+        """Send a request and return the whole answer (result or error); `retried=False`:
+        one attempt, transient failures raised at once."""
 
     def notify(self, method: str) -> None:
         """Send a notification."""
@@ -90,7 +92,10 @@ def discover(
         raise UnsupportedError(f"the server does not speak {MODERN_VERSION}{reason}")
 
     try:
-        answer = wire.request("server/discover", params, headers=headers, timeout=probe)
+        # The stdio probe is not retried: a legacy server's silence is its answer.
+        answer = wire.request(
+            "server/discover", params, headers=headers, timeout=probe, retried=probe is None
+        )
     except (HttpStatusError, EndpointNotFound, ResponseTimeout) as exc:
         # A 4xx without a modern error body, or silence on stdio: a legacy server.
         return not_modern(f": {exc.message}")

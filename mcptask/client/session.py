@@ -376,10 +376,12 @@ class McpClient:
         headers: dict[str, str] | None = None,
         timeout: float | None = None,
         session: str | None = None,
+        retried: bool = True,
     ) -> JsonObject:
         """Send a request as it is (already stamped) and return the whole answer, retrying
         transient failures as the method allows; each attempt gets a fresh id. With
-        `session`, in that session rather than the current one."""
+        `session`, in that session rather than the current one; `retried=False`: one
+        attempt (a probe, whose silence is the answer)."""
 
         def attempt() -> JsonObject:
             message = request_message(self._next_id(), method, params)
@@ -389,6 +391,8 @@ class McpClient:
                 message, headers=headers, timeout=timeout, session=session
             )
 
+        if not retried:
+            return attempt()
         retry_on = ALWAYS if method in IDEMPOTENT else UNSENT
         return self.retry.run(attempt, what=method, retry_on=retry_on)
 

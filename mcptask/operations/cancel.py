@@ -154,7 +154,9 @@ class CancelRun:
             self._finish(target, Outcome.NOT_FOUND, None, f"{lost}; now the task is not found")
             return
         except McptaskError as exc:
-            self._finish(target, Outcome.UNKNOWN, None, f"{lost}; tasks/get failed: {exc.message}")
+            # The same failure twice (a dead server, say) is said once.
+            why = " the same way" if exc.message == failure.message else f": {exc.message}"
+            self._finish(target, Outcome.UNKNOWN, None, f"{lost}; tasks/get failed{why}")
             raise
         if task.status == CANCELLED:
             self._finish(target, Outcome.CANCELLED, task.status, f"{lost}; tasks/get shows it")

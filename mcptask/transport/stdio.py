@@ -206,10 +206,16 @@ class StdioTransport:
                     continue
                 self._trace(f"< {text}")
                 self._route(_decode_line(text))
-        except McptaskError as exc:
-            failure = exc
         except Exception as exc:  # never let the reader die silently: every wait would hang
-            failure = ProtocolViolation(f"cannot read the server's output ({type(exc).__name__})")
+            failure = (
+                exc
+                if isinstance(exc, McptaskError)
+                else ProtocolViolation(f"cannot read the server's output ({type(exc).__name__})")
+            )
+            # Nothing more is read: close our end, so a server blocked writing is not left
+            # waiting for the shutdown grace (it gets a broken pipe instead).
+            with contextlib.suppress(OSError):
+                stream.close()
         else:
             failure = self._death()
         with self._changed:

@@ -11,7 +11,16 @@ import pytest
 
 from mcptask.reference_server.config import FaultKind
 from tests.cli_process import reference_stdio_command, run_mcptask
-from tests.faults.support import LEGACY, injected, only, outcomes, retries, seed_for, working
+from tests.faults.support import (
+    LEGACY,
+    cancels_sent,
+    injected,
+    only,
+    outcomes,
+    retries,
+    seed_for,
+    working,
+)
 
 
 def newest_first(report: dict[str, tuple[str, str | None, str]], tasks: int) -> list[str]:
@@ -40,7 +49,9 @@ def test_a_server_that_dies_mid_run_ends_it_with_exit_3_and_every_task_reported(
     _, status, message = report["working-007"]
     assert status is None
     assert "the answer to the cancel was lost (the server process exited with code 70" in message
-    assert "tasks/get failed" in message
+    # The dead server's last words once, not again for the tasks/get that followed.
+    assert message.endswith("; tasks/get failed the same way")
+    assert message.count("its last output") == 1
     assert all(
         report[f"working-{n:03d}"][2] == "not attempted: the run stopped on an error"
         for n in range(1, 7)
@@ -60,19 +71,19 @@ def test_a_server_that_dies_before_answering_the_handshake() -> None:
 
 
 @pytest.mark.parametrize(
-    ("kind", "outcome", "status"),
+    ("kind", "cancels"),
     [
-        # Dropped unhandled: tasks/get still shows the task working; no resend is left
-        # once the run stops, so what the cancel did is not known.
-        ("reset", "unknown", "working"),
-        # Handled, never answered: tasks/get shows the cancel took effect.
-        ("lost", "cancelled", "cancelled"),
-        # Handled, answered too late: the same.
-        ("slow", "cancelled", "cancelled"),
+        # Dropped unhandled: tasks/get shows the task still working, so the cancel is sent
+        # again (a fresh id), and that one is answered.
+        ("reset", 6),
+        # Handled, never answered: tasks/get shows the cancel took effect; no resend.
+        ("lost", 5),
+        # Handled, answered too late: the same (the late answer to the old id is set aside).
+        ("slow", 5),
     ],
 )
-def test_an_answer_that_never_comes_on_stdio_ends_the_run_truthfully(
-    kind: str, outcome: str, status: str
+def test_an_answer_that_never_comes_on_stdio_is_resolved_and_the_run_goes_on(
+    kind: str, cancels: int
 ) -> None:
     tasks = 5
     # Task requests: the list page, then a cancel and a tasks/get per task: the 6th is the
@@ -87,17 +98,49 @@ def test_an_answer_that_never_comes_on_stdio_ends_the_run_truthfully(
         "cancel", "--all-working", "--yes", "--server", server, "-o", "json", "-v", *LEGACY,
         "--timeout", "0.5",
     )  # fmt: skip
-    assert result.code == 3, result.stderr[-2000:]
-    assert result.stderr.strip().splitlines()[-1] == (
-        "mcptask: error: the server did not answer tasks/cancel within 0.5s"
-    )
+    assert result.code == 0, result.stderr[-2000:]
     assert injected(result.stderr)[0] == (kind, "tasks/cancel", "working-003")
     report = outcomes(result, working(tasks))
-    assert newest_first(report, tasks) == ["cancelled", "cancelled", outcome, "skipped", "skipped"]
-    assert report["working-003"][1] == status
-    assert "the answer to the cancel was lost" in report["working-003"][2]
-    # stdio has no transient failures: a silent server is not asked again.
+    assert newest_first(report, tasks) == ["cancelled"] * tasks
+    assert all(status == "cancelled" for _, status, _ in report.values())
+    if kind == "reset":
+        # Resent: its outcome is the answer to the second cancel.
+        assert cancels_sent(result) == cancels
+    else:
+        assert "the answer to the cancel was lost" in report["working-003"][2]
+        assert "the server did not answer tasks/cancel within 0.5s" in report["working-003"][2]
+        assert cancels_sent(result) == cancels
+    # A cancel is never retried blindly: its effect is asked with tasks/get.
     assert retries(result) == []
+
+
+def test_a_get_whose_answer_is_lost_on_stdio_is_asked_again() -> None:
+    # The first task request (the tasks/get) gets no answer; the second does.
+    seed = seed_for("F.", only(FaultKind.LOST, 0.5))
+    server = reference_stdio_command(
+        "--seed", "working=1", "--fault-rate", "0.5", "--fault-kind", "lost",
+        "--fault-seed", str(seed), "--log",
+    )  # fmt: skip
+    result = run_mcptask(
+        "get", "working-001", "--server", server, "-o", "json", "-v", *LEGACY,
+        "--timeout", "0.5",
+    )  # fmt: skip
+    assert result.code == 0, result.stderr[-2000:]
+    assert result.json()["taskId"] == "working-001"
+    assert injected(result.stderr) == [("lost", "tasks/get", "working-001")]
+    [retry] = retries(result)
+    assert "of tasks/get" in retry
+    assert "the server did not answer tasks/get within 0.5s" in retry
+
+
+def test_a_server_that_stays_silent_on_stdio_exits_3_after_the_retries() -> None:
+    server = reference_stdio_command(
+        "--seed", "working=1", "--fault-rate", "1", "--fault-kind", "lost"
+    )
+    result = run_mcptask(
+        "get", "working-001", "--server", server, *LEGACY, "--timeout", "0.3", "--retries", "2"
+    )
+    result.assert_one_line_error(3, "the server did not answer tasks/get within 0.3s")
 
 
 def test_an_oversized_line_exits_8_naming_the_bound() -> None:
