@@ -1,5 +1,6 @@
-"""Start-up: `mcptask --version`, one TAB completion, `--help`, against the raw floor
-`python -c "import typer"` (what any Typer program pays to start).
+"""Start-up: `mcptask --version`, one TAB completion, `--help` (the fast path, and the app
+drawing it for comparison), against the raw floor `python -c "import typer"` (what any Typer
+program pays to start).
 
 Each variant is one whole process, measured in turn for `--rounds` rounds (the machine is
 noisy: only the ratios of medians within one run mean anything). The completions are the
@@ -54,6 +55,10 @@ def main() -> int:
                 mcptask, env=completing("mcptask list --profile al")
             ),
             "mcptask --help": lambda: wall_seconds([*mcptask, "--help"], env=base),
+            "mcptask cancel --help": lambda: wall_seconds([*mcptask, "cancel", "--help"], env=base),
+            "mcptask --help, drawn by the app (TERMINAL_WIDTH set)": lambda: wall_seconds(
+                [*mcptask, "--help"], env=base | {"TERMINAL_WIDTH": "80"}
+            ),
         }
         samples = alternate(variants, args.rounds)
     print(f"start-up, median of {args.rounds} rounds (one process each):")

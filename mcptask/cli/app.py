@@ -28,6 +28,7 @@ from mcptask.cli.commands.reference_server import reference_server
 from mcptask.cli.commands.result import result
 from mcptask.cli.commands.start import start
 from mcptask.cli.commands.watch import watch
+from mcptask.cli.help_width import CappedCommand, CappedGroup
 from mcptask.cli.options import color_wanted, root_options
 from mcptask.errors import ExitCode, McptaskError
 
@@ -35,6 +36,7 @@ app = typer.Typer(
     name="mcptask",
     help="Manage the long-running tasks of MCP servers: connect, start, list, get, result, "
     "cancel, watch.",
+    cls=CappedGroup,
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
@@ -69,17 +71,17 @@ def _root(
     """
 
 
-app.command()(connect)
-app.command()(start)
-app.command("list")(list_tasks)
-app.command()(get)
-app.command()(result)
-app.command()(cancel)
-app.command()(watch)
-app.command()(forget)
-app.command()(profiles)
-app.command()(login)
-app.command()(logout)
+app.command(cls=CappedCommand)(connect)
+app.command(cls=CappedCommand)(start)
+app.command("list", cls=CappedCommand)(list_tasks)
+app.command(cls=CappedCommand)(get)
+app.command(cls=CappedCommand)(result)
+app.command(cls=CappedCommand)(cancel)
+app.command(cls=CappedCommand)(watch)
+app.command(cls=CappedCommand)(forget)
+app.command(cls=CappedCommand)(profiles)
+app.command(cls=CappedCommand)(login)
+app.command(cls=CappedCommand)(logout)
 app.command(
     "reference-server",
     context_settings={
@@ -109,6 +111,10 @@ def run(argv: list[str] | None = None) -> int:
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, _interrupt)
     try:
+        if not args and not os.environ.get("_MCPTASK_COMPLETE"):
+            # No command: the help, as a usage error (exit 2) that needs no error line.
+            app(args=["--help"], prog_name="mcptask", standalone_mode=False)
+            return int(ExitCode.USAGE)
         result = app(args=args, prog_name="mcptask", standalone_mode=False)
     except McptaskError as exc:
         errors.error(exc.message)
