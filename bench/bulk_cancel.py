@@ -30,7 +30,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:  # run as `python bench/NAME.py`: share the test helpers
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench.measure import alternate, median  # noqa: E402
+from bench.measure import alternate, as_installed, median  # noqa: E402
 from tests.cli_process import mcptask_argv  # noqa: E402
 from tests.reference_server_process import start_reference_server, stop_process  # noqa: E402
 
@@ -110,6 +110,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sdk", action="store_true", help="also the SDK 1.x server")
     args = parser.parse_args()
+    as_installed()
     groups: list[tuple[str, int, Server]] = [
         (
             f"{args.tasks} tasks, {answer}",

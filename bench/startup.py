@@ -22,7 +22,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:  # run as `python bench/NAME.py`: share the test helpers
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench.measure import alternate, print_ratios, wall_seconds  # noqa: E402
+from bench.measure import alternate, as_installed, print_ratios, wall_seconds  # noqa: E402
 from tests.cli_process import mcptask_argv  # noqa: E402
 
 
@@ -30,6 +30,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--rounds", type=int, default=15)
     args = parser.parse_args()
+    as_installed()
     mcptask = mcptask_argv()
     with tempfile.TemporaryDirectory() as config:
         Path(config, "profiles.toml").write_text(

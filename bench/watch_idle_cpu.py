@@ -48,7 +48,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:  # run as `python bench/NAME.py`: share the test helpers
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench.measure import CLOCK_TICKS, cpu_seconds, drain  # noqa: E402
+from bench.measure import CLOCK_TICKS, as_installed, cpu_seconds, drain  # noqa: E402
 from tests.cli_process import mcptask_argv  # noqa: E402
 from tests.reference_server_process import start_reference_server, stop_process  # noqa: E402
 
@@ -373,6 +373,7 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=50, help="pseudo-terminal rows (50)")
     parser.add_argument("--cols", type=int, default=160, help="pseudo-terminal columns (160)")
     args = parser.parse_args()
+    as_installed()
     if args.duration - args.warmup < 2:
         parser.error("--duration must exceed --warmup by at least 2 seconds")
 
