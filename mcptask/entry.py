@@ -30,7 +30,7 @@ def main() -> None:
             _show(page)
             # No command at all is a usage error that shows the help (as the app does).
             sys.exit(0 if sys.argv[1:] else 2)
-    from mcptask.cli import main as run
+    from mcptask.cli.app import main as run
 
     run()
 

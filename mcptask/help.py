@@ -11,12 +11,14 @@ changes how Rich draws is set. Anything else goes to the app, which renders the 
 
 from __future__ import annotations
 
-import json
+import os
 import re
-import shutil
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # this module runs before every command: only what it needs is imported
+    from collections.abc import Mapping
+    from typing import TextIO
 
 PAGES_FILE = Path(__file__).with_name("help_pages.json")
 HELP_COLUMNS = 80
@@ -44,7 +46,11 @@ def help_columns(env: Mapping[str, str]) -> int:
         value = env.get(name, "")
         if value.isdigit() and int(value) > 0:
             return min(int(value), HELP_COLUMNS)
-    return min(shutil.get_terminal_size().columns, HELP_COLUMNS)
+    try:  # as shutil.get_terminal_size does, without importing shutil
+        columns = os.get_terminal_size(1).columns or HELP_COLUMNS
+    except OSError:  # not a terminal
+        columns = HELP_COLUMNS
+    return min(columns, HELP_COLUMNS)
 
 
 def help_page(argv: list[str], env: Mapping[str, str], stdout: TextIO) -> str | None:
@@ -60,6 +66,8 @@ def help_page(argv: list[str], env: Mapping[str, str], stdout: TextIO) -> str | 
     terminal = stdout.isatty()
     if terminal and env.get("TERM", "") in ("dumb", "unknown"):
         return None
+    import json
+
     pages = json.loads(PAGES_FILE.read_text(encoding="utf-8"))
     page = pages.get(command)
     if not isinstance(page, str):

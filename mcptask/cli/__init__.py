@@ -1,6 +1,5 @@
 """The command line: options and settings, signals, one module per command, and the app that
-turns exceptions and reports into exit codes (the only layer that decides them)."""
+turns exceptions and reports into exit codes (the only layer that decides them): `app.main`.
 
-from mcptask.cli.app import main, run
-
-__all__ = ["main", "run"]
+Nothing is imported here: a command line imports the one command it names (`app.build_app`).
+"""

@@ -7,41 +7,47 @@ everything else into one line on stderr and a documented exit code, never a trac
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import sys
 import threading
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
 from mcptask import __version__
-from mcptask.cli.commands.cancel import cancel
-from mcptask.cli.commands.connect import connect
-from mcptask.cli.commands.forget import forget
-from mcptask.cli.commands.get import get
-from mcptask.cli.commands.list_tasks import list_tasks
-from mcptask.cli.commands.login import login
-from mcptask.cli.commands.logout import logout
-from mcptask.cli.commands.profiles import profiles
-from mcptask.cli.commands.reference_server import reference_server
-from mcptask.cli.commands.result import result
-from mcptask.cli.commands.start import start
-from mcptask.cli.commands.watch import watch
+from mcptask.cli.command_line import command_named
 from mcptask.cli.help_width import CappedCommand, CappedGroup
 from mcptask.cli.options import color_wanted, root_options
 from mcptask.errors import ExitCode, McptaskError
 
-app = typer.Typer(
-    name="mcptask",
-    help="Manage the long-running tasks of MCP servers: connect, start, list, get, result, "
-    "cancel, watch.",
-    cls=CappedGroup,
-    no_args_is_help=True,
-    add_completion=True,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
+    "connect": ("connect", {}),
+    "start": ("start", {}),
+    "list": ("list_tasks", {}),
+    "get": ("get", {}),
+    "result": ("result", {}),
+    "cancel": ("cancel", {}),
+    "watch": ("watch", {}),
+    "forget": ("forget", {}),
+    "profiles": ("profiles", {}),
+    "login": ("login", {}),
+    "logout": ("logout", {}),
+    "reference-server": (
+        "reference_server",
+        {
+            "context_settings": {
+                "allow_extra_args": True,
+                "ignore_unknown_options": True,
+                "help_option_names": [],
+            },
+            "add_help_option": False,
+        },
+    ),
+}
+"""Every command, in the order help lists them: its module in `mcptask.cli.commands` (whose
+function of the same name is the command), and its Typer settings."""
 
 
 def _version_callback(value: bool) -> None:
@@ -50,7 +56,6 @@ def _version_callback(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 @root_options
 def _root(
     version: Annotated[
@@ -71,26 +76,38 @@ def _root(
     """
 
 
-app.command(cls=CappedCommand)(connect)
-app.command(cls=CappedCommand)(start)
-app.command("list", cls=CappedCommand)(list_tasks)
-app.command(cls=CappedCommand)(get)
-app.command(cls=CappedCommand)(result)
-app.command(cls=CappedCommand)(cancel)
-app.command(cls=CappedCommand)(watch)
-app.command(cls=CappedCommand)(forget)
-app.command(cls=CappedCommand)(profiles)
-app.command(cls=CappedCommand)(login)
-app.command(cls=CappedCommand)(logout)
-app.command(
-    "reference-server",
-    context_settings={
-        "allow_extra_args": True,
-        "ignore_unknown_options": True,
-        "help_option_names": [],
-    },
-    add_help_option=False,
-)(reference_server)
+def build_app(only: str | None = None) -> typer.Typer:
+    """The app with every command, or with the one command `only` names: a command line
+    that names its command pays for importing and building that one alone (the parse, the
+    errors and the help of that command are the same either way)."""
+    app = typer.Typer(
+        name="mcptask",
+        help="Manage the long-running tasks of MCP servers: connect, start, list, get, "
+        "result, cancel, watch.",
+        cls=CappedGroup,
+        no_args_is_help=True,
+        add_completion=True,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    app.callback()(_root)
+    for name in [only] if only in COMMANDS else COMMANDS:
+        module_name, settings = COMMANDS[name]
+        module = importlib.import_module(f"mcptask.cli.commands.{module_name}")
+        # reference-server parses its own options (argparse): it keeps Typer's plain class.
+        options: dict[str, Any] = settings or {"cls": CappedCommand}
+        app.command(name, **options)(getattr(module, module_name))
+    return app
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """`app`: the whole app, built on first use (by the generators of the completion table
+    and the help pages, and by tests)."""
+    if name != "app":
+        raise AttributeError(name)
+    app = build_app()
+    globals()["app"] = app
+    return app
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
@@ -111,7 +128,9 @@ def run(argv: list[str] | None = None) -> int:
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, _interrupt)
     try:
-        if not args and not os.environ.get("_MCPTASK_COMPLETE"):
+        completing = bool(os.environ.get("_MCPTASK_COMPLETE"))
+        app = build_app(None if completing else command_named(args))
+        if not args and not completing:
             # No command: the help, as a usage error (exit 2) that needs no error line.
             app(args=["--help"], prog_name="mcptask", standalone_mode=False)
             return int(ExitCode.USAGE)
