@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from mcptask.auth import browser, clients, grants
+from mcptask.auth import clients, grants
 from mcptask.auth.discovery import Discovered
 from mcptask.auth.grants import HttpOptions, Tokens
 from mcptask.auth.settings import AuthSettings
@@ -87,6 +87,10 @@ def in_browser(
         or clients.remembered_identity(remembered)
     )
     port = _port_of(remembered.redirect_uri) if remembered is not None else None
+    # Imported here: its HTTP server costs every command's start-up, and few ever sign in
+    # with a browser.
+    from mcptask.auth import browser
+
     receiver = browser.LoopbackReceiver(port)
     try:
         if identity is None:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from mcptask.errors import ExitCode
-from mcptask.operations.outcomes import CancelReport
-from mcptask.operations.result import ResultReport
-from mcptask.operations.start import StartReport
-from mcptask.operations.watch import WatchReport
+from typing import TYPE_CHECKING, TypeAlias
 
-Report = CancelReport | WatchReport | ResultReport | StartReport
+from mcptask.errors import ExitCode
+
+if TYPE_CHECKING:
+    from mcptask.operations.outcomes import CancelReport
+    from mcptask.operations.result import ResultReport
+    from mcptask.operations.start import StartReport
+    from mcptask.operations.watch import WatchReport
+
+    Report: TypeAlias = CancelReport | WatchReport | ResultReport | StartReport
 
 RESULT_CODES: dict[str, ExitCode] = {
     "completed": ExitCode.OK,
@@ -34,18 +38,26 @@ def exit_code_for(report: Report) -> ExitCode:
     """
     if report.interrupted:
         return ExitCode.INTERRUPTED
-    if isinstance(report, ResultReport):
-        return RESULT_CODES[report.kind]
-    if isinstance(report, StartReport):
-        if report.result is not None and report.result.get("isError") is True:
-            return ExitCode.RESULT_IS_ERROR
-        return ExitCode.OK
+    # Each kind of report is imported only when the ones before it did not match: a command
+    # pays for its own (whose module it has loaded already), never for the others'.
+    from mcptask.operations.outcomes import CancelReport
+
     if isinstance(report, CancelReport):
         if report.fatal is not None:
             return report.fatal.exit_code
         if report.failed:
             return ExitCode.TASK_FAILED
         return ExitCode.PENDING if report.pending else ExitCode.OK
+    from mcptask.operations.result import ResultReport
+
+    if isinstance(report, ResultReport):
+        return RESULT_CODES[report.kind]
+    from mcptask.operations.start import StartReport
+
+    if isinstance(report, StartReport):
+        if report.result is not None and report.result.get("isError") is True:
+            return ExitCode.RESULT_IS_ERROR
+        return ExitCode.OK
     if not report.tasks:
         return ExitCode.OK
     if report.timed_out or (report.exit_status and not report.all_completed):
