@@ -101,9 +101,9 @@ def sign_in(
         return None
     from mcptask.auth.flow import McpAuth
     from mcptask.auth.grants import HttpOptions
-    from mcptask.transport.http import tls_verification
+    from mcptask.transport.tls import verification
 
-    http = HttpOptions(tls_verification(settings.ca_cert, settings.insecure), settings.timeout)
+    http = HttpOptions(verification(settings.ca_cert, settings.insecure), settings.timeout)
     return McpAuth(settings.auth, settings.url, http=http, notice=notice, trace=log)
 
 

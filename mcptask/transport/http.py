@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -35,6 +34,7 @@ from mcptask.transport.answers import (
 from mcptask.transport.base import NotificationHandler, WireLog
 from mcptask.transport.http_errors import status_failure, translate_errors
 from mcptask.transport.redact import display_url, redact_headers
+from mcptask.transport.tls import endpoint_transport, verification
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
@@ -83,10 +83,12 @@ class HttpTransport:
             raise UsageError(f"invalid server URL {self.target!r}: expected http(s)://HOST/PATH")
         # Proxies come from HTTP(S)_PROXY / ALL_PROXY / NO_PROXY (httpx's trust_env), and
         # so does SSL_CERT_FILE unless --ca-cert names the CA file.
+        verify = verification(ca_cert, insecure)
         self._client = client or httpx.Client(
             headers=dict(headers or {}),
             timeout=httpx.Timeout(timeout),
-            verify=_verification(ca_cert, insecure),
+            verify=verify,
+            transport=endpoint_transport(verify),
             # Sign-in (mcptask.auth.flow.McpAuth): a token on each request, sign-in on 401.
             auth=auth,
         )
@@ -444,21 +446,3 @@ def resumable_id(event: ServerSentEvent) -> str | None:
 def _media_type(response: httpx.Response) -> str:
     content_type: str = response.headers.get("Content-Type", "")
     return content_type.split(";")[0].strip().lower()
-
-
-def _verification(ca_cert: Path | None, insecure: bool) -> ssl.SSLContext | bool:
-    """What httpx verifies the server's certificate with."""
-    if insecure:
-        return False
-    if ca_cert is None:
-        return True
-    try:
-        return ssl.create_default_context(cafile=str(ca_cert))
-    except (OSError, ssl.SSLError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not PEM"
-        raise UsageError(f"cannot read --ca-cert {str(ca_cert)!r}: {reason}") from None
-
-
-def tls_verification(ca_cert: Path | None, insecure: bool) -> ssl.SSLContext | bool:
-    """What requests beside the MCP endpoint's (OAuth sign-in) verify certificates with."""
-    return _verification(ca_cert, insecure)

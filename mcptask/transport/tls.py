@@ -1,0 +1,73 @@
+"""What the HTTP transport verifies certificates with, and the httpx transport that builds
+its TLS context only for an https:// request.
+
+httpx builds and fills an SSL context (the CA bundle) for every client it makes, about 20 ms
+that a plain-http endpoint (a local server, the reference server) never uses. `ByScheme`
+sends http:// over a connection pool that never does TLS, and https:// (the endpoint, or an
+authorization server its sign-in reaches) over a verifying pool built on first use. With a
+proxy in the environment the client keeps httpx's own transport (see `endpoint_transport`).
+"""
+
+from __future__ import annotations
+
+import ssl
+import threading
+from pathlib import Path
+from urllib.request import getproxies
+
+import httpx
+
+from mcptask.errors import UsageError
+
+
+def verification(ca_cert: Path | None, insecure: bool) -> ssl.SSLContext | bool:
+    """What httpx verifies a server's certificate with (`--ca-cert`, `--insecure`)."""
+    if insecure:
+        return False
+    if ca_cert is None:
+        return True
+    try:
+        return ssl.create_default_context(cafile=str(ca_cert))
+    except (OSError, ssl.SSLError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not PEM"
+        raise UsageError(f"cannot read --ca-cert {str(ca_cert)!r}: {reason}") from None
+
+
+def endpoint_transport(verify: ssl.SSLContext | bool) -> httpx.BaseTransport | None:
+    """`ByScheme`, or None (httpx's own transport) when the environment names a proxy:
+    httpx reads HTTP(S)_PROXY / ALL_PROXY / NO_PROXY only for a client whose transport it
+    makes itself."""
+    proxies = getproxies()  # what httpx reads (urllib is loaded with httpx already)
+    if any(proxies.get(scheme) for scheme in ("http", "https", "all")):
+        return None
+    return ByScheme(verify)
+
+
+class ByScheme(httpx.BaseTransport):
+    """http:// without a TLS context, https:// with `verify`, built when first needed."""
+
+    def __init__(self, verify: ssl.SSLContext | bool) -> None:
+        self._verify = verify
+        # verify=False only skips loading certificates for a context this pool never uses:
+        # it is given http:// requests alone, which open no TLS connection.
+        self._plain = httpx.HTTPTransport(verify=False)
+        self._secure: httpx.HTTPTransport | None = None
+        self._lock = threading.Lock()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        """Send `request` over the pool its scheme needs."""
+        if request.url.scheme == "http":
+            return self._plain.handle_request(request)
+        return self._tls().handle_request(request)
+
+    def close(self) -> None:
+        """Close both pools."""
+        self._plain.close()
+        if self._secure is not None:
+            self._secure.close()
+
+    def _tls(self) -> httpx.HTTPTransport:
+        with self._lock:  # the notification stream's thread may be the first to need it
+            if self._secure is None:
+                self._secure = httpx.HTTPTransport(verify=self._verify)
+            return self._secure
