@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from mcptask.operations.outcomes import CancelReport
-from mcptask.operations.result import ResultReport
-from mcptask.operations.start import StartReport
-from mcptask.operations.watch import WatchedTask, WatchReport
+from typing import TYPE_CHECKING
+
 from mcptask.protocol import JsonObject, ServerInfo, Task
+
+if TYPE_CHECKING:  # types only: a command's document must not import the other commands
+    from mcptask.operations.outcomes import CancelReport
+    from mcptask.operations.result import ResultReport
+    from mcptask.operations.start import StartReport
+    from mcptask.operations.watch import WatchedTask, WatchReport
 
 
 def connect_document(
