@@ -4,7 +4,9 @@ terminal."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 
 import typer.core
 from typer import _click
@@ -12,25 +14,32 @@ from typer import _click
 from mcptask.help import help_columns
 
 
-def _cap_width() -> None:
-    # Typer's Rich help reads its width from this module setting (else the whole terminal).
-    # Imported here, not above: only a command line that asks for help pays for Rich.
+@contextlib.contextmanager
+def _capped_width() -> Iterator[None]:
+    # Typer's Rich help reads its width from this module setting (else the whole terminal);
+    # it is set for this page only. Imported here, not above: only a command line that asks
+    # for help pays for Rich.
     from typer import rich_utils
 
+    saved = rich_utils.MAX_WIDTH
     rich_utils.MAX_WIDTH = help_columns(os.environ)
+    try:
+        yield
+    finally:
+        rich_utils.MAX_WIDTH = saved
 
 
 class CappedGroup(typer.core.TyperGroup):
     """The app's root: its help at most 80 columns wide."""
 
     def format_help(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
-        _cap_width()
-        super().format_help(ctx, formatter)
+        with _capped_width():
+            super().format_help(ctx, formatter)
 
 
 class CappedCommand(typer.core.TyperCommand):
     """A command: its help at most 80 columns wide."""
 
     def format_help(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
-        _cap_width()
-        super().format_help(ctx, formatter)
+        with _capped_width():
+            super().format_help(ctx, formatter)
