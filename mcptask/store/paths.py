@@ -10,7 +10,9 @@ Kept free of heavy imports: shell completion reads these files on every TAB.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -62,3 +64,21 @@ def private_directory(path: Path) -> Path:
     """`path`, created private (0700) if it does not exist."""
     ensure_private_dir(path)
     return path
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Replace the file `path` with `data`, mode 0600, all at once: written to a temporary
+    file beside it, flushed to disk, then renamed over it (a reader sees the old file or the
+    new one, never a part)."""
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            os.fchmod(stream.fileno(), 0o600)
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

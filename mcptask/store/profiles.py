@@ -34,7 +34,6 @@ import contextlib
 import fcntl
 import os
 import re
-import tempfile
 import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -42,7 +41,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mcptask.errors import ConfigFileError, UsageError
-from mcptask.store.paths import config_dir, private_directory
+from mcptask.store.paths import config_dir, private_directory, write_private
 
 FILE_NAME = "profiles.toml"
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -277,18 +276,7 @@ def _write(path: Path, book: ProfileBook) -> None:
     import tomli_w
 
     data = tomli_w.dumps(book.to_toml()).encode("utf-8")
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "wb") as stream:
-            os.fchmod(stream.fileno(), 0o600)
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    write_private(path, data)
 
 
 def _book(path: Path, text: str, document: dict[str, Any]) -> ProfileBook:

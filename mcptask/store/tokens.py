@@ -23,14 +23,13 @@ import contextlib
 import fcntl
 import json
 import os
-import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mcptask.store.paths import private_directory, state_dir
+from mcptask.store.paths import private_directory, state_dir, write_private
 
 FILE_NAME = "tokens.json"
 VERSION = 1
@@ -224,15 +223,4 @@ def _write(path: Path, cache: TokenCache) -> None:
         "clients": [asdict(client) for client in cache.clients],
     }
     data = json.dumps(document, indent=1).encode("utf-8")
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "wb") as stream:
-            os.fchmod(stream.fileno(), 0o600)
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    write_private(path, data)
