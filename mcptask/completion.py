@@ -29,7 +29,7 @@ their first name, e.g. `--url`) -> (value, help) pairs."""
 
 
 def _profiles(incomplete: str, given: Mapping[str, str]) -> list[Item]:
-    from mcptask.store.profiles import profile_names
+    from mcptask.store.profile_names import profile_names
 
     return [(name, None) for name in profile_names() if name.startswith(incomplete)]
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -70,6 +69,8 @@ def write_private(path: Path, data: bytes) -> None:
     """Replace the file `path` with `data`, mode 0600, all at once: written to a temporary
     file beside it, flushed to disk, then renamed over it (a reader sees the old file or the
     new one, never a part)."""
+    import tempfile  # here: a TAB reads paths too, and tempfile imports shutil, bz2, lzma
+
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(descriptor, "wb") as stream:

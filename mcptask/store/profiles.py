@@ -41,9 +41,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mcptask.errors import ConfigFileError, UsageError
-from mcptask.store.paths import config_dir, private_directory, write_private
+from mcptask.store.paths import private_directory, write_private
+from mcptask.store.profile_names import profiles_path as profiles_path  # the commands' way in
 
-FILE_NAME = "profiles.toml"
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
@@ -170,11 +170,6 @@ class ProfileBook:
         return document
 
 
-def profiles_path(environ: Mapping[str, str] | None = None) -> Path:
-    """Where the profiles file is."""
-    return config_dir(environ) / FILE_NAME
-
-
 def check_name(name: str) -> str:
     """A profile name: letters, digits, `_`, `.` and `-`, starting with a letter or digit."""
     if not NAME_PATTERN.fullmatch(name):
@@ -257,16 +252,6 @@ def set_default(path: Path, name: str) -> None:
         book = holder[0]
         book.get(name)
         holder[0] = replace(book, default=name)
-
-
-def profile_names(environ: Mapping[str, str] | None = None) -> list[str]:
-    """The saved profile names, for shell completion: no error, whatever the file holds."""
-    try:
-        document = tomllib.loads(profiles_path(environ).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return []
-    profiles = document.get("profiles")
-    return sorted(profiles) if isinstance(profiles, dict) else []
 
 
 # -- reading and writing ----------------------------------------------------------------------
