@@ -125,7 +125,7 @@ class KnownTasks:
                 path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False
             )
             self._db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
-            self._db.execute("PRAGMA journal_mode = WAL")
+            _use_wal(self._db)
             self._db.execute("PRAGMA synchronous = NORMAL")
             with self._write() as db:
                 db.execute(_SCHEMA)
@@ -188,6 +188,25 @@ class KnownTasks:
 
     def _now_value(self) -> float:
         return self._now()
+
+
+def _use_wal(db: sqlite3.Connection) -> None:
+    """Switch the file to WAL (once: the mode persists in the file), waiting out the others.
+
+    On a file still in rollback mode the switch needs the exclusive lock, and SQLite answers
+    "database is locked" at once, without its busy handler, when another process opening
+    the same new file holds a shared lock (four processes starting together did): so it is
+    tried again, within the same bound as any other wait for the file.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 class _Transaction:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sqlite3
 import stat
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from mcptask.store.known import (
     KnownTasks,
     Sighting,
     StoreFailure,
+    _use_wal,
     complete_task_ids,
 )
 from mcptask.store.paths import state_dir
@@ -322,3 +324,32 @@ def test_a_queued_change_is_written_on_a_later_unchanged_sighting(tmp_path: Path
     ticks.now += 5
     recorder.seen(task("a", "completed"), via="tasks/get", session_id=None, tool=None)
     assert [(t.task_id, t.status) for t in record.tasks()] == [("a", "completed")]
+
+
+class RefusingAtFirst:
+    """A connection whose switch to WAL is refused as SQLite refuses it when two processes
+    open the same new file at once ("database is locked", at once, no busy handler)."""
+
+    def __init__(self, refusals: int, error: str = "database is locked") -> None:
+        self.refusals = refusals
+        self.error = error
+        self.statements: list[str] = []
+
+    def execute(self, statement: str) -> None:
+        self.statements.append(statement)
+        if self.refusals:
+            self.refusals -= 1
+            raise sqlite3.OperationalError(self.error)
+
+
+def test_the_switch_to_wal_waits_out_another_opener() -> None:
+    connection = RefusingAtFirst(refusals=3)
+    _use_wal(connection)  # type: ignore[arg-type]
+    assert connection.statements == ["PRAGMA journal_mode = WAL"] * 4
+
+
+def test_any_other_failure_of_the_switch_is_not_waited_for() -> None:
+    connection = RefusingAtFirst(refusals=1, error="disk I/O error")
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
+        _use_wal(connection)  # type: ignore[arg-type]
+    assert len(connection.statements) == 1
