@@ -9,6 +9,7 @@ SSE answers unless `--answer json`), then, for `--rounds` rounds, runs in turn:
   mcptask -o jsonl          newest first (the default order)
   mcptask -o ids
   mcptask -o json
+  mcptask -o jsonl --order server
 
 Each run is one whole process, with a fresh state directory (the record of known tasks is
 written, as for any user). From wait4 it reads that process's own CPU (user + system) and peak
@@ -49,6 +50,7 @@ VARIANTS: dict[str, list[str]] = {
     "mcptask -o jsonl": ["-o", "jsonl"],
     "mcptask -o ids": ["-o", "ids"],
     "mcptask -o json": ["-o", "json"],
+    "mcptask -o jsonl --order server": ["-o", "jsonl", "--order", "server"],
 }
 
 
