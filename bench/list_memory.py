@@ -9,11 +9,14 @@ SSE answers unless `--answer json`), then, for `--rounds` rounds, runs in turn:
   mcptask -o jsonl          newest first (the default order)
   mcptask -o ids
   mcptask -o json
-  mcptask -o jsonl --order server
+  mcptask -o jsonl|ids --order server       printed page by page
+  ..., no record            the state directory cannot be used: nothing is recorded
+  ..., record holds them    a second listing: the record holds every task already
 
-Each run is one whole process, with a fresh state directory (the record of known tasks is
-written, as for any user). From wait4 it reads that process's own CPU (user + system) and peak
-RSS. Every run's output is checked: each seeded id exactly once, in the order asked for.
+Each run is one whole process, with a fresh state directory unless said otherwise (the
+record of known tasks is written, as for any user). From wait4 it reads that process's own
+CPU (user + system) and peak RSS. Every run's output is checked: each seeded id exactly
+once, in the order asked for.
 
 How to read the output. Per size and variant: the median peak RSS, and CPU in microseconds
 per task (start-up included, so small stores cost more per task). Then the targets of issue
@@ -51,6 +54,13 @@ VARIANTS: dict[str, list[str]] = {
     "mcptask -o ids": ["-o", "ids"],
     "mcptask -o json": ["-o", "json"],
     "mcptask -o jsonl --order server": ["-o", "jsonl", "--order", "server"],
+    "mcptask -o ids --order server": ["-o", "ids", "--order", "server"],
+    # Where the CPU goes: the same without the record of known tasks (its state directory
+    # cannot be used: one warning, then nothing is written), and with a record that holds
+    # every task already (a second listing).
+    "mcptask -o jsonl, no record": ["-o", "jsonl"],
+    "mcptask -o jsonl --order server, no record": ["-o", "jsonl", "--order", "server"],
+    "mcptask -o jsonl, record holds them": ["-o", "jsonl"],
 }
 
 
@@ -68,10 +78,20 @@ def runner(
 ) -> Callable[[], float]:
     """One variant: run it, check its output, keep its usage; returns its CPU seconds."""
 
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPTASK_")}
+    # Removed when the bench ends (the closure keeps it alive until then).
+    kept = tempfile.TemporaryDirectory(prefix="list-memory-record-")
+    if name.endswith("record holds them"):
+        env["MCPTASK_STATE_DIR"] = kept.name
+        run_measured(argv, env=env)  # the first listing, not measured, fills the record
+
     def run() -> float:
         with tempfile.TemporaryDirectory() as state:
-            env = {k: v for k, v in os.environ.items() if not k.startswith("MCPTASK_")}
-            env["MCPTASK_STATE_DIR"] = state
+            if name.endswith("no record"):
+                Path(state, "file").write_text("")
+                env["MCPTASK_STATE_DIR"] = str(Path(state, "file", "state"))
+            elif not name.endswith("record holds them"):
+                env["MCPTASK_STATE_DIR"] = state
             usage = run_measured(argv, env=env)
         printed = ids_of(name, usage.stdout)
         if printed != expected:
