@@ -10,6 +10,7 @@ import compileall
 import os
 import resource
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -97,3 +98,66 @@ def print_ratios(samples: dict[str, list[float]], floor: str, unit: str = "ms") 
     for name, values in samples.items():
         value = median(values)
         print(f"  {name:<44} {value * scale:9.1f} {unit}   {value / base:5.2f}x {floor}")
+
+
+@dataclass(frozen=True)
+class ChildUsage:
+    """What one finished child process cost, from its own wait4."""
+
+    wall: float
+    cpu: float
+    """utime + stime, seconds."""
+    max_rss: int
+    """Peak resident set size, bytes."""
+    stdout: bytes
+    returncode: int
+
+
+# Linux counts, in a child's peak RSS, the peak of the process it was spawned from (exec
+# records the old address space's high-water mark, and a vfork child's is its parent's).
+# A bench that holds the outputs it checks would so lend its own size to every child: the
+# measured command is spawned by this small helper instead, with its output sent to files.
+_WAIT4_HELPER = """
+import json, os, subprocess, sys, time
+started = time.perf_counter()
+proc = subprocess.Popen(
+    sys.argv[3:], stdin=subprocess.DEVNULL, stdout=int(sys.argv[1]), stderr=int(sys.argv[2])
+)
+_, status, usage = os.wait4(proc.pid, 0)
+proc.returncode = os.waitstatus_to_exitcode(status)
+print(json.dumps({"wall": time.perf_counter() - started, "code": proc.returncode,
+                  "cpu": usage.ru_utime + usage.ru_stime, "max_rss": usage.ru_maxrss * 1024}))
+"""
+
+
+def run_measured(argv: list[str], *, env: dict[str, str] | None = None) -> ChildUsage:
+    """Run a process to completion and read its own rusage (see `_WAIT4_HELPER`); a
+    failure ends the bench with the tail of its stderr."""
+    import json
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        helper = [sys.executable, "-c", _WAIT4_HELPER, str(out.fileno()), str(err.fileno())]
+        done = subprocess.run(
+            [*helper, *argv],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            pass_fds=(out.fileno(), err.fileno()),
+            check=True,
+        )
+        usage = json.loads(done.stdout)
+        if usage["code"] != 0:
+            err.seek(0)
+            tail = err.read().decode("utf-8", "replace")[-400:]
+            raise SystemExit(f"{argv[:4]}… exited {usage['code']}: {tail}")
+        out.seek(0)
+        return ChildUsage(
+            wall=usage["wall"],
+            cpu=usage["cpu"],
+            max_rss=usage["max_rss"],
+            stdout=out.read(),
+            returncode=usage["code"],
+        )

@@ -8,6 +8,10 @@ and nothing else (no mcptask import, no validation, no output formatting).
                                                           and (unless --no-wait) tasks/get
     python bench/raw_client.py list URL                   initialize, every page, one JSON
                                                           line per task on stdout
+    python bench/raw_client.py watch URL [--interval S]   initialize, then every S seconds
+                                                          (default 1) every page, one JSON
+                                                          line per task whose status changed
+                                                          (first sight included); until killed
 
 `--session ID` joins that session instead of opening one (and does not DELETE it).
 
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Any
 
 import httpx
@@ -106,6 +111,16 @@ def main(argv: list[str]) -> int:
         out = sys.stdout
         for task in raw.pages():
             out.write(json.dumps(task) + "\n")
+    elif command == "watch":
+        interval = float(rest[rest.index("--interval") + 1]) if "--interval" in rest else 1.0
+        last: dict[str, Any] = {}
+        while True:
+            for task in raw.pages():
+                if last.get(task["taskId"]) != task["status"]:
+                    last[task["taskId"]] = task["status"]
+                    sys.stdout.write(json.dumps(task) + "\n")
+            sys.stdout.flush()
+            time.sleep(interval)
     raw.close()
     return 0
 

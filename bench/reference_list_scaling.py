@@ -1,17 +1,25 @@
 """Does a tasks/list page of the reference server cost the same however many tasks it holds?
+And does listing with mcptask, client and server together?
 
 What it does. For each store size (default 10,000 and 100,000 tasks) it starts a fresh
 reference server on 127.0.0.1 (`--seed working=N --page-size 500 --answer json
---protocol-eras legacy`), opens a 2025-11-25 session with raw httpx, and lists every task
-by following `nextCursor` to the end, timing only the tasks/list requests. Every listing is
-checked: it must return each seeded id exactly once, in creation order.
+--protocol-eras legacy`). Then, for `--rounds` rounds, in turn:
 
-How to read the output. `us/task` is wall microseconds per listed task (request, server,
-JSON decoding: what a client pays). When a page costs what its own tasks cost, the figure
-stays flat as the store grows and the ratio (largest store / smallest) stays near 1; a page
-that touches the whole store grows with it (the ratio approaches size ratio). Only the ratio,
-measured within one run, means anything: the machine is shared and noisy, so each size is
-listed `--rounds` times and the fastest round counts.
+  raw httpx   one 2025-11-25 session, every task listed by following `nextCursor` to the end,
+              timing only the tasks/list requests (the server's side, as the client sees it)
+  mcptask     `mcptask list -o jsonl --url URL` as a whole process (fresh state directory):
+              its wall time, its CPU (wait4) and the server's CPU over the run (/proc)
+
+Every listing is checked: each seeded id exactly once, in the order asked for.
+
+How to read the output. `us/task` is microseconds per listed task. When a page costs what
+its own tasks cost, the figure stays flat as the store grows and the ratio (largest store /
+smallest) stays near 1; a page that touches the whole store grows with it (the ratio
+approaches the size ratio). For mcptask, `client+server CPU` is the target's "client and
+server together"; its start-up (about 0.3 s) weighs ten times more per task in the smaller
+store, which pulls the ratio below 1. Only the ratios, measured within one run, mean
+anything: the machine is shared and noisy, so the raw listing counts its fastest round and
+mcptask its median.
 
     .venv/bin/python bench/reference_list_scaling.py [--sizes 10000,100000] [--rounds 3]
 """
@@ -19,10 +27,14 @@ listed `--rounds` times and the fastest round counts.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +44,13 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:  # run as `python bench/NAME.py`: share the test helpers
     sys.path.insert(0, str(REPO_ROOT))
 
-from tests.reference_server_process import start_reference_server, stop_process  # noqa: E402
+from bench.measure import as_installed, cpu_seconds, median, run_measured  # noqa: E402
+from tests.cli_process import mcptask_argv  # noqa: E402
+from tests.reference_server_process import (  # noqa: E402
+    ReferenceServerProcess,
+    start_reference_server,
+    stop_process,
+)
 
 PAGE_SIZE = 500
 START_TIMEOUT = 120.0  # seeding 100,000 tasks takes a few seconds on a slow machine
@@ -45,11 +63,12 @@ class BenchError(Exception):
 
 
 @contextmanager
-def reference_server(*args: str) -> Iterator[str]:
-    """A reference server on 127.0.0.1 with a free port: yields its URL; always stopped."""
+def reference_server(*args: str) -> Iterator[tuple[str, ReferenceServerProcess]]:
+    """A reference server on 127.0.0.1 with a free port: yields its URL and process; always
+    stopped."""
     url, proc = start_reference_server(*args, timeout=START_TIMEOUT)
     try:
-        yield url
+        yield url, proc
     finally:
         stop_process(proc)
 
@@ -104,10 +123,46 @@ def list_all(client: httpx.Client, url: str, session: str) -> tuple[list[str], f
     return ids, elapsed
 
 
-def measure(size: int, rounds: int) -> float:
-    """The fastest round's wall seconds per listed task, for a store of `size` tasks."""
+@dataclass
+class Costs:
+    """Per listed task, for one store size: the raw listing's best, mcptask's runs."""
+
+    raw_wall: float = float("inf")
+    mcptask_wall: list[float] = field(default_factory=list)
+    mcptask_cpu: list[float] = field(default_factory=list)
+    server_cpu: list[float] = field(default_factory=list)
+
+    @property
+    def together(self) -> list[float]:
+        return [
+            client + server
+            for client, server in zip(self.mcptask_cpu, self.server_cpu, strict=True)
+        ]
+
+
+def mcptask_listing(url: str, server: ReferenceServerProcess, expected: list[str]) -> Costs:
+    """One `mcptask list -o jsonl` process: its wall and CPU, and the server's CPU meanwhile."""
+    with tempfile.TemporaryDirectory() as state:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MCPTASK_")}
+        env["MCPTASK_STATE_DIR"] = state
+        before = cpu_seconds(server.pid)
+        usage = run_measured([*mcptask_argv(), "list", "--url", url, "-o", "jsonl"], env=env)
+        server_cpu = cpu_seconds(server.pid) - before
+    ids = [json.loads(line)["taskId"] for line in usage.stdout.splitlines()]
+    if ids != expected[::-1]:  # newest first: the seeded tasks are a minute apart
+        raise BenchError(f"mcptask listed {len(ids)} ids, not the {len(expected)} newest first")
+    size = len(expected)
+    return Costs(
+        mcptask_wall=[usage.wall / size],
+        mcptask_cpu=[usage.cpu / size],
+        server_cpu=[server_cpu / size],
+    )
+
+
+def measure(size: int, rounds: int) -> Costs:
+    """Raw and mcptask in turn, `rounds` times, against one server of `size` tasks."""
     expected = [f"working-{number:03d}" for number in range(1, size + 1)]
-    best = float("inf")
+    costs = Costs()
     with (
         reference_server(
             "--seed",
@@ -118,7 +173,7 @@ def measure(size: int, rounds: int) -> float:
             "json",
             "--protocol-eras",
             "legacy",
-        ) as url,
+        ) as (url, server),
         httpx.Client(timeout=REQUEST_TIMEOUT) as client,
     ):
         session = open_session(client, url)
@@ -126,26 +181,46 @@ def measure(size: int, rounds: int) -> float:
             ids, elapsed = list_all(client, url, session)
             if ids != expected:
                 raise BenchError(f"listing {size} tasks returned {len(ids)} ids, not in order")
-            best = min(best, elapsed / size)
-    return best
+            costs.raw_wall = min(costs.raw_wall, elapsed / size)
+            run = mcptask_listing(url, server, expected)
+            costs.mcptask_wall += run.mcptask_wall
+            costs.mcptask_cpu += run.mcptask_cpu
+            costs.server_cpu += run.server_cpu
+    return costs
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000,100000", help="store sizes, comma-separated")
-    parser.add_argument("--rounds", type=int, default=3, help="listings per size (fastest counts)")
+    parser.add_argument("--rounds", type=int, default=3, help="listings per size")
     args = parser.parse_args()
-    sizes = [int(size) for size in args.sizes.split(",")]
+    as_installed()
+    sizes = sorted(int(size) for size in args.sizes.split(","))
     try:
         costs = {size: measure(size, args.rounds) for size in sizes}
     except (BenchError, httpx.HTTPError) as exc:
         print(f"reference_list_scaling: {exc}", file=sys.stderr)
         return 1
-    print(f"page size {PAGE_SIZE}, fastest of {args.rounds} rounds")
+    print(f"page size {PAGE_SIZE}, {args.rounds} rounds (raw: fastest; mcptask: median)")
+    print(
+        f"  {'tasks':>8} {'pages':>6} {'raw wall':>10} {'mcptask wall':>13} "
+        f"{'mcptask CPU':>12} {'server CPU':>11} {'client+server CPU':>18}   (us/task)"
+    )
     for size, cost in costs.items():
-        print(f"  {size:>8} tasks  {cost * 1e6:8.1f} us/task  {size // PAGE_SIZE:>5} pages")
-    smallest, largest = min(sizes), max(sizes)
-    print(f"ratio {largest} / {smallest}: {costs[largest] / costs[smallest]:.2f}")
+        print(
+            f"  {size:>8} {size // PAGE_SIZE:>6} {cost.raw_wall * 1e6:>10.1f} "
+            f"{median(cost.mcptask_wall) * 1e6:>13.1f} {median(cost.mcptask_cpu) * 1e6:>12.1f} "
+            f"{median(cost.server_cpu) * 1e6:>11.1f} {median(cost.together) * 1e6:>18.1f}"
+        )
+    small, large = costs[sizes[0]], costs[sizes[-1]]
+    print(f"ratio {sizes[-1]} / {sizes[0]} per task (target <= 1.3):")
+    print(f"  raw httpx, tasks/list requests (server side)  {large.raw_wall / small.raw_wall:.2f}")
+    for label, big, little in (
+        ("mcptask list -o jsonl, wall", large.mcptask_wall, small.mcptask_wall),
+        ("mcptask list -o jsonl, client+server CPU", large.together, small.together),
+        ("  of which the server's CPU", large.server_cpu, small.server_cpu),
+    ):
+        print(f"  {label:<46} {median(big) / median(little):.2f}")
     return 0
 
 

@@ -1,31 +1,33 @@
 """Does `mcptask watch` spin while nothing happens? CPU cost of watching tasks that never change.
 
-What it does. One reference server is seeded with `--seed working=N` (default 100 tasks that
-stay `working` forever) and logs every request on stderr. Then `mcptask watch --url URL` (no
-ids: it watches every listed task) runs four times, one after the other, each for about
-`--duration` seconds:
+What it does. One reference server is seeded with `--seed working=N` (default 1,000 tasks
+that stay `working` forever; 2025-11-25 lists them, 50 per page) and logs every request on
+stderr. Then `mcptask watch --url URL` (no ids: it watches every listed task) runs four
+times, one after the other, each for about `--duration` seconds:
 
   piped  -o jsonl, stdout is a pipe          at --interval 1 (default) and --interval 5 (cap)
   pty    live Rich table in a pseudo-terminal at the same two intervals
 
-For each run the script reads the watch process's CPU time (utime + stime from
-/proc/PID/stat) at the start of a measuring window (after a warm-up that covers start-up,
-the first tasks/list and the first output) and at its end, and counts the HTTP requests the
-server logged in that window (each is one tasks/get, or a tasks/list page on the re-list
-every 5 s). The server's own CPU is read over the same window, and an idle
-`python -c "import time; time.sleep(...)"` is measured alongside the first run as a floor.
+and, as the floor, `bench/raw_client.py watch URL --interval S` at both intervals: httpx and
+json alone, listing every page each round and printing what changed (nothing, here).
+
+For each run the script reads the process's CPU time (utime + stime from /proc/PID/stat) at
+the start of a measuring window (after a warm-up that covers start-up, the first listing and
+the first output) and at its end, and counts the HTTP requests the server logged in that
+window. A round of the watch reads the `tasks/list` pages (20 for 1,000 tasks) where the
+server lists, instead of one `tasks/get` per task. The server's own CPU is read over the
+same window, and an idle `python -c "import time; time.sleep(...)"` is measured alongside
+the first run.
 
 How to read the output. `CPU %` is CPU seconds / wall seconds of the window, in percent of
-one core. `ms/100 req` is the watch's CPU per 100 requests, i.e. per polling round of 100
-tasks. If the watch does not spin, its CPU follows the polling: between --interval 1 and
---interval 5 the CPU ratio equals the request ratio (a little under 5, as a round itself takes
-time), ms/100 req is about the same at both intervals, and the two-point fit
+one core (the target: at most 5% for 1,000 tasks at --interval 1). `ms/100 req` is the CPU
+per 100 requests. If the watch does not spin, its CPU follows the polling: between
+--interval 1 and --interval 5 the CPU ratio equals the request ratio, and the two-point fit
 CPU % = floor + cost x requests/s puts the floor (CPU spent while no request is made) near 0.
-A busy loop would show a CPU % that does not drop with the longer interval, i.e. a high floor.
 The `out bytes` of the pty runs are the redraws (one per round). Only ratios inside one run
 mean anything: the machine is shared and noisy.
 
-    .venv/bin/python bench/watch_idle_cpu.py [--tasks 100] [--duration 15] [--warmup 4]
+    .venv/bin/python bench/watch_idle_cpu.py [--tasks 1000] [--duration 15] [--warmup 4]
                                              [--answer sse|json]
 """
 
@@ -53,6 +55,7 @@ from tests.cli_process import mcptask_argv  # noqa: E402
 from tests.reference_server_process import start_reference_server, stop_process  # noqa: E402
 
 START_TIMEOUT = 20.0
+RAW = [sys.executable, str(REPO_ROOT / "bench" / "raw_client.py")]
 STOP_TIMEOUT = 5.0
 
 
@@ -61,7 +64,15 @@ class Server:
 
     def __init__(self, tasks: int, answer: str) -> None:
         self.url, self.proc = start_reference_server(
-            "--seed", f"working={tasks}", "--poll-interval", "1000", "--answer", answer, "--log"
+            "--seed",
+            f"working={tasks}",
+            "--poll-interval",
+            "1000",
+            "--answer",
+            answer,
+            "--protocol-eras",
+            "legacy",  # what the raw floor speaks; mcptask would choose it anyway (a list)
+            "--log",
         )
 
     @property
@@ -188,8 +199,10 @@ def measure_watch(
     pty: bool,
     interval: float,
     baseline: list[Measure] | None = None,
+    raw: bool = False,
 ) -> Measure:
-    """Run one watch, measure it (and, if `baseline` is a list, an idle python beside it)."""
+    """Run one watch (or, `raw`, the raw floor), measure it (and, if `baseline` is a list,
+    an idle python beside it)."""
     window = args.duration - args.warmup
     watch_argv = [
         *mcptask_argv(),
@@ -202,9 +215,11 @@ def measure_watch(
         f"{args.duration + 10:g}",  # a safety bound; we stop it earlier
         *([] if pty else ["-o", "jsonl"]),
     ]
+    if raw:
+        watch_argv = [*RAW, "watch", server.url, "--interval", f"{interval:g}"]
     sleeper: subprocess.Popen[bytes] | None = None
     watch: WatchProcess | None = None
-    label = f"{'pty live table' if pty else 'piped -o jsonl'}"
+    label = "raw pages (floor)" if raw else "pty live table" if pty else "piped -o jsonl"
     try:
         if baseline is not None:
             sleeper = subprocess.Popen(
@@ -218,11 +233,11 @@ def measure_watch(
             if not watch.alive():
                 raise SystemExit(f"{label}: mcptask watch exited early")
 
-        # The window opens after the warm-up, and never before the first polling round (one
-        # tasks/get per task) is over and has been printed: start-up is not what we measure.
+        # The window opens after the warm-up, and never before the first listing is over and
+        # has been printed (every task is new then): start-up is not what we measure.
         wait_until(started + args.warmup, check)
         give_up = started + START_TIMEOUT
-        while server.requests - requests_before < args.tasks + 4 or watch.first_output is None:
+        while server.requests - requests_before < 2 or watch.first_output is None:
             if time.monotonic() > give_up:
                 raise SystemExit(f"{label}: no first polling round in {START_TIMEOUT:g} s")
             wait_until(time.monotonic() + 0.25, check)
@@ -350,7 +365,7 @@ def _ratio(a: float, b: float) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--tasks", type=int, default=100, help="working tasks to seed (100)")
+    parser.add_argument("--tasks", type=int, default=1000, help="working tasks to seed (1000)")
     parser.add_argument(
         "--duration", type=float, default=15.0, help="seconds per watch run, warm-up included (15)"
     )
@@ -388,6 +403,7 @@ def main() -> int:
             f"clock tick {1000 / CLOCK_TICKS:g} ms",
             flush=True,
         )
+        floors: list[Measure] = []
         for interval in (args.interval, args.long_interval):
             for pty in (False, True):
                 rows.append(
@@ -399,13 +415,24 @@ def main() -> int:
                         baseline=baseline if not rows else None,
                     )
                 )
+            floors.append(measure_watch(server, args, pty=False, interval=interval, raw=True))
     finally:
         server.stop()
     idle = baseline[0]
-    print_table([*rows, idle])
+    print_table([*rows, *floors, idle])
     tick_percent = 100.0 / CLOCK_TICKS / idle.wall
     for line in summary(rows, idle, tick_percent):
         print(line)
+    piped = next(row for row in rows if row.label.startswith("piped"))
+    live = next(row for row in rows if row.label.startswith("pty"))
+    floor = floors[0]
+    print(
+        f"at --interval {args.interval:g}: watch {piped.cpu_percent:.1f}% (piped) / "
+        f"{live.cpu_percent:.1f}% (live table) of one core (target <= 5%), raw floor "
+        f"{floor.cpu_percent:.1f}%: {_ratio(piped.cpu, floor.cpu)} / "
+        f"{_ratio(live.cpu, floor.cpu)} the floor; requests/s {piped.requests / piped.wall:.1f} "
+        f"(watch) vs {floor.requests / floor.wall:.1f} (floor)"
+    )
     return 0
 
 

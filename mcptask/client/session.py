@@ -206,6 +206,12 @@ class McpClient:
 
     def iter_tasks(self) -> Iterator[Task]:
         """Every task from `tasks/list`, following `nextCursor` page after page."""
+        for page in self.iter_task_pages():
+            yield from page
+
+    def iter_task_pages(self) -> Iterator[list[Task]]:
+        """The pages of `tasks/list`, one list of tasks each, following `nextCursor`; the
+        next page is asked for only when the caller wants it."""
         self.require("list")
         cursor: str | None = None
         seen_cursors: set[str] = set()
@@ -213,8 +219,7 @@ class McpClient:
             page = TaskPage.from_result(
                 self.call("tasks/list", {"cursor": cursor} if cursor else {})
             )
-            for task in page.tasks:
-                yield self._met(task, "tasks/list")
+            yield [self._met(task, "tasks/list") for task in page.tasks]
             if page.next_cursor is None:
                 return
             if page.next_cursor in seen_cursors:

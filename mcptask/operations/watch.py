@@ -1,6 +1,9 @@
-"""Follow tasks until they settle: poll `tasks/get`, take status pushes, report every change.
+"""Follow tasks until they settle: poll, take status pushes, report every change.
 
-Pure: changes go to callbacks and the end state is a `WatchReport`; nothing is printed here.
+Each round asks about every pending task, by `tasks/list` pages where the server lists and
+that is cheaper (see `watch_pages.py`), else by one `tasks/get` per task; both ways report
+the same changes in the same order. Pure: changes go to callbacks and the end state is a
+`WatchReport`; nothing is printed here.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from datetime import UTC, datetime
 
 from mcptask.client.session import McpClient
 from mcptask.errors import RpcError, TaskNotFound
-from mcptask.operations.polling import PollLoop, poll_delay
+from mcptask.operations.polling import poll_delay
+from mcptask.operations.watch_pages import PagePolling
 from mcptask.protocol import ACTIVE_STATUSES, COMPLETED, JsonObject, Task, is_terminal
 
 GONE = "gone"
@@ -128,6 +132,9 @@ class Watch:
         self._on_problem = on_problem
         """Hears a task id and the server's error, once per new error, so it is not lost."""
         self._last_list = 0.0
+        self._pages = PagePolling(client, stop=stop.is_set)
+        self._round_listing: list[Task] | None = None
+        """The listed tasks the round just read from the pages, for the re-list it stands in."""
 
     @property
     def listing(self) -> bool:
@@ -161,20 +168,53 @@ class Watch:
             None if self.options.timeout is None else (time.monotonic() + self.options.timeout)
         )
         try:
-            PollLoop(
-                fetch=self._fetch,
-                pending=self._pending,
-                observe=self._observe,
-                delay=self.poll_interval,
-                wait=self._wait,
-                stop=self._stop.is_set,
-                between_rounds=self._between_rounds,
-            ).run(deadline=deadline, until_settled=not self.options.forever)
+            self._rounds(deadline, until_settled=not self.options.forever)
         finally:
             self.client.set_notification_handler(None)
         self.timed_out = (
             deadline is not None and time.monotonic() >= deadline and bool(self._pending())
         )
+
+    def _rounds(self, deadline: float | None, *, until_settled: bool) -> None:
+        """Round after round until nothing is pending (if `until_settled`), a stop request,
+        or `deadline` (as `polling.PollLoop` does for a cancel's confirmations)."""
+        while not self._stop.is_set():
+            if not self._round():
+                return
+            self._between_rounds()
+            if until_settled and not self._pending():
+                return
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return
+            delay = self.poll_interval()
+            self._wait(delay if remaining is None else min(delay, remaining))
+
+    def _round(self) -> bool:
+        """Ask about every pending task, in the order they were first watched; False when a
+        stop request cut the round short."""
+        pending = self._pending()
+        keep = self._keeps_listed if self._relist_due() else None
+        page = self._pages.round(pending, keep)
+        if self._stop.is_set():
+            return False
+        self._round_listing = page.listed if page is not None else None
+        for task_id in pending:
+            if self._stop.is_set():
+                return False
+            listed = page.found.get(task_id) if page is not None else None
+            answer: Task | RpcError
+            if listed is not None and not is_terminal(listed.status):
+                answer = listed
+            else:
+                # Not on the pages (gone? tasks/get says), or finished there: the watch
+                # ends on the task as tasks/get gives it.
+                try:
+                    answer = self._fetch(task_id)
+                except RpcError as exc:
+                    answer = exc
+            self._observe(task_id, answer)
+        return True
 
     @contextmanager
     def _push_stream(self) -> Iterator[None]:
@@ -226,18 +266,44 @@ class Watch:
                 break
             if pushed.taskId in self.tasks:
                 self._record(self.tasks[pushed.taskId], pushed)
-        if self.listing and time.monotonic() - self._last_list >= RELIST_SECONDS:
-            self._relist()
+        if self._relist_due():
+            if self._round_listing is not None:
+                self._last_list = time.monotonic()
+                self._adopt(self._round_listing)  # the round's pages were every page
+            else:
+                self._relist()
+        self._round_listing = None
         self._on_round()
 
     def _wait(self, seconds: float) -> None:
         self._wake.wait(seconds)
         self._wake.clear()
 
+    def _relist_due(self) -> bool:
+        return self.listing and time.monotonic() - self._last_list >= RELIST_SECONDS
+
     def _relist(self) -> None:
         self._last_list = time.monotonic()
+        pages = 0
+        on_pages: set[str] = set()  # watched ones only: bounded by what the watch holds
+        for page in self.client.iter_task_pages():
+            pages += 1
+            self._adopt(page)
+            on_pages.update(task.taskId for task in page if task.taskId in self.tasks)
+        pending = self._pending()
+        self._pages.noted(pages, sum(1 for task_id in pending if task_id in on_pages), len(pending))
+
+    def _keeps_listed(self, task: Task) -> bool:
+        """Whether the re-list would look at a listed task: a watched one, or one to adopt."""
+        return task.taskId in self.tasks or task.status in (
+            self.options.statuses or ACTIVE_STATUSES
+        )
+
+    def _adopt(self, listed: list[Task]) -> None:
+        """Record the listed tasks that are watched, and watch the new ones of the statuses
+        asked for (active ones by default)."""
         wanted = self.options.statuses or ACTIVE_STATUSES
-        for task in self.client.iter_tasks():
+        for task in listed:
             if task.taskId in self.tasks:
                 self._record(self.tasks[task.taskId], task)
             elif task.status in wanted:

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 OutputFormat = Literal["table", "json", "jsonl", "ids"]
+COMPACT = json.JSONEncoder(separators=(",", ":"))
+"""What `json_line` writes with: `json.dumps` with these separators, without building a new
+encoder for every line (a list of many tasks prints one line per task)."""
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("table", "json", "jsonl", "ids")
 
 
@@ -62,11 +65,20 @@ class Screen:
 
     def json_line(self, document: object) -> None:
         """One JSON object on one line of stdout, flushed at once (for streaming consumers)."""
-        self._write(json.dumps(document, separators=(",", ":")) + "\n")
+        self._write(COMPACT.encode(document) + "\n")
 
     def ids(self, task_ids: Iterable[str]) -> None:
         """One id per line on stdout."""
         self._write("".join(clean(task_id) + "\n" for task_id in task_ids))
+
+    def text(self, text: str) -> None:
+        """Text as it is on stdout, flushed (many lines at once: one write, one flush)."""
+        self._write(text)
+
+    @property
+    def reader_gone(self) -> bool:
+        """True once stdout's reader has gone away (`| head`): nothing more can be shown."""
+        return self._reader_gone
 
     def _write(self, text: str) -> None:
         """Write and flush stdout; a reader that went away (`| head`) ends output quietly."""

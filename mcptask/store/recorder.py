@@ -3,7 +3,8 @@
 Writes are batched: a task that a `tools/call` created is written at once (before `start`
 prints anything, so that its id cannot be lost), others at most a second later or when the
 command ends. A task whose status and session did not change since this process last wrote it
-is not written again. A failing record never fails the command: the first failure is reported
+is not written again (of the last `MEMORY` or so tasks written: memory stays bounded however
+many tasks a list brings). A failing record never fails the command: the first failure is reported
 once, and recording stops.
 """
 
@@ -18,8 +19,15 @@ from mcptask.store.known import ServerRecord, Sighting, StoreFailure
 if TYPE_CHECKING:
     from mcptask.protocol import Task
 
+_State = tuple[str, str | None, int | None]
+"""(status, session, ttl ms) as last written."""
+
 FLUSH_SECONDS = 1.0
 FLUSH_BATCH = 500
+MEMORY = 10_000
+"""How many tasks' last written state the recorder remembers (twice this at most): enough
+for a watch of that many tasks to write nothing while nothing changes, bounded so that a list
+of a million tasks does not hold a million entries."""
 
 
 class Recorder:
@@ -38,35 +46,45 @@ class Recorder:
         self._pending: dict[str, Sighting] = {}
         self._gone: set[str] = set()
         self._detached: set[str] = set()
-        self._written: dict[str, tuple[str, str | None, int | None]] = {}
+        # What this process last wrote per task, in two generations: when the newer is full it
+        # becomes the older, and the older one is dropped (a task forgotten here is only
+        # written again, never lost).
+        self._written: dict[str, _State] = {}
+        self._older: dict[str, _State] = {}
         self._last_flush = clock()
         self._failed = False
 
     def seen(self, task: Task, *, via: str, session_id: str | None, tool: str | None) -> None:
         """Queue the task's status, ttl and session; write now if a tools/call created it."""
+        task_id = task.taskId
         state = (task.status, session_id, task.ttl_milliseconds)
-        if self._written.get(task.taskId) == state and task.taskId not in self._gone:
+        written = self._written.get(task_id) or self._older.get(task_id)
+        if written == state and task_id not in self._gone:
             self._maybe_flush()  # what earlier sightings queued is still written in time
             return
-        self._gone.discard(task.taskId)
-        self._pending[task.taskId] = Sighting(
-            task.taskId, task.status, task.ttl_milliseconds, session_id, via, tool
-        )
-        self._written[task.taskId] = state
+        self._gone.discard(task_id)
+        self._pending[task_id] = Sighting(task_id, state[0], state[2], session_id, via, tool)
+        if task_id not in self._written and len(self._written) >= MEMORY:
+            self._older, self._written = self._written, {}
+        self._written[task_id] = state
         self._maybe_flush(now=via == "tools/call")
 
     def gone(self, task_id: str) -> None:
         """Queue forgetting a task the server no longer knows."""
         self._pending.pop(task_id, None)
-        self._written.pop(task_id, None)
+        self._forget_written(task_id)
         self._gone.add(task_id)
         self._maybe_flush()
 
     def detached(self, task_id: str) -> None:
         """Queue unbinding a task from its ended session (it is visible without it)."""
         self._detached.add(task_id)
-        self._written.pop(task_id, None)
+        self._forget_written(task_id)
         self._maybe_flush()
+
+    def _forget_written(self, task_id: str) -> None:
+        self._written.pop(task_id, None)
+        self._older.pop(task_id, None)
 
     def flush(self) -> None:
         """Write everything queued, in one transaction."""

@@ -117,17 +117,20 @@ def jsonrpc_error_body(response: httpx.Response) -> JsonObject | None:
 
 
 def _depth_exceeds(value: object, limit: int) -> bool:
-    """True when containers nest deeper than `limit` (iterative: no recursion to exhaust)."""
-    pending: list[tuple[object, int]] = [(value, 1)]
-    while pending:
-        item, depth = pending.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
+    """True when containers nest deeper than `limit` (iterative: no recursion to exhaust).
+
+    Level by level, keeping only the containers: a page of tasks is mostly scalars, and
+    every scalar handled in Python costs as much as decoding it did.
+    """
+    containers = (dict, list)  # a tuple: isinstance with `dict | list` is slower
+    level: list[Any] = [value] if isinstance(value, containers) else []
+    depth = 1
+    while level:
         if depth > limit:
             return True
-        pending.extend((child, depth + 1) for child in children)
+        below: list[Any] = []
+        for item in level:
+            children = item.values() if isinstance(item, dict) else item
+            below += [child for child in children if isinstance(child, containers)]
+        level, depth = below, depth + 1
     return False

@@ -353,3 +353,38 @@ def test_any_other_failure_of_the_switch_is_not_waited_for() -> None:
     with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
         _use_wal(connection)  # type: ignore[arg-type]
     assert len(connection.statements) == 1
+
+
+def test_the_recorder_remembers_a_bounded_number_of_tasks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What it last wrote is remembered for at most 2 x MEMORY tasks: a list of many tasks
+    does not hold them all, every one is still recorded, and the recent ones are not written
+    again while unchanged."""
+    from mcptask.store import recorder as recorder_module
+
+    monkeypatch.setattr(recorder_module, "MEMORY", 4)
+    record = open_store(tmp_path).server(SERVER)
+    written: list[str] = []
+    original = record.write
+
+    def counting(sightings: object, *args: object, **kwargs: object) -> None:
+        rows = list(sightings)  # type: ignore[call-overload]
+        written.extend(row.task_id for row in rows)
+        original(rows, *args, **kwargs)  # type: ignore[arg-type]
+
+    record.write = counting  # type: ignore[method-assign]
+    recorder = Recorder(record, on_failure=pytest.fail)
+    ids = [f"t{number}" for number in range(20)]
+    for task_id in ids:
+        recorder.seen(task(task_id), via="tasks/list", session_id=None, tool=None)
+    recorder.flush()
+    assert sorted(t.task_id for t in record.tasks()) == sorted(ids)
+    remembered = len(recorder._written) + len(recorder._older)
+    assert remembered <= 8
+    written.clear()
+    for task_id in ids[-4:]:  # the latest ones: remembered, so not written again
+        recorder.seen(task(task_id), via="tasks/list", session_id=None, tool=None)
+    recorder.seen(task("t0"), via="tasks/list", session_id=None, tool=None)  # forgotten here
+    recorder.flush()
+    assert written == ["t0"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -14,29 +15,57 @@ from mcptask.cli.options import (
     statuses,
     with_server_options,
 )
+from mcptask.errors import UsageError
 
 
 @with_server_options
 def list_tasks(
     status: StatusOption = None,
     limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="At most this many tasks (newest first).")
+        int | None,
+        typer.Option(
+            "--limit",
+            min=1,
+            help="At most this many tasks (the newest; --order server: the first listed).",
+        ),
     ] = None,
     known: KnownOption = False,
+    order: Annotated[
+        str,
+        typer.Option(
+            "--order",
+            metavar="ORDER",
+            help="newest (newest first, printed once every page is read) or server (the "
+            "server's order; jsonl and ids print each page as it comes).",
+        ),
+    ] = "newest",
     *,
     common: Common,
 ) -> None:
     """List the server's tasks (every page), newest first; --known: the recorded ones."""
     from mcptask.operations.known import refresh_known
-    from mcptask.operations.listing import collect_tasks
+    from mcptask.operations.listing import ORDERS, collect_tasks, newest_first_key, task_pages
     from mcptask.output.views.list_tasks import Listing, ListView
 
+    chosen = next((known_order for known_order in ORDERS if known_order == order), None)
+    if chosen is None:
+        raise UsageError(f"--order takes {' or '.join(ORDERS)}, not {order!r}")
+    if known and chosen == "server":
+        raise UsageError(
+            "--known lists the recorded tasks newest first; --order server is for the server's list"
+        )
     wanted = statuses(status)
     invocation = Invocation(common)
     view = ListView(invocation.screen)
     recorded = invocation.record.known_ids() if known else None
     gone: list[str] | None = None
     with invocation.client(needs_list=not known, rejoin=recorded or []) as client:
+        about = Listing(
+            [],
+            transport=client.transport.kind,
+            filtered=wanted is not None,
+            joined=common.session_id is not None,
+        )
         if recorded is not None:
             refreshed = refresh_known(client, recorded)
             tasks = refreshed.tasks
@@ -47,14 +76,13 @@ def list_tasks(
         else:
             with invocation.record.hinting():
                 client.require("list")
-            tasks = collect_tasks(client, statuses=wanted, limit=limit)
-        transport = client.transport.kind
-    view.show(
-        Listing(
-            tasks,
-            transport=transport,
-            filtered=wanted is not None,
-            joined=common.session_id is not None,
-            gone=gone,
-        )
-    )
+            if view.streams:
+                # Printed while the pages are read, inside the connection's block.
+                newest = chosen == "newest"
+                pages = task_pages(client, statuses=wanted, limit=None if newest else limit)
+                view.stream(
+                    pages, about, sort_key=newest_first_key if newest else None, limit=limit
+                )
+                return
+            tasks = collect_tasks(client, statuses=wanted, limit=limit, order=chosen)
+    view.show(replace(about, tasks=tasks, gone=gone))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from mcptask.output import documents
 from mcptask.output.views.base import View
 from mcptask.protocol import JsonObject, Task
+
+STREAMING_FORMATS = ("jsonl", "ids", "json")
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,40 @@ class ListView(View[Listing]):
         self.gone(shown.gone or [])
         if not shown.tasks:
             self.screen.warn(_empty_list_reasons(shown))
+
+    @property
+    def streams(self) -> bool:
+        """True for the formats `stream` prints (all but the table)."""
+        return self.screen.format in STREAMING_FORMATS
+
+    def stream(
+        self,
+        pages: Iterable[list[Task]],
+        about: Listing,
+        *,
+        sort_key: Callable[[Task], int] | None,
+        limit: int | None = None,
+    ) -> None:
+        """Print the tasks of `pages` as `show` would print them all (see
+        `output/list_stream.py`), in memory that does not grow with the list; `about` says
+        why a list may be empty (its own `tasks` are not used). On an error from `pages`,
+        the tasks already printed are counted in the exception's message."""
+        from mcptask.errors import McptaskError
+        from mcptask.output.list_stream import ListStream
+
+        stream = ListStream(self.screen, sort_key=sort_key, limit=limit)
+        try:
+            stream.write(pages)
+        except McptaskError as exc:
+            if stream.printed:
+                count = stream.printed
+                exc.message += (
+                    f" (after {count} task{'s were' if count != 1 else ' was'} printed: "
+                    "the list is incomplete)"
+                )
+            raise
+        if not stream.listed:
+            self.screen.warn(_empty_list_reasons(about))
 
     def table(self, shown: Listing) -> None:
         """The task table (nothing at all for an empty list)."""
