@@ -6,8 +6,8 @@ list: byte for byte what `ListView` prints from the whole list (tests/unit/test_
   is one document: it is gathered in a temporary file and printed whole at the end, so that
   a failure half way never leaves half a document on stdout.
 - Newest first: the order is known only after the last page, so nothing is printed before it.
-  Each task is rendered as it comes and kept in sorted runs spilled to a temporary file
-  (`SortedRuns`), merged when the list is complete.
+  Each task is rendered as it comes and handed to `SortedRuns`, which keeps a few thousand
+  in memory and sorts the rest in a temporary SQLite database.
 """
 
 from __future__ import annotations

@@ -137,16 +137,25 @@ def test_sorted_runs_are_a_stable_sort_largest_first(
     assert merged == expected[:limit]
 
 
+def test_sorted_runs_keep_text_a_server_sent_as_it_is() -> None:
+    odd = ["lone \ud800 surrogate", "nul \x00 inside", "emoji \U0001f600", ""]
+    with SortedRuns(run_size=2) as runs:
+        for number, text in enumerate(odd):
+            runs.add(number, text)
+        assert runs.spilled
+        assert list(runs.merged()) == odd[::-1]
+
+
 def test_sorted_runs_spill_to_disk_only_when_they_must() -> None:
     with SortedRuns(run_size=4) as runs:
         for number in range(10):
             runs.add(number % 3, f"t{number}")
-        assert runs._file is not None  # spilled: ten pieces, four in memory at most
+        assert runs.spilled  # ten pieces, four in memory at most
         assert list(runs.merged()) == ["t2", "t5", "t8", "t1", "t4", "t7", "t0", "t3", "t6", "t9"]
     with SortedRuns(run_size=4, limit=2) as runs:
         for number in range(100):
             runs.add(number, f"t{number}")
-        assert runs._file is None  # a small limit stays in memory
+        assert not runs.spilled  # a small limit stays in memory
         assert list(runs.merged()) == ["t99", "t98"]
 
 
