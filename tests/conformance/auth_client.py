@@ -75,7 +75,8 @@ def environment(work: Path) -> tuple[dict[str, str], list[str]]:
 
 def call_tool(url: str) -> int:
     """`tools/call test-tool` through mcptask's connection code (the step-up scenario)."""
-    from mcptask.cli.options import Common, Invocation
+    from mcptask.cli.invocation import Invocation
+    from mcptask.cli.options import Common
     from mcptask.errors import McptaskError
 
     try:

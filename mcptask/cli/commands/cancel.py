@@ -9,9 +9,9 @@ import typer
 
 from mcptask.cli.completion import complete_task_id
 from mcptask.cli.ids import read_ids
+from mcptask.cli.invocation import Invocation
 from mcptask.cli.options import (
     Common,
-    Invocation,
     KnownOption,
     StatusOption,
     finite,

@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
+from mcptask.cli.invocation import Invocation
 from mcptask.cli.options import (
     Common,
-    Invocation,
     KnownOption,
     StatusOption,
     statuses,

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from mcptask.cli.options import Common, Invocation, finite, with_server_options
+from mcptask.cli.invocation import Invocation
+from mcptask.cli.options import Common, finite, with_server_options
 from mcptask.errors import ExitCode, UsageError
 
 

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mcptask.cli.completion import complete_task_id
+from mcptask.cli.invocation import Invocation
 from mcptask.cli.options import (
     Common,
-    Invocation,
     KnownOption,
     StatusOption,
     finite,

@@ -1,0 +1,131 @@
+"""One command's invocation: its screen, its resolved settings, its connection and the
+record of known tasks it feeds, built from the shared options (`mcptask.cli.options`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from mcptask.cli.options import Common, color_wanted, finite
+from mcptask.errors import UsageError
+
+if TYPE_CHECKING:
+    from mcptask.auth.flow import McpAuth
+    from mcptask.cli.record import Record
+    from mcptask.client.session import McpClient
+    from mcptask.output.screen import Screen
+
+
+class Invocation:
+    """One command's screen and connection, built from its shared options."""
+
+    def __init__(
+        self,
+        common: Common,
+        *,
+        default_output: str | None = None,
+        keep_session: bool | None = None,
+        remember_session: bool = True,
+        force_sign_in: bool = False,
+    ) -> None:
+        from mcptask.cli import settings
+        from mcptask.output.screen import Screen
+        from mcptask.store import profiles
+
+        self.common = common
+        try:
+            self.screen: Screen = Screen(
+                common.output or default_output, color=color_wanted(common.no_color)
+            )
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        self.profiles_path = profiles.profiles_path()
+        self.resolved = settings.resolve(
+            common,
+            book=profiles.load(self.profiles_path),
+            keep_session=keep_session,
+            force_sign_in=force_sign_in,
+        )
+        self._remember_session = remember_session
+        self.settings = self.resolved.settings
+        for warning in self.resolved.warnings:
+            self.screen.warn(warning)
+        self._record: Record | None = None
+
+    @property
+    def log(self) -> Callable[[str], None] | None:
+        """Where -v sends the wire log (None without -v)."""
+        return self.screen.note if self.common.verbose else None
+
+    @property
+    def record(self) -> Record:
+        """The record of known tasks of this server (opened on first use)."""
+        if self._record is None:
+            from mcptask.cli.record import Record
+
+            self._record = Record(self.settings, self.screen, profile=self.resolved.profile or "")
+        return self._record
+
+    @contextmanager
+    def client(
+        self,
+        *,
+        needs_list: bool = False,
+        patient: bool = False,
+        auth: McpAuth | None = None,
+        rejoin: Iterable[str] = (),
+    ) -> Iterator[McpClient]:
+        """A connected client, closed again when the block ends. It reports every task it
+        meets to the record.
+
+        `patient`: without --retries, retry for as long as --retry-for allows (watch).
+        `auth`: a sign-in flow of the caller's, else the settings'.
+        `rejoin`: requests about these tasks go in the session recorded for each (if any),
+        as --session-id would send them.
+        """
+        from mcptask.client.connect import connected_client
+        from mcptask.client.retries import DEFAULT_RETRIES, DEFAULT_RETRY_FOR, RetryPolicy
+
+        common = self.common
+        finite("--retry-for", common.retry_for)
+        retry = RetryPolicy(
+            retries=common.retries if common.retries is not None or patient else DEFAULT_RETRIES,
+            retry_for=DEFAULT_RETRY_FOR if common.retry_for is None else common.retry_for,
+            log=self.log,
+        )
+        wanted = set(rejoin)
+        sessions = {
+            task_id: session
+            for task_id, session in (self.record.sessions() if wanted else {}).items()
+            if task_id in wanted
+        }
+        try:
+            with connected_client(
+                self.settings,
+                log=self.log,
+                server_log=self.log,
+                needs_list=needs_list,
+                on_session_change=self._session_changed,
+                retry=retry,
+                notice=self.screen.warn,
+                auth=auth,
+                observer=self.record.recorder(),
+                task_sessions=sessions,
+            ) as client:
+                yield client
+        finally:
+            self.record.flush()
+
+    def _session_changed(self, previous: str | None, current: str) -> None:
+        """A kept session was opened or renewed: say so, and remember it in the profile."""
+        from mcptask.store import profiles
+
+        name = self.resolved.profile if self._remember_session else None
+        if previous is not None:
+            self.screen.warn(
+                f"session {previous} had ended on the server (its tasks ended with it); "
+                f"opened session {current}" + (f" and saved it in profile {name!r}" if name else "")
+            )
+        if name is not None:
+            profiles.update_session(self.profiles_path, name, current)
