@@ -52,6 +52,9 @@ class McpAuth(httpx.Auth):
         self._lock = threading.Lock()
         self._entry: CachedToken | None = None
         """The token in use (cached or obtained here)."""
+        self._looked = False
+        """The cache was read before a request: a cache with nothing for this server is
+        read again only after a 401 (not before every request of a bulk run)."""
         self._tried: set[str] = set()
         self._fresh: str | None = None
         """The access token a sign-in of this process obtained."""
@@ -125,7 +128,8 @@ class McpAuth(httpx.Auth):
             # login signs in anew: nothing the line or the cache holds is sent first.
             request.headers.pop("Authorization", None)
             return None
-        if self._entry is None and "Authorization" not in request.headers:
+        if self._entry is None and not self._looked and "Authorization" not in request.headers:
+            self._looked = True
             self._entry = self._cached()
         if self._entry is None:
             return None
@@ -176,6 +180,7 @@ class McpAuth(httpx.Auth):
             if self.settings.cache_path is not None:
                 cache.drop_token(self.settings.cache_path, entry)
             self._entry = None
+            self._looked = False  # another cached token may serve the next request
             return False
         self._keep(self._entry_from(renewed, entry))
         return True

@@ -1,0 +1,61 @@
+"""The sign-in flow reads the token cache once, not before every request of a bulk run, and
+again after a 401 (a token another process stored meanwhile is then used)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from mcptask.auth.flow import McpAuth
+from mcptask.auth.grants import HttpOptions
+from mcptask.auth.settings import AuthSettings
+from mcptask.store import tokens
+from mcptask.store.tokens import CachedToken
+
+URL = "http://server.test/mcp"
+
+
+def test_the_cache_is_read_once_then_again_after_a_401(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache_path = tmp_path / "tokens.json"
+    reads: list[Path] = []
+    real_load = tokens.load
+
+    def counting_load(path: Path) -> tokens.TokenCache:
+        reads.append(path)
+        return real_load(path)
+
+    monkeypatch.setattr(tokens, "load", counting_load)  # the module flow reads it through
+    sent: list[str | None] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request.headers.get("Authorization"))
+        if request.headers.get("Authorization") != "Bearer stored-later":
+            return httpx.Response(401) if len(sent) > 3 else httpx.Response(200)
+        return httpx.Response(200)
+
+    auth = McpAuth(AuthSettings(cache_path=cache_path), URL, http=HttpOptions())
+    with httpx.Client(transport=httpx.MockTransport(handler), auth=auth) as client:
+        for _ in range(3):
+            assert client.post(URL, content=b"{}").status_code == 200
+        assert reads == [cache_path]  # three requests, one read of an empty cache
+        tokens.store_token(
+            cache_path,
+            CachedToken(
+                server=URL,
+                issuer="http://as.test",
+                resource=URL,
+                client_id="c",
+                grant="client_credentials",
+                access_token="stored-later",
+                token_endpoint="http://as.test/token",
+                auth_method="none",
+            ),
+        )
+        before = len(reads)
+        assert client.post(URL, content=b"{}").status_code == 200
+        assert len(reads) == before + 1  # the 401 sent the flow back to the cache
+    assert sent == [None, None, None, None, "Bearer stored-later"]
