@@ -60,7 +60,8 @@ def cancel(
     """Cancel tasks by id, from a file or stdin, or every working one; confirm each outcome."""
     from mcptask.cli.exit_codes import exit_code_for
     from mcptask.cli.signals import StopSignal
-    from mcptask.operations.cancel import CancelRun, select_targets
+    from mcptask.operations.cancel import CancelRun
+    from mcptask.operations.selection import select_targets
     from mcptask.output.views.cancel import CancelOutcome, CancelView
 
     finite("--wait-timeout", wait_timeout)
