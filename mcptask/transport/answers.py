@@ -88,9 +88,17 @@ def parse_json(text: str | bytes, *, context: str, not_json: str | None = None) 
         raise ProtocolViolation(not_json or f"{context} is not valid JSON") from None
     except RecursionError:
         raise ProtocolViolation(f"{context} is nested too deeply") from None
-    if _depth_exceeds(value, MAX_DEPTH):
+    if _may_nest_deeper(text, MAX_DEPTH) and _depth_exceeds(value, MAX_DEPTH):
         raise ProtocolViolation(f"{context} is nested deeper than {MAX_DEPTH} levels")
     return value
+
+
+def _may_nest_deeper(text: str | bytes, limit: int) -> bool:
+    """False when the text has too few brackets to nest deeper than `limit` (every level
+    opens one): the walk of the decoded value is then skipped (most answers)."""
+    if isinstance(text, str):
+        return text.count("{") + text.count("[") > limit
+    return text.count(b"{") + text.count(b"[") > limit
 
 
 def own_response(message: JsonObject, request_id: object) -> JsonObject:

@@ -438,7 +438,7 @@ def resumable_id(event: ServerSentEvent) -> str | None:
     """The event's id if it can be sent back as `Last-Event-ID` (printable ASCII), else None:
     a server's id that cannot travel in a header makes its stream not resumable."""
     event_id = event.id
-    if event_id and all(0x20 <= ord(char) <= 0x7E for char in event_id):
+    if event_id and event_id.isascii() and event_id.isprintable():  # 0x20..0x7E
         return event_id
     return None
 
