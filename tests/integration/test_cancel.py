@@ -292,7 +292,10 @@ def test_sigint_partway_streams_every_task_once_in_jsonl(
         assert process.stdout is not None
         first = [process.stdout.readline() for _ in range(3)]
         process.send_signal(signal.SIGINT)
-        rest, stderr = process.communicate(timeout=60)
+        # Through the same buffer as readline (communicate would read the pipe past what
+        # readline has already buffered, and lose those lines).
+        rest = process.stdout.read()
+        _, stderr = process.communicate(timeout=60)
     finally:
         stop_process(process)
     assert process.returncode == 130, stderr
