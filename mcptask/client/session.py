@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 
 from mcptask.client.answers import result_of
@@ -12,6 +13,7 @@ from mcptask.client.eras import Era, Operation
 from mcptask.client.negotiate import initialize, negotiate, survey
 from mcptask.client.observe import NoObserver, TaskObserver
 from mcptask.client.retries import ALWAYS, UNSENT, RetryPolicy
+from mcptask.client.round_trips import RoundTrips
 from mcptask.errors import (
     CancelRefused,
     ProtocolViolation,
@@ -77,6 +79,12 @@ class McpClient:
         self._joined_session: str | None = None
         self._kept_session: str | None = None
         self._task_sessions: dict[str, str] = {}
+        self._renewal = threading.Lock()
+        """Two threads that meet the same ended session renew it once (a bulk cancel's
+        overlapped confirmations share the client)."""
+        self.round_trips = RoundTrips()
+        """How long the server's answers to task requests take (what a bulk cancel reads to
+        decide whether overlapping confirmations pays)."""
 
     # -- connection -----------------------------------------------------------------------------
 
@@ -135,6 +143,11 @@ class McpClient:
         if self._negotiated is None:
             raise RuntimeError("connect() has not been called")
         return self._negotiated
+
+    @property
+    def concurrent(self) -> bool:
+        """Requests may be made from two threads at once (the transport allows it)."""
+        return self.transport.concurrent
 
     def set_notification_handler(self, handler: NotificationHandler | None) -> None:
         """Receive the server's notifications (status pushes) as they arrive."""
@@ -306,24 +319,29 @@ class McpClient:
             return self._call_routed(task_id, method, params, timeout)
         try:
             return self._call_once(method, params, timeout)
-        except SessionExpired:
-            previous = self._joined_session or self.transport.session_id
-            if self._joined_session is not None and not self.keep_session:
-                raise SessionGone(
-                    f"session {self._joined_session} has ended on the server "
-                    "(its tasks ended with it)"
-                ) from None
-            self._joined_session = None
-            self.transport.reset_session()
-            self._negotiated = initialize(self.transport, self)
-            if self.keep_session:
-                self._keep(previous)
+        except SessionExpired as expired:
+            with self._renewal:
+                if expired.args[:1] == (self.transport.session_id,):  # not renewed meanwhile
+                    self._renew()
             try:
                 return self._call_once(method, params, timeout)
             except SessionExpired:
                 raise ProtocolViolation(
                     "the server dropped the new session at once (HTTP 404 again)"
                 ) from None
+
+    def _renew(self) -> None:
+        """Initialize a new session in place of the one that ended (a joined one: say so)."""
+        previous = self._joined_session or self.transport.session_id
+        if self._joined_session is not None and not self.keep_session:
+            raise SessionGone(
+                f"session {self._joined_session} has ended on the server (its tasks ended with it)"
+            ) from None
+        self._joined_session = None
+        self.transport.reset_session()
+        self._negotiated = initialize(self.transport, self)
+        if self.keep_session:
+            self._keep(previous)
 
     def _call_routed(
         self, task_id: str, method: str, params: JsonObject | None, timeout: float | None
@@ -390,11 +408,16 @@ class McpClient:
 
         def attempt() -> JsonObject:
             message = request_message(self._next_id(), method, params)
+            started = time.monotonic()
             if session is None:
-                return self.transport.request(message, headers=headers, timeout=timeout)
-            return self.transport.request(
-                message, headers=headers, timeout=timeout, session=session
-            )
+                answer = self.transport.request(message, headers=headers, timeout=timeout)
+            else:
+                answer = self.transport.request(
+                    message, headers=headers, timeout=timeout, session=session
+                )
+            if method.startswith("tasks/"):
+                self.round_trips.add(time.monotonic() - started)
+            return answer
 
         if not retried:
             return attempt()

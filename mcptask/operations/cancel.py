@@ -5,6 +5,7 @@ Pure: it returns a report and never prints; `mcptask.cli` turns the report into 
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from mcptask.errors import (
     UnsupportedError,
     UsageError,
 )
+from mcptask.operations.confirmations import Confirmations, worth_overlapping
 from mcptask.operations.outcomes import (
     CancelReport,
     CancelResult,
@@ -52,8 +54,12 @@ class CancelRun:
     """One bulk cancel: sequential `tasks/cancel`, each confirmed by `tasks/get` at once;
     tasks still settling are then polled until they settle or `wait_timeout` runs out.
 
-    `on_result` hears each result once, as soon as it is final; `on_progress` after each cancel
-    request. `stop` is polled between requests: the request in flight always completes.
+    Where confirmations overlap (`overlap`), they go out on a thread of their own while the
+    next cancels are sent (confirmations.py); their answers are applied here, in order, and a
+    final result waits for the confirmations of the tasks before it, so that the results are
+    heard as they would be one request after the other. `on_result` hears each result once,
+    as soon as it is final; `on_progress` after each cancel request. `stop` is polled between
+    requests: the request in flight always completes, and nothing more is sent.
     """
 
     client: McpClient
@@ -63,21 +69,37 @@ class CancelRun:
     sleep: Callable[[float], object] = time.sleep
     on_result: Callable[[CancelResult], None] = lambda result: None
     on_progress: Callable[[], None] = lambda: None
+    overlap: bool | None = None
+    """Confirm while the next cancels go out; None: where the client's transport allows two
+    requests at once (HTTP; not stdio, see `Transport.concurrent`) and the server's answers
+    take long enough for it to pay."""
     _results: dict[str, CancelResult] = field(default_factory=dict)
     _awaiting: dict[str, _Awaiting] = field(default_factory=dict)
+    _confirmations: Confirmations | None = None
+    _order: dict[str, int] = field(default_factory=dict)
+    _held: list[CancelResult] = field(default_factory=list)
 
     def run(self, targets: Iterable[Target]) -> CancelReport:
         """Cancel every target; whatever happens, every target is in the report exactly once."""
         ordered = list(targets)
+        self._order = {target.task_id: index for index, target in enumerate(ordered)}
         report = CancelReport(results=[])
         try:
             self._cancel_each(ordered)
+            self._settle(wait=True)
+            self._end_confirmations(wait=True)
             if self.wait and not self.stop():
                 self._confirm()
         except McptaskError as exc:
             report.fatal = exc
         except KeyboardInterrupt:
             report.interrupted = True
+        try:
+            # Confirmations in flight end with what they learn; unsent ones are not sent.
+            self._end_confirmations(wait=not report.interrupted)
+        except KeyboardInterrupt:
+            report.interrupted = True
+            self._end_confirmations(wait=False)
         report.interrupted = report.interrupted or self.stop()
         for awaiting in list(self._awaiting.values()):
             self._finish_from(awaiting, awaiting.last_seen)
@@ -93,8 +115,11 @@ class CancelRun:
         for target in targets:
             if self.stop():
                 return
+            if self._confirmations is not None and self._confirmations.full:
+                self._settle(wait=True, count=1)
             self._cancel_one(target, resends=self._resends())
             self.on_progress()
+            self._settle(wait=False)
 
     def _resends(self) -> int:
         """How often a cancel whose answer was lost is sent again: as often as the client
@@ -183,7 +208,22 @@ class CancelRun:
         # Confirm at once, so that results stream out task by task; a task that is still
         # settling (a cooperative cancel) is polled again after the last cancel is sent.
         self._awaiting[target.task_id] = awaiting
-        self._observe(target.task_id, self._fetch(target.task_id))
+        if self._overlapping(target):
+            if self._confirmations is None:
+                self._confirmations = Confirmations(self.client.get_task, stopped=self.stop)
+            self._confirmations.ask(target.task_id)
+        else:
+            self._observe(target.task_id, self._fetch(target.task_id))
+
+    def _overlapping(self, target: Target) -> bool:
+        """Whether this task's confirmation goes out beside the next cancel: not for the last
+        task (nothing to go beside), and by default only where two requests may travel at once
+        and the server is far enough away for it to pay (`worth_overlapping`)."""
+        if self._order[target.task_id] == len(self._order) - 1:
+            return False
+        if self.overlap is not None:
+            return self.overlap
+        return self.client.concurrent and worth_overlapping(self.client.round_trips.typical)
 
     def _classify_refusal(self, target: Target, refusal: CancelRefused) -> None:
         """A refused cancel: ask `tasks/get` whether the task is finished or unknown.
@@ -220,8 +260,35 @@ class CancelRun:
             stop=self.stop,
         ).run(deadline=time.monotonic() + self.wait_timeout)
 
+    def _settle(self, *, wait: bool, count: int | None = None) -> None:
+        """Apply the overlapped confirmations that are in (`wait`: all, or `count` of them)."""
+        if self._confirmations is None:
+            return
+        for task_id, answer in self._confirmations.settled(wait=wait, count=count):
+            self._observe(task_id, answer)
+        self._release()
+
+    def _end_confirmations(self, *, wait: bool) -> None:
+        """Stop the confirmations (`wait`: the one in flight finishes first), apply what came
+        in, and drop the rest: their tasks end with what their cancel's answer said."""
+        confirmations = self._confirmations
+        if confirmations is None:
+            return
+        confirmations.close(wait=wait)
+        while True:
+            try:
+                self._settle(wait=False)
+                break
+            except McptaskError:
+                continue  # the run has already stopped: this task ends with what is known
+        confirmations.abandon()
+        self._confirmations = None
+        self._release()
+
     def _observe(self, task_id: str, answer: Task | RpcError) -> None:
-        awaiting = self._awaiting[task_id]
+        awaiting = self._awaiting.get(task_id)
+        if awaiting is None:
+            return  # finished meanwhile (a result is final)
         if isinstance(answer, TaskNotFound):
             # Gone after an accepted cancel: purged right after cancelling, or expired.
             self._finish_from(awaiting, awaiting.last_seen, gone=True)
@@ -257,7 +324,17 @@ class CancelRun:
             return
         result = CancelResult(target.task_id, outcome, status, message, target.named)
         self._results[target.task_id] = result
-        self.on_result(result)
+        bisect.insort(self._held, result, key=lambda held: self._order[held.task_id])
+        self._release()
+
+    def _release(self) -> None:
+        """Pass on the final results held back: in the targets' order, up to the first task
+        whose overlapped confirmation is still out (without one out: all, at once)."""
+        oldest = self._confirmations.oldest if self._confirmations is not None else None
+        while self._held and (
+            oldest is None or self._order[self._held[0].task_id] < self._order[oldest]
+        ):
+            self.on_result(self._held.pop(0))
 
 
 _UNSENT = (NotDelivered, ServerBusy, TlsFailure, UsageError)

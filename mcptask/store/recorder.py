@@ -5,11 +5,13 @@ prints anything, so that its id cannot be lost), others at most a second later o
 command ends. A task whose status and session did not change since this process last wrote it
 is not written again (of the last `MEMORY` or so tasks written: memory stays bounded however
 many tasks a list brings). A failing record never fails the command: the first failure is reported
-once, and recording stops.
+once, and recording stops. Thread-safe: a bulk cancel's confirmations report from a thread of
+their own.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -53,34 +55,38 @@ class Recorder:
         self._older: dict[str, _State] = {}
         self._last_flush = clock()
         self._failed = False
+        self._lock = threading.RLock()
 
     def seen(self, task: Task, *, via: str, session_id: str | None, tool: str | None) -> None:
         """Queue the task's status, ttl and session; write now if a tools/call created it."""
         task_id = task.taskId
         state = (task.status, session_id, task.ttl_milliseconds)
-        written = self._written.get(task_id) or self._older.get(task_id)
-        if written == state and task_id not in self._gone:
-            self._maybe_flush()  # what earlier sightings queued is still written in time
-            return
-        self._gone.discard(task_id)
-        self._pending[task_id] = Sighting(task_id, state[0], state[2], session_id, via, tool)
-        if task_id not in self._written and len(self._written) >= MEMORY:
-            self._older, self._written = self._written, {}
-        self._written[task_id] = state
-        self._maybe_flush(now=via == "tools/call")
+        with self._lock:
+            written = self._written.get(task_id) or self._older.get(task_id)
+            if written == state and task_id not in self._gone:
+                self._maybe_flush()  # what earlier sightings queued is still written in time
+                return
+            self._gone.discard(task_id)
+            self._pending[task_id] = Sighting(task_id, state[0], state[2], session_id, via, tool)
+            if task_id not in self._written and len(self._written) >= MEMORY:
+                self._older, self._written = self._written, {}
+            self._written[task_id] = state
+            self._maybe_flush(now=via == "tools/call")
 
     def gone(self, task_id: str) -> None:
         """Queue forgetting a task the server no longer knows."""
-        self._pending.pop(task_id, None)
-        self._forget_written(task_id)
-        self._gone.add(task_id)
-        self._maybe_flush()
+        with self._lock:
+            self._pending.pop(task_id, None)
+            self._forget_written(task_id)
+            self._gone.add(task_id)
+            self._maybe_flush()
 
     def detached(self, task_id: str) -> None:
         """Queue unbinding a task from its ended session (it is visible without it)."""
-        self._detached.add(task_id)
-        self._forget_written(task_id)
-        self._maybe_flush()
+        with self._lock:
+            self._detached.add(task_id)
+            self._forget_written(task_id)
+            self._maybe_flush()
 
     def _forget_written(self, task_id: str) -> None:
         self._written.pop(task_id, None)
@@ -88,16 +94,17 @@ class Recorder:
 
     def flush(self) -> None:
         """Write everything queued, in one transaction."""
-        self._last_flush = self._clock()
-        if self._failed or not (self._pending or self._gone or self._detached):
-            return
-        sightings, gone, detached = list(self._pending.values()), self._gone, self._detached
-        self._pending, self._gone, self._detached = {}, set(), set()
-        try:
-            self.record.write(sightings, gone=gone, detached=detached)
-        except StoreFailure as exc:
-            self._failed = True
-            self._on_failure(f"tasks are not being recorded: {exc}")
+        with self._lock:
+            self._last_flush = self._clock()
+            if self._failed or not (self._pending or self._gone or self._detached):
+                return
+            sightings, gone, detached = list(self._pending.values()), self._gone, self._detached
+            self._pending, self._gone, self._detached = {}, set(), set()
+            try:
+                self.record.write(sightings, gone=gone, detached=detached)
+            except StoreFailure as exc:
+                self._failed = True
+                self._on_failure(f"tasks are not being recorded: {exc}")
 
     def _maybe_flush(self, *, now: bool = False) -> None:
         due = self._clock() - self._last_flush >= FLUSH_SECONDS

@@ -30,6 +30,10 @@ class Transport(Protocol):
     protocol_version: str | None
     """The negotiated protocol version, sent with every HTTP request once known."""
 
+    concurrent: bool
+    """`request` may be called from two threads at once, each request travelling on its own
+    (what lets a bulk cancel confirm one task while it cancels the next)."""
+
     def request(
         self,
         message: JsonObject,

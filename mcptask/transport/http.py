@@ -50,6 +50,9 @@ class HttpTransport:
     """One MCP server endpoint reached with POSTs over a single kept-alive connection."""
 
     kind = "http"
+    concurrent = True
+    """Two threads may send at once: httpx's pool gives each request a connection of its own,
+    and a session's requests may travel on several (the session is the Mcp-Session-Id header)."""
 
     def __init__(
         self,

@@ -49,6 +49,12 @@ class StdioTransport:
 
     kind = "stdio"
     session_id: str | None = None
+    concurrent = False
+    """`request` is thread-safe (answers are routed by id), but it is not offered for
+    overlapping: a pipe has no network latency to hide, so a second request in flight only
+    pays off when the server itself works on requests concurrently, which many stdio servers
+    do not (the request then waits behind the other, and its timeout, which runs from the
+    write, spends that wait); and one silent or dying server fails both at once."""
 
     def __init__(
         self,

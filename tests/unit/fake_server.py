@@ -64,6 +64,7 @@ class FakeServer:
     _counter: int = 0
 
     kind = "fake"
+    concurrent = False
     target = "fake"
     session_id: str | None = None
     protocol_version: str | None = None
