@@ -10,6 +10,9 @@ import threading
 from collections import deque
 
 KEPT = 9
+ENOUGH = 3
+"""Round trips heard before there is a typical one: the first answers of a process are its
+slowest (cold code paths on both sides), and one of two would be half the evidence."""
 
 
 class RoundTrips:
@@ -27,8 +30,8 @@ class RoundTrips:
 
     @property
     def typical(self) -> float | None:
-        """The median of the recent round trips in seconds (None before the first): a fault
-        or a stall now and then does not move it."""
+        """The (lower) median of the recent round trips in seconds, None before `ENOUGH` of
+        them: a fault or a stall now and then does not move it."""
         with self._lock:
             recent = sorted(self._recent)
-        return recent[len(recent) // 2] if recent else None
+        return recent[(len(recent) - 1) // 2] if len(recent) >= ENOUGH else None

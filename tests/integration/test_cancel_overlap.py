@@ -115,13 +115,6 @@ def test_the_command_over_a_slow_link_overlaps_and_reports_as_stdio_does(
     assert most_in_flight(over_stdio.stderr) == 1
 
 
-def test_a_near_server_is_asked_one_request_at_a_time(reference_server: StartServer) -> None:
-    url = reference_server("--seed", "working=30", "--answer", "json")
-    result = run_mcptask("cancel", "--all-working", "--yes", "--url", url, "-o", "json", "-v")
-    assert result.code == 0, result.stderr[-2000:]
-    assert most_in_flight(result.stderr) == 1
-
-
 # -- interrupted --------------------------------------------------------------------------------
 
 
