@@ -1,4 +1,4 @@
-"""MCP wire vocabulary: versions, error codes, JSON-RPC envelopes and the Task model.
+"""MCP wire vocabulary: versions, error codes and the Task model (JSON-RPC envelopes: jsonrpc.py).
 
 Plain classes with hand-written tolerant readers rather than pydantic models: importing
 pydantic and building its schemas cost about 100 ms at every start of mcptask, for the few
@@ -375,52 +375,6 @@ class CancelAnswer:
     def message(self) -> str | None:
         """The status message the answer reports, if any."""
         return self.task.statusMessage if self.task is not None else None
-
-
-def request_message(request_id: int | str, method: str, params: JsonObject | None) -> JsonObject:
-    """Build a JSON-RPC request."""
-    message: JsonObject = {"jsonrpc": "2.0", "id": request_id, "method": method}
-    if params is not None:
-        message["params"] = params
-    return message
-
-
-def notification_message(method: str, params: JsonObject | None = None) -> JsonObject:
-    """Build a JSON-RPC notification."""
-    message: JsonObject = {"jsonrpc": "2.0", "method": method}
-    if params is not None:
-        message["params"] = params
-    return message
-
-
-def is_response(message: JsonObject) -> bool:
-    """True for a JSON-RPC response (result or error), as opposed to a request or notification."""
-    return "method" not in message and ("result" in message or "error" in message)
-
-
-def is_notification(message: JsonObject) -> bool:
-    """True for a JSON-RPC notification (a method and no id)."""
-    return "method" in message and "id" not in message
-
-
-def check_message(value: object, *, context: str) -> JsonObject:
-    """Check that a decoded JSON value is a JSON-RPC 2.0 message, or raise ProtocolViolation."""
-    if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
-        raise ProtocolViolation(f"{context} is not a JSON-RPC 2.0 message")
-    if "method" in value:
-        if not isinstance(value["method"], str):
-            raise ProtocolViolation(f"{context} has a method that is not a string")
-        return value
-    if "result" not in value and "error" not in value:
-        raise ProtocolViolation(f"{context} is neither a request, a notification nor a response")
-    if not isinstance(value.get("id"), str | int | None) or isinstance(value.get("id"), bool):
-        raise ProtocolViolation(f"{context} has an id that is neither a string nor a number")
-    error = value.get("error")
-    if error is not None and (
-        not isinstance(error, dict) or not isinstance(error.get("code"), int)
-    ):
-        raise ProtocolViolation(f"{context} has a malformed error object")
-    return value
 
 
 def modern_meta() -> JsonObject:

@@ -24,6 +24,7 @@ from mcptask.errors import (
     TaskNotFound,
     UnsupportedError,
 )
+from mcptask.jsonrpc import notification_message, request_message
 from mcptask.protocol import (
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
@@ -32,8 +33,6 @@ from mcptask.protocol import (
     ServerInfo,
     Task,
     TaskPage,
-    notification_message,
-    request_message,
 )
 from mcptask.protocol_tools import TaskOutcome, ToolCallAnswer, ToolInfo, ToolPage
 from mcptask.transport import NotificationHandler, Transport

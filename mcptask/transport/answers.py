@@ -15,7 +15,8 @@ from typing import Any
 import httpx
 
 from mcptask.errors import ProtocolViolation, UsageError
-from mcptask.protocol import JsonObject, check_message, is_response
+from mcptask.jsonrpc import check_message, is_response
+from mcptask.protocol import JsonObject
 
 DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024
 ENV_MAX_ANSWER_BYTES = "MCPTASK_MAX_ANSWER_BYTES"

@@ -23,7 +23,8 @@ from mcptask.errors import (
     SessionExpired,
     UsageError,
 )
-from mcptask.protocol import JsonObject, is_notification, is_response
+from mcptask.jsonrpc import is_notification, is_response
+from mcptask.protocol import JsonObject
 from mcptask.transport.answers import (
     bound,
     decode,

@@ -21,7 +21,8 @@ from mcptask.errors import (
     ServerBusy,
     TransientError,
 )
-from mcptask.protocol import JsonObject, request_message
+from mcptask.jsonrpc import request_message
+from mcptask.protocol import JsonObject
 from mcptask.transport.http import HttpTransport
 from mcptask.transport.http_errors import parse_retry_after
 

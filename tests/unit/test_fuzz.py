@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from mcptask.client.retries import RetryPolicy
 from mcptask.client.session import McpClient
 from mcptask.errors import ExitCode, McptaskError
-from mcptask.protocol import JsonObject, Task, TaskPage, request_message
+from mcptask.jsonrpc import request_message
+from mcptask.protocol import JsonObject, Task, TaskPage
 from mcptask.transport.answers import decode
 from mcptask.transport.http import HttpTransport
 

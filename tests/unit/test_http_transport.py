@@ -15,7 +15,8 @@ from mcptask.errors import (
     UnreachableError,
     UsageError,
 )
-from mcptask.protocol import JsonObject, request_message
+from mcptask.jsonrpc import request_message
+from mcptask.protocol import JsonObject
 from mcptask.transport.http import HttpTransport
 
 URL = "http://server.test/mcp"

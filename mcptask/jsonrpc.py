@@ -1,0 +1,53 @@
+"""JSON-RPC 2.0 envelopes: building requests and notifications, telling messages apart, and
+checking that a decoded value is a message at all. Nothing in here is MCP's own."""
+
+from __future__ import annotations
+
+from mcptask.errors import ProtocolViolation
+from mcptask.protocol import JsonObject
+
+
+def request_message(request_id: int | str, method: str, params: JsonObject | None) -> JsonObject:
+    """Build a JSON-RPC request."""
+    message: JsonObject = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def notification_message(method: str, params: JsonObject | None = None) -> JsonObject:
+    """Build a JSON-RPC notification."""
+    message: JsonObject = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def is_response(message: JsonObject) -> bool:
+    """True for a JSON-RPC response (result or error), as opposed to a request or notification."""
+    return "method" not in message and ("result" in message or "error" in message)
+
+
+def is_notification(message: JsonObject) -> bool:
+    """True for a JSON-RPC notification (a method and no id)."""
+    return "method" in message and "id" not in message
+
+
+def check_message(value: object, *, context: str) -> JsonObject:
+    """Check that a decoded JSON value is a JSON-RPC 2.0 message, or raise ProtocolViolation."""
+    if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
+        raise ProtocolViolation(f"{context} is not a JSON-RPC 2.0 message")
+    if "method" in value:
+        if not isinstance(value["method"], str):
+            raise ProtocolViolation(f"{context} has a method that is not a string")
+        return value
+    if "result" not in value and "error" not in value:
+        raise ProtocolViolation(f"{context} is neither a request, a notification nor a response")
+    if not isinstance(value.get("id"), str | int | None) or isinstance(value.get("id"), bool):
+        raise ProtocolViolation(f"{context} has an id that is neither a string nor a number")
+    error = value.get("error")
+    if error is not None and (
+        not isinstance(error, dict) or not isinstance(error.get("code"), int)
+    ):
+        raise ProtocolViolation(f"{context} has a malformed error object")
+    return value
