@@ -11,8 +11,9 @@ Kept free of heavy imports: shell completion reads these files on every TAB.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 ENV_CONFIG_DIR = "MCPTASK_CONFIG_DIR"
@@ -83,3 +84,16 @@ def write_private(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+@contextlib.contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Hold the lock file beside `path` (`.NAME.lock`, 0600) for the block: one process at a
+    time reads, changes and writes `path` (its directory is made private first)."""
+    private_directory(path.parent)
+    descriptor = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)

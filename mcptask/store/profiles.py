@@ -31,8 +31,6 @@ it cannot be read: a broken file is the user's to mend, and its error names file
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import os
 import re
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -41,7 +39,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mcptask.errors import ConfigFileError, UsageError
-from mcptask.store.paths import private_directory, write_private
+from mcptask.store.paths import exclusive, write_private
 from mcptask.store.profile_names import profiles_path as profiles_path  # the commands' way in
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -205,16 +203,10 @@ def editing(path: Path) -> Iterator[list[ProfileBook]]:
     book, which is written atomically (0600) when the block ends without error. A file that
     cannot be read raises before anything is written.
     """
-    private_directory(path.parent)
-    lock_path = path.with_name(f".{path.name}.lock")
-    descriptor = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
+    with exclusive(path):
         holder = [load(path)]
         yield holder
         _write(path, holder[0])
-    finally:
-        os.close(descriptor)
 
 
 def save_profile(path: Path, profile: Profile, *, make_default: bool = False) -> None:

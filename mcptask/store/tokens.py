@@ -20,16 +20,14 @@ and replaced at the next write, never shown.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
-import os
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mcptask.store.paths import private_directory, state_dir, write_private
+from mcptask.store.paths import exclusive, state_dir, write_private
 
 FILE_NAME = "tokens.json"
 VERSION = 1
@@ -161,16 +159,10 @@ def editing(path: Path) -> Iterator[list[TokenCache]]:
     The block gets a one-item list holding the cache and replaces the item with the changed
     one, which is written atomically (0600) when the block ends without error.
     """
-    private_directory(path.parent)
-    lock_path = path.with_name(f".{path.name}.lock")
-    descriptor = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
+    with exclusive(path):
         holder = [load(path)]
         yield holder
         _write(path, holder[0])
-    finally:
-        os.close(descriptor)
 
 
 def store_token(path: Path, token: CachedToken) -> None:
