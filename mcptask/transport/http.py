@@ -11,7 +11,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
-from httpx_sse import EventSource, ServerSentEvent, SSEError
+from httpx_sse import EventSource, SSEError
 
 from mcptask.errors import (
     AnswerLost,
@@ -23,7 +23,7 @@ from mcptask.errors import (
     SessionExpired,
     UsageError,
 )
-from mcptask.jsonrpc import is_notification, is_response
+from mcptask.jsonrpc import is_notification
 from mcptask.protocol import JsonObject
 from mcptask.transport.answers import (
     bound,
@@ -35,6 +35,7 @@ from mcptask.transport.answers import (
 from mcptask.transport.base import NotificationHandler, WireLog
 from mcptask.transport.http_errors import status_failure, translate_errors
 from mcptask.transport.redact import display_url, redact_headers
+from mcptask.transport.sse import StreamPosition, answer_in, media_type, resumable_id
 from mcptask.transport.tls import endpoint_transport, verification
 
 SESSION_HEADER = "Mcp-Session-Id"
@@ -182,7 +183,7 @@ class HttpTransport:
                     self._trace(f"< GET stream {response.status_code}")
                     if response.status_code in (401, 403, 404, 405):
                         return  # no stream for us: polling carries on alone
-                    if response.status_code != 200 or _media_type(response) != "text/event-stream":
+                    if response.status_code != 200 or media_type(response) != "text/event-stream":
                         raise httpx.HTTPError(f"GET stream answered {response.status_code}")
                     backoff = 0.5
                     bound(response, self._max_answer)
@@ -216,8 +217,8 @@ class HttpTransport:
                 headers=request_headers,
                 timeout=httpx.Timeout(10.0, read=None),
             ) as response:
-                self._trace(f"< {response.status_code} {_media_type(response) or '-'} (stream)")
-                if response.status_code != 200 or _media_type(response) != "text/event-stream":
+                self._trace(f"< {response.status_code} {media_type(response) or '-'} (stream)")
+                if response.status_code != 200 or media_type(response) != "text/event-stream":
                     return
                 bound(response, self._max_answer)
                 for event in EventSource(response).iter_sse():
@@ -282,7 +283,7 @@ class HttpTransport:
             response = self._client.send(request, stream=True)
             try:
                 if self._log is not None:
-                    self._trace(f"< {response.status_code} {_media_type(response) or '-'}")
+                    self._trace(f"< {response.status_code} {media_type(response) or '-'}")
                 bound(response, self._max_answer)
                 yield response, self._check_status(response, sent_session, message)
             finally:
@@ -335,7 +336,7 @@ class HttpTransport:
             raise ProtocolViolation(
                 f"the server answered 202 Accepted to {message.get('method')}, with no response"
             )
-        content_type = _media_type(response)
+        content_type = media_type(response)
         if content_type == "text/event-stream":
             return self._read_sse_answer(response, message.get("id"))
         if content_type == "application/json":
@@ -354,8 +355,8 @@ class HttpTransport:
     def _read_sse_answer(self, response: httpx.Response, request_id: object) -> JsonObject:
         """The response to our request from its SSE stream, resumed with GET and
         `Last-Event-ID` (after the `retry:` wait) when the server ends the stream early."""
-        position = _StreamPosition()
-        answer = self._answer_in(response, request_id, position)
+        position = StreamPosition()
+        answer = answer_in(response, request_id, position, log=self._log, handler=self._handler)
         resumes = 0
         while answer is None:
             if position.last_id is None or resumes >= MAX_RESUMES:
@@ -370,7 +371,7 @@ class HttpTransport:
             answer = self._resume(request_id, position)
         return answer
 
-    def _resume(self, request_id: object, position: _StreamPosition) -> JsonObject | None:
+    def _resume(self, request_id: object, position: StreamPosition) -> JsonObject | None:
         headers = self._headers() | {"Accept": "text/event-stream"}
         headers.pop("Content-Type", None)
         headers["Last-Event-ID"] = position.last_id or ""
@@ -379,42 +380,14 @@ class HttpTransport:
             translate_errors(self.target),
             self._client.stream("GET", self.url, headers=headers) as response,
         ):
-            self._trace(f"< {response.status_code} {_media_type(response) or '-'} (resume)")
-            if response.status_code != 200 or _media_type(response) != "text/event-stream":
+            self._trace(f"< {response.status_code} {media_type(response) or '-'} (resume)")
+            if response.status_code != 200 or media_type(response) != "text/event-stream":
                 raise AnswerLost(
                     f"the server closed its event stream before answering, and resuming it "
                     f"was refused (HTTP {response.status_code})"
                 )
             bound(response, self._max_answer)
-            return self._answer_in(response, request_id, position)
-
-    def _answer_in(
-        self, response: httpx.Response, request_id: object, position: _StreamPosition
-    ) -> JsonObject | None:
-        """Read events until our response (returned) or the end of the stream (None)."""
-        try:
-            events = EventSource(response).iter_sse()
-            for event in events:
-                position.saw(event)
-                if not event.data:
-                    continue  # priming or reconnect marker
-                if self._log is not None:
-                    self._trace(f"< event {event.data}")
-                message = decode(event.data, context="an event in the server's stream")
-                if is_response(message):
-                    answer = own_response(message, request_id)
-                    if "Content-Length" in response.headers:
-                        # Read the rest of a bounded body: httpx reuses a connection only
-                        # when its response was read to the end (else: one TCP connect per
-                        # request). An unbounded stream is closed instead of waited on.
-                        for _ in events:
-                            pass
-                    return answer
-                if is_notification(message) and self._handler is not None:
-                    self._handler(message)
-        except SSEError as exc:
-            raise ProtocolViolation(f"the server's event stream is malformed: {exc}") from None
-        return None
+            return answer_in(response, request_id, position, log=self._log, handler=self._handler)
 
     def _shown(self, headers: Mapping[str, str]) -> dict[str, str]:
         """Every header a request carries, as the wire log shows it (credentials redacted)."""
@@ -423,30 +396,3 @@ class HttpTransport:
     def _trace(self, line: str) -> None:
         if self._log is not None:
             self._log(line)
-
-
-class _StreamPosition:
-    """Where an answer's event stream got to: the last event id and the server's `retry:`."""
-
-    def __init__(self) -> None:
-        self.last_id: str | None = None
-        self.retry_ms: int | None = None
-
-    def saw(self, event: ServerSentEvent) -> None:
-        self.last_id = resumable_id(event) or self.last_id
-        if event.retry is not None:
-            self.retry_ms = event.retry
-
-
-def resumable_id(event: ServerSentEvent) -> str | None:
-    """The event's id if it can be sent back as `Last-Event-ID` (printable ASCII), else None:
-    a server's id that cannot travel in a header makes its stream not resumable."""
-    event_id = event.id
-    if event_id and event_id.isascii() and event_id.isprintable():  # 0x20..0x7E
-        return event_id
-    return None
-
-
-def _media_type(response: httpx.Response) -> str:
-    content_type: str = response.headers.get("Content-Type", "")
-    return content_type.split(";")[0].strip().lower()

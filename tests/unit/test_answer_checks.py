@@ -10,7 +10,7 @@ from httpx_sse import ServerSentEvent
 
 from mcptask.errors import ProtocolViolation
 from mcptask.transport.answers import MAX_DEPTH, parse_json
-from mcptask.transport.http import resumable_id
+from mcptask.transport.sse import resumable_id
 
 
 def test_resumable_ids_are_exactly_the_printable_ascii_ones() -> None:
