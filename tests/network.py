@@ -46,6 +46,8 @@ class _Listener:
         self.port: int = self._socket.getsockname()[1]
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._accept, daemon=True)
+        self.accepted = 0
+        """Connections accepted so far (how many TCP connections the client opened)."""
 
     def __enter__(self) -> Self:
         self._thread.start()
@@ -69,6 +71,7 @@ class _Listener:
                 continue
             except OSError:
                 return
+            self.accepted += 1
             threading.Thread(target=self.serve, args=(connection,), daemon=True).start()
 
     def serve(self, connection: socket.socket) -> None:

@@ -11,6 +11,7 @@ from mcptask.jsonrpc import is_notification, is_response
 from mcptask.protocol import JsonObject
 from mcptask.transport.answers import decode, own_response
 from mcptask.transport.base import NotificationHandler, WireLog
+from mcptask.transport.keepalive import read_to_end
 
 
 class StreamPosition:
@@ -56,12 +57,14 @@ def answer_in(
             message = decode(event.data, context="an event in the server's stream")
             if is_response(message):
                 answer = own_response(message, request_id)
+                # httpx reuses a connection only when its answer was read to the end (else:
+                # one TCP connect per request). A bounded body is read to it; an unbounded
+                # stream only if its end comes at once (keepalive.py), else it is closed.
                 if "Content-Length" in response.headers:
-                    # Read the rest of a bounded body: httpx reuses a connection only when its
-                    # response was read to the end (else: one TCP connect per request). An
-                    # unbounded stream is closed instead of waited on.
                     for _ in events:
                         pass
+                else:
+                    read_to_end(response, events)
                 return answer
             if is_notification(message) and handler is not None:
                 handler(message)
