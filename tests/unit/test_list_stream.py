@@ -266,7 +266,7 @@ def test_a_failed_page_prints_nothing_when_the_output_waits_for_the_last(
     screen = Screen(output, stdout=io.StringIO(), stderr=io.StringIO())
     about = Listing([], transport="http", filtered=False, joined=False)
     failure = ProtocolViolation("the server's answer is not valid JSON")
-    with pytest.raises(ProtocolViolation) as raised:
+    with pytest.raises(ProtocolViolation, match="not valid JSON") as raised:
         ListView(screen).stream(
             failing_after(3, failure), about, sort_key=newest_first_key if newest else None
         )

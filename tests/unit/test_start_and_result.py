@@ -302,9 +302,9 @@ def test_a_result_that_vanished_is_not_found() -> None:
     server = legacy()
     server.add("done", "completed")
     server.result_errors["done"] = {"code": -32602, "message": "Task not found"}
-    with pytest.raises(TaskNotFound):
+    with pytest.raises(TaskNotFound, match=r"^task done not found .*: Task not found$"):
         fetch_result(connected(server), "done")
-    with pytest.raises(TaskNotFound):
+    with pytest.raises(TaskNotFound, match=r"^task unknown not found "):
         fetch_result(connected(server), "unknown")
 
 
@@ -341,7 +341,7 @@ def test_a_recorded_task_is_asked_about_in_its_own_session() -> None:
     assert client.get_task("shared").status == "working"
     assert server.request_sessions[-1] == "session-1"  # our own
     assert observed(client).sightings[0] == ("mine", "tasks/get", "old-session", None)
-    with pytest.raises(TaskNotFound):
+    with pytest.raises(TaskNotFound, match=r"^task mine not found "):
         connected(scoped_server()).get_task("mine")  # without the record: not visible
 
 
