@@ -85,6 +85,8 @@ class SystemClock:
                     # Every write of the store notifies the condition, so a new, earlier
                     # deadline wakes the thread too.
                     timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+                    if timeout is not None:  # a deadline centuries away still waits, not raises
+                        timeout = min(timeout, threading.TIMEOUT_MAX)
                     condition.wait(timeout)
 
         thread = threading.Thread(target=run, name="reference-server-scheduler", daemon=True)

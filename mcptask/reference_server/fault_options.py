@@ -6,6 +6,7 @@ Their --help text is the reference for what each kind does on HTTP and on stdio.
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 
 from mcptask.reference_server.config import (
@@ -47,7 +48,7 @@ Naming an HTTP-only kind with --stdio is a usage error."""
 def _number(convert: Callable[[str], float], low: float, high: float | None, what: str) -> type:
     def parse(text: str) -> float:
         value = convert(text)
-        if value < low or (high is not None and value > high):
+        if not math.isfinite(value) or value < low or (high is not None and value > high):
             raise ValueError(text)
         return value
 

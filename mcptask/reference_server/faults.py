@@ -67,7 +67,8 @@ def describe(message: object) -> str:
         return "a message"
     params = message.get("params")
     task_id = params.get("taskId") if isinstance(params, dict) else None
-    name = f"{message.get('method')} {task_id}" if isinstance(task_id, str) else message["method"]
+    method = message.get("method")
+    name = f"{method} {task_id}" if isinstance(task_id, str) else str(method)
     return f"{name} (id {message.get('id')!r})"
 
 

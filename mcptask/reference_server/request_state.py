@@ -36,7 +36,7 @@ class RequestStateSeal:
             if not isinstance(token, str):
                 raise ValueError("not a string")
             payload, _, mac = token.rpartition(".")
-            if not hmac.compare_digest(mac, self._mac(payload)):
+            if not hmac.compare_digest(mac.encode(), self._mac(payload).encode()):  # any text
                 raise ValueError("bad signature")
             sealed = json.loads(base64.urlsafe_b64decode(payload.encode("ascii")))
             if sealed.get("tool") != tool or not isinstance(sealed.get("state"), dict):

@@ -58,7 +58,8 @@ class ScriptedTask:
     await_input: bool = False
 
 
-def _number(value: object, what: str) -> float:
+def parse_seconds(value: object, what: str) -> float:
+    """A finite, non-negative number of seconds (JSON's NaN and Infinity are refused)."""
     # bool is an int subclass; reject it so `true` is not read as 1 second.
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ValueError(f"{what} must be a number, got {value!r}")
@@ -83,7 +84,7 @@ def parse_steps(value: object) -> tuple[Step, ...]:
         where = f"steps[{index}]"
         if not isinstance(item, list) or not 2 <= len(item) <= 3:
             raise ValueError(f"{where} must be [delaySeconds, status, message]")
-        delay = _number(item[0], f"{where} delay")
+        delay = parse_seconds(item[0], f"{where} delay")
         status = parse_status(item[1], f"{where} status")
         message = item[2] if len(item) == 3 else None
         if message is not None and not isinstance(message, str):

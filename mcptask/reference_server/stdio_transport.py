@@ -40,6 +40,7 @@ from mcptask.reference_server.jsonrpc import (
     classify,
     encode_message,
     error_response,
+    request_id,
 )
 from mcptask.reference_server.legacy import LegacyDispatcher
 from mcptask.reference_server.modern import ModernDispatcher
@@ -47,6 +48,7 @@ from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.router import Era, Router, Routes
 from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.subscriptions import Subscription
+from mcptask.reference_server.wire import INVALID_MESSAGE
 
 STDIO_SESSION = "stdio"
 # How long an idle subscription pump waits before checking again whether it was closed.
@@ -290,12 +292,18 @@ class StdioServer:
                 continue
             try:
                 message = json.loads(line)
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, UnicodeDecodeError, RecursionError):  # nested past the stack too
                 self._output.send(error_response(None, PARSE_ERROR, "Parse error"))
                 continue
             if isinstance(message, list):
                 self._output.send(
                     error_response(None, INVALID_REQUEST, "Batch requests are not supported")
+                )
+                continue
+            if classify(message) is MessageKind.INVALID:
+                # Refused here, as the HTTP transport does: the router reads `method`.
+                self._output.send(
+                    error_response(request_id(message), INVALID_REQUEST, INVALID_MESSAGE)
                 )
                 continue
             self._listens.cancel(message)

@@ -222,10 +222,7 @@ class TaskStore(WorkerCalls):
 
     def _worker_record(self, task_id: str) -> TaskRecord | None:
         """The task a worker drives, if still there and not terminal (lock held)."""
-        record = self._records.get(task_id)
-        if record is not None and record.expired(self.clock.monotonic()):
-            self._remove(record)
-            record = None
+        record = self._current(task_id)
         if self._closed or record is None or record.terminal:
             return None
         return record
@@ -282,17 +279,24 @@ class TaskStore(WorkerCalls):
                 record = self._lookup(task_id, viewer)
                 if record.terminal:
                     return record.view()
+                if self._closed:  # the server is stopping: this task will not end here
+                    raise TaskNotFoundError(task_id)
                 self.clock.wait(self._cond, None)
 
     # -- internals (lock held) ------------------------------------------------------------
 
     def _lookup(self, task_id: str, viewer: str | None) -> TaskRecord:
+        record = self._current(task_id)
+        if record is None or not record.visible_to(viewer):
+            raise TaskNotFoundError(task_id)
+        return record
+
+    def _current(self, task_id: str) -> TaskRecord | None:
+        """The task, unless it is unknown or its ttl ran out (then it is forgotten now)."""
         record = self._records.get(task_id)
         if record is not None and record.expired(self.clock.monotonic()):
             self._remove(record)
-            record = None
-        if record is None or not record.visible_to(viewer):
-            raise TaskNotFoundError(task_id)
+            return None
         return record
 
     def _remove(self, record: TaskRecord) -> None:

@@ -12,6 +12,7 @@ from mcptask.reference_server.scripting import (
     OnCancel,
     Step,
     parse_on_cancel,
+    parse_seconds,
     parse_steps,
 )
 
@@ -91,14 +92,12 @@ def parse_long_job(arguments: object) -> LongJob:
     if "steps" in arguments:
         steps = parse_steps(arguments["steps"])
     else:
-        seconds = arguments.get("seconds", DEFAULT_SECONDS)
-        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
-            raise ValueError("seconds must be a non-negative number")
+        seconds = parse_seconds(arguments.get("seconds", DEFAULT_SECONDS), "seconds")
         outcome = arguments.get("outcome", "completed")
         if outcome not in ("completed", "failed"):
             raise ValueError("outcome must be 'completed' or 'failed'")
         final = f"long_job {outcome} after {seconds:g} s"
-        steps = (Step(float(seconds), outcome, final),)
+        steps = (Step(seconds, outcome, final),)
     return LongJob(
         steps=steps,
         start_message=message or "long_job is working",

@@ -190,7 +190,7 @@ class McpRequestHandler(Exchange):
             self.fail(406, BAD_REQUEST, "Accept must list application/json and text/event-stream")
         try:
             message = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):  # nested past the stack too
             self.fail(400, PARSE_ERROR, "Parse error")
         if isinstance(message, list):
             self.fail(400, INVALID_REQUEST, "Batch requests are not supported")

@@ -98,7 +98,10 @@ class Registry:
         if not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
             raise OAuthError(400, "invalid_redirect_uri", "redirect_uris must list URIs")
         for uri in uris:
-            parts = urlsplit(uri)
+            try:
+                parts = urlsplit(uri)
+            except ValueError:
+                raise OAuthError(400, "invalid_redirect_uri", f"not a URI: {uri}") from None
             if parts.fragment or not (
                 parts.scheme == "https"
                 or (parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS)

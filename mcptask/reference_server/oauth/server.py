@@ -263,7 +263,7 @@ class AuthorizationServer:
             raise OAuthError(400, "invalid_grant", "redirect_uri differs from the authorize one")
         verifier = form.get("code_verifier", "")
         digest = urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=")
-        if not hmac.compare_digest(digest.decode(), code.challenge):
+        if not hmac.compare_digest(digest, code.challenge.encode()):  # any text the client sent
             raise OAuthError(400, "invalid_grant", "code_verifier does not match (PKCE)")
         return code.grant
 
