@@ -12,7 +12,7 @@ from mcptask.client.observe import TaskObserver
 from mcptask.client.retries import RetryPolicy
 from mcptask.client.session import McpClient, SessionChange
 from mcptask.transport import Transport, WireLog
-from mcptask.transport.redact import display_url, is_sensitive_header
+from mcptask.transport.redact import display_url, redact_headers
 
 if TYPE_CHECKING:
     from mcptask.auth.flow import McpAuth
@@ -42,10 +42,7 @@ class ConnectionSettings:
 
     def __repr__(self) -> str:
         # Headers may hold credentials: never let them reach a traceback or a log.
-        shown = {
-            name: "<redacted>" if is_sensitive_header(name) else value
-            for name, value in self.headers.items()
-        }
+        shown = redact_headers(self.headers)
         url = display_url(self.url) if self.url else None
         return (
             f"ConnectionSettings(url={url!r}, server_command={self.server_command!r}, "

@@ -313,6 +313,11 @@ class McpClient:
 
         A request about a task whose session is known goes in that session.
         """
+        if self._renewal.locked():
+            # Another thread is opening a new session (the transport has none meanwhile):
+            # a request sent now would carry no session at all.
+            with self._renewal:
+                pass
         task_id = params.get("taskId") if params else None
         if isinstance(task_id, str) and task_id in self._task_sessions:
             return self._call_routed(task_id, method, params, timeout)
@@ -408,12 +413,9 @@ class McpClient:
         def attempt() -> JsonObject:
             message = request_message(self._next_id(), method, params)
             started = time.monotonic()
-            if session is None:
-                answer = self.transport.request(message, headers=headers, timeout=timeout)
-            else:
-                answer = self.transport.request(
-                    message, headers=headers, timeout=timeout, session=session
-                )
+            answer = self.transport.request(
+                message, headers=headers, timeout=timeout, session=session
+            )
             if method.startswith("tasks/"):
                 self.round_trips.add(time.monotonic() - started)
             return answer

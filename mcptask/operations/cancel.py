@@ -236,6 +236,10 @@ class CancelRun:
             outcome = Outcome.NOT_FOUND if isinstance(exc, TaskNotFound) else Outcome.ERROR
             self._finish(target, outcome, None, refusal.server_message)
             return
+        except McptaskError:
+            # The refusal was heard: the task keeps it, and the failure ends the run.
+            self._finish(target, Outcome.ERROR, None, refusal.server_message)
+            raise
         if is_terminal(task.status):
             # Refused because it had already ended, `cancelled` included: not our doing.
             self._finish(target, Outcome.ALREADY_FINISHED, task.status, refusal.server_message)

@@ -104,11 +104,9 @@ class Confirmations:
         if wait:
             self._worker.join()
 
-    def abandon(self) -> list[str]:
-        """Drop every confirmation not yet applied; the tasks they were for."""
-        dropped = [confirmation.task_id for confirmation in self._pending]
+    def abandon(self) -> None:
+        """Drop every confirmation not yet applied (their tasks keep their cancel's answer)."""
         self._pending.clear()
-        return dropped
 
     def _work(self) -> None:
         while (confirmation := self._queue.get()) is not None:

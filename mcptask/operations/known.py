@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from mcptask.client.session import McpClient
 from mcptask.errors import RpcError, TaskNotFound
+from mcptask.operations.listing import newest_first_key
 from mcptask.protocol import ACTIVE_STATUSES, Task
-
-_OLDEST = datetime.min.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -52,5 +50,5 @@ def refresh_known(
             gone.append(task_id)
         except RpcError as exc:
             errors[task_id] = exc.server_message
-    tasks.sort(key=lambda task: task.created or _OLDEST, reverse=True)
+    tasks.sort(key=newest_first_key, reverse=True)
     return Refreshed(tasks, gone, errors)

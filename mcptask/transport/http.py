@@ -226,7 +226,7 @@ class HttpTransport:
                         return
                     if event.data:
                         self._route_stream_event(event.data)
-        except (httpx.HTTPError, SSEError, ProtocolViolation) as exc:
+        except (httpx.HTTPError, SSEError, McptaskError) as exc:  # sign-in too: never raise here
             self._trace(f"< stream ended: {type(exc).__name__}")
 
     def _route_stream_event(self, data: str) -> None:

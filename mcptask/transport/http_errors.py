@@ -20,6 +20,7 @@ from mcptask.errors import (
     AnswerLost,
     GatewayFailure,
     NotDelivered,
+    ProtocolViolation,
     ServerBusy,
     TlsFailure,
     TransientError,
@@ -59,6 +60,10 @@ def translate_errors(target: str) -> Iterator[None]:
         ) from None
     except httpx.TransportError as exc:
         raise AnswerLost(f"cannot talk to {target}: {_reason(exc)}") from None
+    except httpx.DecodingError:
+        raise ProtocolViolation(
+            f"{target} sent a body its Content-Encoding does not describe"
+        ) from None
 
 
 def status_failure(

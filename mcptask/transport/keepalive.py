@@ -51,7 +51,7 @@ class KeepAliveTransport(httpx.HTTPTransport):
 
 
 class PatientBackend(httpcore.NetworkBackend):
-    """httpcore's own sockets, each able to wait briefly (`DrainableStream.grace`)."""
+    """httpcore's own sockets, each able to wait briefly (`DrainableStream.drain_until`)."""
 
     def __init__(self) -> None:
         self._sockets = httpcore.SyncBackend()
@@ -88,16 +88,22 @@ class PatientBackend(httpcore.NetworkBackend):
 
 
 class DrainableStream(httpcore.NetworkStream):
-    """One connection's socket; while `grace` is set, no read waits longer than it."""
+    """One connection's socket; while it is drained, no read waits past the grace."""
 
     def __init__(self, stream: httpcore.NetworkStream, backend: PatientBackend) -> None:
         self._stream = stream
         self.backend = backend
-        self.grace: float | None = None
+        self.drain_until: float | None = None
+        """While an answer is drained: when draining gives up (time.monotonic())."""
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        if self.grace is not None:
-            timeout = self.grace if timeout is None else min(timeout, self.grace)
+        if self.drain_until is not None:
+            # A stream that keeps talking (comments, a trickle) is cut here too, not only
+            # one that falls silent: every read waits no longer than the grace and the end.
+            left = self.drain_until - time.monotonic()
+            if left <= 0:
+                raise httpcore.ReadTimeout("the drained answer did not end in time")
+            timeout = min(GRACE_SECONDS, left, timeout if timeout is not None else left)
         return self._stream.read(max_bytes, timeout)
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
@@ -126,16 +132,13 @@ def read_to_end(response: httpx.Response, rest: Iterator[object]) -> None:
     stream = response.extensions.get("network_stream")
     if not isinstance(stream, DrainableStream) or not stream.backend.waits:
         return
-    deadline = time.monotonic() + DRAIN_SECONDS
-    stream.grace = GRACE_SECONDS
+    stream.drain_until = time.monotonic() + DRAIN_SECONDS
     try:
         for _ in rest:
-            if time.monotonic() > deadline:
-                stream.backend.misses += 1
-                return
+            pass
     except httpx.ReadTimeout:
         stream.backend.misses += 1
     except (httpx.HTTPError, SSEError, McptaskError):
         return  # a broken rest costs its connection, not the answer
     finally:
-        stream.grace = None
+        stream.drain_until = None

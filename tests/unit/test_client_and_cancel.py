@@ -376,3 +376,17 @@ def test_a_cancel_that_never_reached_the_server_is_skipped_saying_so() -> None:
     assert report.results[0].message == "not sent: cannot connect: refused"
     assert server.calls.count("tasks/cancel") == 3
     assert server.tasks["a"]["status"] == "working"
+
+
+def test_a_refusal_whose_follow_up_get_fails_keeps_the_refusal() -> None:
+    server = FakeServer()
+    server.add("a", "completed")  # its cancel is refused with -32602
+    server.add("b", "working")
+    server.before[("tasks/get", "a")] = [ServerExited("the server process exited with code 1")]
+    report = CancelRun(connected(server), sleep=no_sleep).run(
+        [Target("a", True), Target("b", True)]
+    )
+    assert [r.outcome for r in report.results] == [Outcome.ERROR, Outcome.SKIPPED]
+    assert report.results[0].message != "not attempted: the run stopped on an error"
+    assert server.calls.count("tasks/cancel") == 1  # a's was sent; b's never was
+    assert exit_code_for(report) is ExitCode.UNREACHABLE

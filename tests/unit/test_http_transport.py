@@ -278,3 +278,15 @@ def test_server_commands_are_shown_without_credentials() -> None:
     assert "k3y" not in shown
     assert "s3c" not in shown
     assert "--port 80" in shown
+
+
+def test_a_body_its_content_encoding_does_not_describe_breaks_the_protocol() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200,
+            headers={"Content-Type": "application/json", "Content-Encoding": "gzip"},
+            content=b"not gzip at all",
+        )
+
+    with pytest.raises(ProtocolViolation, match="Content-Encoding does not describe"):
+        transport_for(handler).request(request_message(1, "ping", None))

@@ -22,8 +22,10 @@ class ChunkedSseServer:
     """Answers every POST with a chunked text/event-stream holding the response; ends the
     stream a moment later (`ends=True`) or leaves it open."""
 
-    def __init__(self, *, ends: bool) -> None:
+    def __init__(self, *, ends: bool, trickles: bool = False) -> None:
         self.ends = ends
+        self.trickles = trickles
+        """After the response, an SSE comment every 5 ms, never the end."""
         self.connections = 0
         self._listener = socket.socket()
         self._listener.bind(("127.0.0.1", 0))
@@ -63,6 +65,12 @@ class ChunkedSseServer:
                     b"transfer-encoding: chunked\r\n\r\n"
                     + f"{len(event):x}\r\n".encode() + event + b"\r\n"
                 )  # fmt: skip
+                while self.trickles:
+                    time.sleep(0.005)
+                    try:
+                        connection.sendall(b"8\r\n: ping\n\n\r\n")
+                    except OSError:
+                        return  # the client gave up on this stream and closed it
                 if not self.ends:
                     continue  # the stream stays open: this connection is never reused
                 time.sleep(0.002)  # the end is a write of its own, as the SDK's is
@@ -104,6 +112,19 @@ def test_a_pool_stops_waiting_after_streams_that_stay_open() -> None:
             transport.request(request_message(n, "ping", None))
         assert not pool.backend.waits  # no more grace spent on this server
         assert transport.request(request_message(99, "ping", None))["result"] == {"echo": 99}
+    finally:
+        transport.close()
+        server.close()
+
+
+def test_a_stream_that_keeps_talking_is_not_drained_past_its_deadline() -> None:
+    server = ChunkedSseServer(ends=False, trickles=True)
+    pool = keepalive.KeepAliveTransport(verify=False)
+    transport = HttpTransport(server.url, client=httpx.Client(transport=pool, timeout=10))
+    try:
+        # Each read is answered within the grace: only the drain's deadline ends it.
+        assert transport.request(request_message(1, "ping", None))["result"] == {"echo": 1}
+        assert pool.backend.misses == 1
     finally:
         transport.close()
         server.close()
