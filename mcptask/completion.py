@@ -52,8 +52,14 @@ def _task_ids(incomplete: str, given: Mapping[str, str]) -> list[Item]:
             identity = ServerIdentity.for_command(command)
     except ValueError:
         identity = None
+    from mcptask.output.sanitize import clean
+
+    # Ids and statuses are the servers' text: an id with control characters is not offered
+    # (the shell would print them), and a status is shown cleaned.
     return [
-        (task_id, status) for task_id, status in complete_task_ids(os.environ, identity, incomplete)
+        (task_id, clean(status) if status else status)
+        for task_id, status in complete_task_ids(os.environ, identity, incomplete)
+        if clean(task_id) == task_id
     ]
 
 

@@ -43,3 +43,7 @@ def _show(text: str) -> None:
     except BrokenPipeError:
         # /dev/null in its place: the interpreter's final flush must not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError as exc:  # a full disk, say: one line, exit 1, no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.stderr.write(f"mcptask: error: cannot write the output: {exc.strerror or exc}\n")
+        sys.exit(1)

@@ -3,6 +3,7 @@
 The tree (each class carries its exit code; no instance overrides it):
 
     McptaskError ...................... 1  a bug: the message says how to report it
+     ├── OutputFailure                     stdout cannot be written (a full disk, say)
      ├── UsageError ................... 2  bad options, arguments or input files
      │    ├── ConfigFileError              a profiles file that cannot be read (file, line)
      │    └── StateError                   the local state (record of known tasks) is unusable
@@ -80,6 +81,10 @@ class McptaskError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+class OutputFailure(McptaskError):
+    """stdout cannot be written for a reason other than its reader leaving (`| head`)."""
 
 
 class UsageError(McptaskError):

@@ -94,6 +94,13 @@ class Screen:
             with contextlib.suppress(OSError, ValueError):
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, self.stdout.fileno())
+        except OSError as exc:
+            from mcptask.errors import OutputFailure
+
+            self._reader_gone = True  # nothing more is tried (the error line goes to stderr)
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self.stdout.fileno())
+            raise OutputFailure(f"cannot write the output: {exc.strerror or exc}") from None
 
     # -- messages on stderr ---------------------------------------------------------------------
 

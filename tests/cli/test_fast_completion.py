@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from mcptask import completion
 from mcptask.cli.app import app
 from mcptask.cli.completion_table import build
 from mcptask.completion import SPEC_FILE, complete
@@ -186,3 +187,13 @@ def test_a_tab_after_version_does_not_print_the_version(monkeypatch: pytest.Monk
     # into the shell's completion list; the fast path does not.
     env = shell_environment("bash", "mcptask --version ")
     assert "mcptask 0." not in fast_answer("bash", env, monkeypatch)[0]
+
+
+def test_recorded_ids_with_control_characters_are_not_offered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import mcptask.store.known as known
+
+    recorded = [("ok-1", "working"), ("evil\x1b[31m", "working"), ("ok-2", "work\x07ing")]
+    monkeypatch.setattr(known, "complete_task_ids", lambda environ, identity, prefix: recorded)
+    assert completion.SOURCES["task"]("", {}) == [("ok-1", "working"), ("ok-2", "working")]

@@ -321,3 +321,22 @@ def test_recorded_sessions_only_steer_the_commands_on_those_tasks(
     assert "ttl" in got.json()
     both = server.run("list", "--known", "-o", "ids")
     assert set(both.stdout.split()) == {legacy_id, task_id_of(modern)}
+
+
+def test_forget_through_a_profile_forgets_only_that_profiles_tasks(
+    reference_server: StartServer, tmp_path: Path
+) -> None:
+    url = reference_server()
+    env = {"MCPTASK_STATE_DIR": str(tmp_path / "state"), "MCPTASK_CONFIG_DIR": str(tmp_path)}
+    saved = run_mcptask("connect", url, "--save", "ref", env=env)
+    assert saved.code == 0, saved.stderr
+    mine = task_id_of(
+        run_mcptask("-P", "ref", "start", "long_job", "seconds:=60", "-o", "json", env=env)
+    )
+    other = task_id_of(
+        run_mcptask("start", "long_job", "seconds:=60", "--url", url, "-o", "json", env=env)
+    )
+    forgot = run_mcptask("-P", "ref", "forget", "--all", "-o", "json", env=env)
+    assert forgot.code == 0, forgot.stderr
+    assert forgot.json()["forgotten"] == [mine]  # not the tasks recorded without the profile
+    assert set(recorded(tmp_path / "state", ServerIdentity.for_url(url))) == {other}

@@ -33,7 +33,7 @@ def forget(
 
     from mcptask.cli.options import color_wanted
     from mcptask.cli.record import identity_of
-    from mcptask.cli.settings import ENV_SERVER, ENV_URL
+    from mcptask.cli.settings import ENV_PROFILE, ENV_SERVER, ENV_URL
     from mcptask.errors import StateError
     from mcptask.output.screen import Screen
     from mcptask.output.views.forget import ForgetView, Forgotten
@@ -49,7 +49,17 @@ def forget(
     view = ForgetView(screen)
     url = common.url or (None if common.server else os.environ.get(ENV_URL))
     command = common.server or (None if url else os.environ.get(ENV_SERVER))
-    identity = identity_of(url, command) if url or command else None
+    profile = ""
+    named = common.profile or (None if url or command else os.environ.get(ENV_PROFILE))
+    if named:
+        # A profile's tasks are recorded under its name: forget those, not everyone's.
+        if common.url or common.server:
+            raise UsageError("give the server either with --profile or with --url/--server")
+        from mcptask.store import profiles
+
+        chosen = profiles.load(profiles.profiles_path()).get(named)
+        url, command, profile = chosen.url, chosen.server, chosen.name
+    identity = identity_of(url, command, profile) if url or command else None
     try:
         store = KnownTasks.open()
         try:
