@@ -18,12 +18,11 @@ import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from mcptask.errors import UsageError
-from mcptask.store.profiles import Profile, ProfileBook, Reference, Value, read_secret_file
+from mcptask.store.profiles import Profile, ProfileBook, Reference, Value
 
 if TYPE_CHECKING:
     from mcptask.cli.options import Common
@@ -228,18 +227,15 @@ def _token_source(line: Common, base: Profile) -> tuple[Value | None, str]:
     if line.token_file is not None and line.token_env is not None:
         raise UsageError("give either --token-file or --token-env, not both")
     if line.token_file is not None:
-        return Reference("file", str(line.token_file)), "--token-file"
+        # Absolute: a saved profile is used from other directories too.
+        return Reference("file", str(line.token_file.expanduser().resolve())), "--token-file"
     if line.token_env is not None:
         return Reference("env", line.token_env), "--token-env"
     return base.token, f"the token of profile {base.name!r}"
 
 
 def _resolved(value: Value, env: Mapping[str, str], what: str) -> str:
-    if isinstance(value, str):
-        return value
-    if value.kind == "file":
-        return read_secret_file(Path(value.name).expanduser(), what)
-    return value.resolve(env, what)
+    return value if isinstance(value, str) else value.resolve(env, what)
 
 
 def _saveable(values: dict[str, Value], save_secrets: bool, option: str) -> dict[str, Value]:

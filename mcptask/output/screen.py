@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import sys
 from collections.abc import Iterable
 from functools import cached_property
@@ -78,6 +79,19 @@ class Screen:
     @property
     def reader_gone(self) -> bool:
         """True once stdout's reader has gone away (`| head`): nothing more can be shown."""
+        return self._reader_gone
+
+    def reader_left(self) -> bool:
+        """True when stdout's reader has gone away, known without writing: a pipe whose
+        reading end is closed polls as an error (what a command that writes seldom, such as
+        watch, checks between rounds)."""
+        if not self._reader_gone:
+            try:
+                poller = select.poll()
+                poller.register(self.stdout.fileno(), 0)  # errors and hang-ups only
+                self._reader_gone = bool(poller.poll(0))
+            except (AttributeError, OSError, ValueError):  # no poll, or no descriptor
+                pass
         return self._reader_gone
 
     def _write(self, text: str) -> None:

@@ -18,6 +18,7 @@ URL = "http://127.0.0.1:9/mcp"  # never reached: the handshake is replaced below
 # documented code fails this test (rather than being read back from the class itself).
 DOCUMENTED: dict[type[Exception], int] = {
     errors.McptaskError: 1,
+    errors.OutputFailure: 1,
     errors.UsageError: 2,
     errors.ConfigFileError: 2,
     errors.StateError: 2,

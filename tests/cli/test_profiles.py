@@ -105,6 +105,20 @@ def test_credentials_are_saved_only_when_asked(config: Path) -> None:
     assert referenced.to_profile("p", save_secrets=False).token == Reference("env", "PROD")
 
 
+def test_a_relative_token_file_is_saved_as_an_absolute_path(
+    config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "tok").write_text("t\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    chosen = resolve(
+        Common(url=URL, token_file=Path("tok")), book=profiles.load(config), environ={}
+    )
+    # The profile is used from other directories: a relative path would read another file.
+    assert chosen.to_profile("p", save_secrets=False).token == Reference(
+        "file", str(tmp_path / "tok")
+    )
+
+
 BROKEN = """default = "prod"
 
 [profiles.prod]

@@ -265,3 +265,25 @@ def test_live_table_shows_what_fits_the_terminal(reference_server: StartServer) 
         child.close()
     assert 40 - hidden <= 15
     assert child.exitstatus == 130
+
+
+@pytest.mark.parametrize("output", ["jsonl", "table"])
+def test_a_reader_that_leaves_ends_the_watch(reference_server: StartServer, output: str) -> None:
+    # `watch | head -1`: the tasks stay working for minutes, yet the watch ends at once.
+    url = reference_server("--seed", "working=3")
+    process = subprocess.Popen(
+        [*mcptask_argv(), "watch", "--url", url, "-o", output, "--interval", "0.2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    try:
+        assert b"working-00" in process.stdout.readline()
+        process.stdout.close()  # the reader is gone
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.stderr is not None
+    assert process.stderr.read() == b""

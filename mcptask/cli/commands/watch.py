@@ -106,17 +106,29 @@ def follow(client: McpClient, view: WatchView, options: WatchOptions) -> WatchRe
     stop = StopSignal(on_stop=lambda: watcher.wake())
     # Waiting between retries ends at once when the user asks to stop.
     client.retry = replace(client.retry, sleep=stop.event.wait, stopped=lambda: stop.stopped)
+    reader_left = False
+
+    def round_done() -> None:
+        nonlocal reader_left
+        view.redraw(watcher)
+        if not reader_left and view.screen.reader_left():
+            # `watch | head -1`: nobody reads on, so watching ends (as a list's output does)
+            # instead of polling until every task settles.
+            reader_left = True
+            stop.event.set()
+            watcher.wake()
+
     watcher = Watch(
         client,
         options,
         stop=stop.event,
         on_change=view.change,
-        on_round=lambda: view.redraw(watcher),
+        on_round=round_done,
         on_problem=view.problem,
     )
     with stop, view.following(watcher):
         report = watcher.run()
-    report = replace(report, interrupted=stop.stopped)
+    report = replace(report, interrupted=stop.stopped and not reader_left)
     view.show(report)
     return report
 

@@ -65,8 +65,7 @@ class WatchView(View[WatchReport]):
             moved = f"{clean(change.previous)} -> {status}" if change.previous else status
             message = f"  {clean(change.message)}" if change.message else ""
             stamp = change.at.isoformat(timespec="seconds").replace("+00:00", "Z")
-            self.screen.stdout.write(f"{stamp}  {clean(change.task_id)}  {moved}{message}\n")
-            self.screen.stdout.flush()
+            self.screen.text(f"{stamp}  {clean(change.task_id)}  {moved}{message}\n")
 
     def problem(self, task_id: str, message: str) -> None:
         """The server answered a task's poll with an error (said once per new error)."""
