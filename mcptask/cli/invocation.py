@@ -43,7 +43,7 @@ class Invocation:
         self.profiles_path = profiles.profiles_path()
         self.resolved = settings.resolve(
             common,
-            book=profiles.load(self.profiles_path),
+            book=lambda: profiles.load(self.profiles_path),
             keep_session=keep_session,
             force_sign_in=force_sign_in,
         )

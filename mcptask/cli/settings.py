@@ -16,7 +16,7 @@ from __future__ import annotations
 import ipaddress
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -48,33 +48,33 @@ class Resolved:
     """The profile in use, if any."""
     warnings: tuple[str, ...] = field(default=())
 
-    def to_profile(
-        self, name: str, *, save_secrets: bool, session_id: str | None = None
-    ) -> Profile:
-        """These settings as profile `name`; a credential given as text is refused unless
-        `save_secrets`."""
+    def to_profile(self, name: str, *, save_secrets: bool) -> Profile:
+        """These settings as profile `name`, without a session (connect adds the one it
+        kept); a credential given as text is refused unless `save_secrets`."""
         sources = self.sources
         return replace(
             sources,
             name=name,
             env=_saveable(sources.env, save_secrets, "--env"),
             headers=_saveable(sources.headers, save_secrets, "-H"),
-            session_id=session_id if sources.keep_session else None,
+            session_id=None,
         )
 
 
 def resolve(
     line: Common,
     *,
-    book: ProfileBook,
+    book: ProfileBook | Callable[[], ProfileBook],
     environ: Mapping[str, str] | None = None,
     keep_session: bool | None = None,
     force_sign_in: bool = False,
 ) -> Resolved:
     """Combine the command line, the profile in use and the environment, or raise UsageError.
 
-    `keep_session` overrides the profile's (connect --keep-session); `force_sign_in` makes
-    the sign-in ignore cached tokens (mcptask login).
+    `book` may be a loader: the profiles file is then read only when a profile is in use
+    (a broken file does not stop a command that names its server). `keep_session`
+    overrides the profile's (connect --keep-session); `force_sign_in` makes the sign-in
+    ignore cached tokens (mcptask login).
     """
     from mcptask.cli.auth_settings import resolve_auth
     from mcptask.client.connect import ConnectionSettings
@@ -202,24 +202,30 @@ def parse_env(options: list[str]) -> dict[str, str]:
     return variables
 
 
-def _profile_in_use(line: Common, book: ProfileBook, env: Mapping[str, str]) -> Profile | None:
+def _profile_in_use(
+    line: Common, book: ProfileBook | Callable[[], ProfileBook], env: Mapping[str, str]
+) -> Profile | None:
+    def opened() -> ProfileBook:
+        return book if isinstance(book, ProfileBook) else book()
+
     if line.profile:
         if line.url or line.server:
             raise UsageError(
                 "give the server either with --profile or with --url/--server, not both "
                 "(a profile's credentials go only to its own server)"
             )
-        return book.get(line.profile)
+        return opened().get(line.profile)
     if line.url or line.server:
         return None
     named = env.get(ENV_PROFILE)
     if named:
         if env.get(ENV_URL) or env.get(ENV_SERVER):
             raise UsageError(f"both {ENV_PROFILE} and {ENV_URL}/{ENV_SERVER} are set; unset one")
-        return book.get(named)
+        return opened().get(named)
     if env.get(ENV_URL) or env.get(ENV_SERVER):
         return None
-    return book.profiles.get(book.default) if book.default else None
+    default = opened()
+    return default.profiles.get(default.default) if default.default else None
 
 
 def _token_source(line: Common, base: Profile) -> tuple[Value | None, str]:

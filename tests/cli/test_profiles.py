@@ -126,6 +126,16 @@ url = "http://127.0.0.1:9/mcp
 """
 
 
+def test_a_broken_file_does_not_stop_a_command_that_names_its_server(
+    config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config.parent.mkdir(parents=True)
+    config.write_text(BROKEN, encoding="utf-8")
+    assert run(["list", "--url", URL, "--timeout", "2"]) == 3  # the server, not the file
+    _, err = capsys.readouterr()
+    assert str(config) not in err
+
+
 @pytest.mark.parametrize(
     "argv",
     [

@@ -49,6 +49,7 @@ def connect(
         raise UsageError("--default, --keep-session and --save-secrets go with --save NAME")
     if save is not None:
         profiles.check_name(save)
+        profiles.load(profiles.profiles_path())  # a file it cannot save into: said first
     if target is not None:
         if common.url or common.server or common.profile:
             raise UsageError(
