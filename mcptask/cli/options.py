@@ -10,7 +10,7 @@ import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar, cast
+from typing import Annotated, Any, Protocol, TypeVar, cast
 
 import typer
 
@@ -23,9 +23,6 @@ from mcptask.cli.sign_in_options import (
     ScopeOption,
 )
 from mcptask.errors import UsageError
-
-if TYPE_CHECKING:
-    pass
 
 
 def complete_profile(incomplete: str) -> list[str]:

@@ -44,7 +44,7 @@ def poll_delay(tasks: Iterable[Task | None], override: float | None = None) -> f
 class PollLoop:
     """Poll `tasks/get` for a changing set of tasks until none is left, time runs out, or stop.
 
-    Shared by `cancel` (confirming outcomes) and `watch` (following tasks). Each round asks
+    Shared by `cancel` (confirming outcomes) and `result` (waiting for the end). Each round asks
     about every id `pending()` returns, one request at a time, and hands each answer (a task,
     or the `RpcError` the server gave) to `observe`, which decides what stays pending. Between
     rounds it waits the server's poll interval; `wait` may return early (a status push).
@@ -56,7 +56,6 @@ class PollLoop:
     delay: Callable[[], float]
     wait: Callable[[float], object] = time.sleep
     stop: Callable[[], bool] = lambda: False
-    between_rounds: Callable[[], None] = lambda: None
 
     def run(self, *, deadline: float | None, until_settled: bool = True) -> None:
         """Poll round after round until nothing is pending (if `until_settled`), `stop`, or
@@ -70,7 +69,6 @@ class PollLoop:
                 except RpcError as exc:
                     answer = exc
                 self.observe(task_id, answer)
-            self.between_rounds()
             if until_settled and not self.pending():
                 return
             remaining = None if deadline is None else deadline - time.monotonic()

@@ -20,6 +20,7 @@ from typing import IO
 from mcptask.output.sanitize import clean
 from mcptask.output.screen import COMPACT, Screen
 from mcptask.output.sorted_runs import SortedRuns
+from mcptask.output.views.list_tasks import STREAMING_FORMATS
 from mcptask.protocol import Task
 
 WRITE_SIZE = 1 << 16
@@ -47,7 +48,7 @@ class ListStream:
         sort_key: Callable[[Task], int] | None,
         limit: int | None = None,
     ) -> None:
-        if screen.format not in ("jsonl", "ids", "json"):
+        if screen.format not in STREAMING_FORMATS:
             raise ValueError(f"{screen.format} output does not stream")
         self.screen = screen
         self._sort_key = sort_key

@@ -89,8 +89,6 @@ class LegacyDispatcher:
     None only for callers outside any session.
     """
 
-    protocol_version = PROTOCOL_VERSION
-
     def __init__(self, config: ServerConfig, store: TaskStore) -> None:
         self.config = config
         self.store = store

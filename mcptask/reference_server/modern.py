@@ -102,8 +102,6 @@ INSTRUCTIONS = (
 class ModernDispatcher:
     """Answers MCP 2026-07-28 messages (with the tasks extension) against a shared TaskStore."""
 
-    protocol_version = MODERN_VERSION
-
     def __init__(self, config: ServerConfig, store: TaskStore) -> None:
         self.config = config
         self.store = store

@@ -50,11 +50,6 @@ class TaskView:
     error: JsonObject | None = None
     input_requests: Mapping[str, JsonObject] = field(default_factory=lambda: MappingProxyType({}))
 
-    @property
-    def terminal(self) -> bool:
-        """True for completed, failed and cancelled, which never change again."""
-        return self.status in TERMINAL_STATUSES
-
 
 @dataclass(frozen=True)
 class CancelPolicy:

@@ -32,12 +32,6 @@ class Subscription:
         self._pending: deque[JsonObject] = deque()
         self._closed = False
 
-    @property
-    def closed(self) -> bool:
-        """True once either side ended the subscription."""
-        with self._cond:
-            return self._closed
-
     def push(self, message: JsonObject) -> None:
         """Queue a notification (dropped once the subscription is closed)."""
         with self._cond:
