@@ -72,6 +72,8 @@ class StdioTransport:
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         self._answers: dict[object, JsonObject] = {}
         self._sent_ids: set[object] = set()
+        self._waiting: set[object] = set()
+        """The ids whose answer a caller still waits for (a late answer to any other is dropped)."""
         self._failure: McptaskError | None = None
         self._changed = threading.Condition()
         self._write_lock = threading.Lock()
@@ -116,16 +118,23 @@ class StdioTransport:
         request_id = message.get("id")
         with self._changed:
             self._sent_ids.add(request_id)
-        self._write(message)
-        limit = timeout if timeout is not None else self._timeout
-        with self._changed:
-            answered = self._changed.wait_for(
-                lambda: request_id in self._answers or self._failure is not None, timeout=limit
-            )
-            if request_id in self._answers:
-                return self._answers.pop(request_id)
-            if answered and self._failure is not None:
-                raise self._failure
+            self._waiting.add(request_id)
+        try:
+            self._write(message)
+            limit = timeout if timeout is not None else self._timeout
+            with self._changed:
+                answered = self._changed.wait_for(
+                    lambda: request_id in self._answers or self._failure is not None,
+                    timeout=limit,
+                )
+                if request_id in self._answers:
+                    return self._answers.pop(request_id)
+                if answered and self._failure is not None:
+                    raise self._failure
+        finally:
+            with self._changed:
+                self._waiting.discard(request_id)
+                self._answers.pop(request_id, None)  # one that came in just too late
         raise ResponseTimeout(
             f"the server did not answer {message.get('method')} within {limit:g}s"
         )
@@ -229,14 +238,16 @@ class StdioTransport:
             answered = message.get("id")
             with self._changed:
                 if answered not in self._sent_ids:
-                    # An error with a null id answers whatever could not be parsed.
+                    # An error with a null id answers whatever could not be parsed: one of
+                    # the requests still waiting (never one answered long ago).
                     if not ("error" in message and answered is None):
                         raise ProtocolViolation(
                             f"the server answered a request id it was never sent: {answered!r}"
                         )
-                    answered = next(iter(self._sent_ids - self._answers.keys()), None)
-                self._answers[answered] = message
-                self._changed.notify_all()
+                    answered = next(iter(self._waiting - self._answers.keys()), None)
+                if answered in self._waiting:  # else: late, its caller gave up (dropped)
+                    self._answers[answered] = message
+                    self._changed.notify_all()
         elif is_notification(message):
             if self._handler is not None:
                 self._handler(message)

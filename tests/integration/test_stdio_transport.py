@@ -45,6 +45,19 @@ except BrokenPipeError:
     sys.exit(3)
 """
 
+# Answers its first request, then answers every later one with an error whose id is null
+# (as a server does for a line it cannot parse).
+NULL_ID_AFTER_FIRST = """
+import json, sys
+for n, line in enumerate(sys.stdin):
+    message = json.loads(line)
+    if n == 0:
+        answer = {"jsonrpc": "2.0", "id": message["id"], "result": {}}
+    else:
+        answer = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+    print(json.dumps(answer), flush=True)
+"""
+
 
 def spawn(script: str, **kwargs: object) -> StdioTransport:
     return StdioTransport([sys.executable, "-c", textwrap.dedent(script)], **kwargs)  # type: ignore[arg-type]
@@ -90,5 +103,17 @@ def test_a_server_left_writing_an_oversized_line_gets_a_broken_pipe() -> None:
         assert list(transport._stderr_tail) == ["broken pipe"]
     except subprocess.TimeoutExpired:
         pytest.fail("the server is still blocked writing to a pipe nobody reads")
+    finally:
+        transport.close()
+
+
+def test_an_error_with_a_null_id_goes_to_the_request_still_waiting() -> None:
+    transport = spawn(NULL_ID_AFTER_FIRST, timeout=10)
+    try:
+        assert transport.request(request_message(1, "ping", None))["result"] == {}
+        # Not filed under id 1 (answered long ago), which left this one to time out.
+        answer = transport.request(request_message(2, "ping", None))
+        assert answer["error"] == {"code": -32700, "message": "Parse error"}
+        assert transport._answers == {}  # nothing kept for anyone
     finally:
         transport.close()
