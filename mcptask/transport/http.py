@@ -120,7 +120,7 @@ class HttpTransport:
         with posted as (response, error):
             if error is not None:
                 return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
-            return self._read_answer(response, message)
+            return self._read_answer(response, message, session)
 
     def notify(self, message: JsonObject) -> None:
         """POST a notification; the server answers 202 Accepted (any 2xx is accepted)."""
@@ -172,10 +172,7 @@ class HttpTransport:
         last_event_id: str | None = None
         backoff = 0.5
         while not stop.is_set():
-            headers = self._headers() | {"Accept": "text/event-stream"}
-            headers.pop("Content-Type", None)
-            if last_event_id is not None:
-                headers["Last-Event-ID"] = last_event_id
+            headers = self._stream_headers(last_event_id)
             try:
                 with self._client.stream(
                     "GET", self.url, headers=headers, timeout=httpx.Timeout(10.0, read=15.0)
@@ -331,14 +328,16 @@ class HttpTransport:
             status=status,
         )
 
-    def _read_answer(self, response: httpx.Response, message: JsonObject) -> JsonObject:
+    def _read_answer(
+        self, response: httpx.Response, message: JsonObject, session: str | None
+    ) -> JsonObject:
         if response.status_code == 202:
             raise ProtocolViolation(
                 f"the server answered 202 Accepted to {message.get('method')}, with no response"
             )
         content_type = media_type(response)
         if content_type == "text/event-stream":
-            return self._read_sse_answer(response, message.get("id"))
+            return self._read_sse_answer(response, message.get("id"), session)
         if content_type == "application/json":
             response.read()
             return self._read_json_answer(response, message.get("id"))
@@ -352,9 +351,12 @@ class HttpTransport:
             self._trace(f"< {response.text}")
         return own_response(decode(response.content, context="the server's answer"), request_id)
 
-    def _read_sse_answer(self, response: httpx.Response, request_id: object) -> JsonObject:
+    def _read_sse_answer(
+        self, response: httpx.Response, request_id: object, session: str | None
+    ) -> JsonObject:
         """The response to our request from its SSE stream, resumed with GET and
-        `Last-Event-ID` (after the `retry:` wait) when the server ends the stream early."""
+        `Last-Event-ID` (after the `retry:` wait, in the request's session) when the server
+        ends the stream early."""
         position = StreamPosition()
         answer = answer_in(response, request_id, position, log=self._log, handler=self._handler)
         resumes = 0
@@ -368,13 +370,13 @@ class HttpTransport:
             wait = min(max(retry_ms, 0), MAX_RETRY_MS) / 1000
             self._trace(f"< stream ended early; resuming after {position.last_id} in {wait:g}s")
             self._sleep(wait)
-            answer = self._resume(request_id, position)
+            answer = self._resume(request_id, position, session)
         return answer
 
-    def _resume(self, request_id: object, position: StreamPosition) -> JsonObject | None:
-        headers = self._headers() | {"Accept": "text/event-stream"}
-        headers.pop("Content-Type", None)
-        headers["Last-Event-ID"] = position.last_id or ""
+    def _resume(
+        self, request_id: object, position: StreamPosition, session: str | None
+    ) -> JsonObject | None:
+        headers = self._stream_headers(position.last_id, session)
         self._trace(f"> GET {self.target} {self._shown(headers)} (resume)")
         with (
             translate_errors(self.target),
@@ -388,6 +390,19 @@ class HttpTransport:
                 )
             bound(response, self._max_answer)
             return answer_in(response, request_id, position, log=self._log, handler=self._handler)
+
+    def _stream_headers(
+        self, last_event_id: str | None, session: str | None = None
+    ) -> dict[str, str]:
+        """The headers of a GET event stream: in `session` (else ours), resumed after
+        `last_event_id` when there is one."""
+        headers = self._headers() | {"Accept": "text/event-stream"}
+        headers.pop("Content-Type", None)
+        if session is not None:
+            headers[SESSION_HEADER] = session
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = last_event_id
+        return headers
 
     def _shown(self, headers: Mapping[str, str]) -> dict[str, str]:
         """Every header a request carries, as the wire log shows it (credentials redacted)."""

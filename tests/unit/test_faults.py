@@ -326,6 +326,26 @@ def test_an_sse_answer_cut_short_is_resumed_with_last_event_id() -> None:
     assert waits == [0.25]
 
 
+def test_a_request_in_another_session_is_resumed_in_that_session() -> None:
+    seen: list[httpx.Request] = []
+    response = {"jsonrpc": "2.0", "id": 1, "result": {"taskId": "t", "status": "working"}}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        headers = {"Content-Type": "text/event-stream"}
+        if request.method == "POST":
+            return httpx.Response(200, headers=headers, content="id: s-0\nretry: 0\ndata:\n\n")
+        return httpx.Response(
+            200, headers=headers, content=f"id: s-1\ndata: {json.dumps(response)}\n\n"
+        )
+
+    transport = transport_for(handler, sleep=lambda seconds: None)
+    transport.session_id = "ours"
+    message = request_message(1, "tasks/get", {"taskId": "t"})
+    assert transport.request(message, session="the-tasks")["result"]["taskId"] == "t"
+    assert [r.headers["Mcp-Session-Id"] for r in seen] == ["the-tasks", "the-tasks"]
+
+
 def test_a_retry_of_zero_resumes_at_once() -> None:
     waits: list[float] = []
     response = {"jsonrpc": "2.0", "id": 1, "result": {"taskId": "t", "status": "working"}}
