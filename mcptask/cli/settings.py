@@ -81,7 +81,7 @@ def resolve(
     from mcptask.protocol import PROTOCOL_CHOICES
 
     env = os.environ if environ is None else environ
-    profile = _profile_in_use(line, book, env)
+    profile = profile_in_use(line, book, env)
     base = profile or Profile(name="")
     url, server = line.url, line.server
     if profile is not None and not (url or server):
@@ -202,7 +202,7 @@ def parse_env(options: list[str]) -> dict[str, str]:
     return variables
 
 
-def _profile_in_use(
+def profile_in_use(
     line: Common, book: ProfileBook | Callable[[], ProfileBook], env: Mapping[str, str]
 ) -> Profile | None:
     def opened() -> ProfileBook:

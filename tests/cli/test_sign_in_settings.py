@@ -143,3 +143,20 @@ def test_login_and_logout_refuse_what_they_cannot_do(
     result = CliRunner().invoke(app, ["login", "--help"])
     assert "Sign in to a server" in result.output
     assert "--no-browser" in result.output
+
+
+def test_logout_needs_no_credential_and_refuses_what_is_not_a_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("MCPTASK_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("MCPTASK_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("NOPE", raising=False)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "profiles.toml").write_text(
+        f'[profiles.x]\nurl = "{URL}"\ntoken = {{ env = "NOPE" }}\n', encoding="utf-8"
+    )
+    # The profile's token cannot be read (its variable is unset): logging out still works.
+    assert run(["logout", "-P", "x", "-o", "json"]) == 0
+    assert '"forgotten": []' in capsys.readouterr().out
+    assert run(["logout", "not-a-url"]) == 2
+    assert "invalid server URL 'not-a-url'" in capsys.readouterr().err

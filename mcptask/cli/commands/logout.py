@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mcptask.cli.invocation import Invocation
-from mcptask.cli.options import Common, with_server_options
+from mcptask.cli.options import Common, color_wanted, with_server_options
 from mcptask.errors import UsageError
+
+if TYPE_CHECKING:
+    from mcptask.output.screen import Screen
 
 
 @with_server_options
@@ -26,7 +29,6 @@ def logout(
 ) -> None:
     """Forget the tokens mcptask keeps for a server (sends nothing to the server)."""
     from mcptask.auth.discovery import canonical_resource
-    from mcptask.output.screen import Screen
     from mcptask.output.views.logout import LogoutView, SignedOut
     from mcptask.store import tokens
 
@@ -38,15 +40,33 @@ def logout(
     if every:
         if common.url or common.server or common.profile:
             raise UsageError("--all forgets every server's tokens: give no server with it")
-        try:
-            screen = Screen(common.output, color=not common.no_color)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        LogoutView(screen).show(SignedOut(None, tokens.forget_all(path), path))
+        LogoutView(_screen(common)).show(SignedOut(None, tokens.forget_all(path), path))
         return
-    invocation = Invocation(common)
-    url = invocation.settings.url
-    if url is None:
-        raise UsageError("logout forgets the tokens of Streamable HTTP servers: give a URL")
-    view = LogoutView(invocation.screen)
+    url = _server_url(common)
+    view = LogoutView(_screen(common))
     view.show(SignedOut(url, tokens.forget_server(path, canonical_resource(url)), path))
+
+
+def _screen(common: Common) -> Screen:
+    from mcptask.output.screen import Screen
+
+    try:
+        return Screen(common.output, color=color_wanted(common.no_color))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _server_url(common: Common) -> str:
+    """The URL whose tokens to forget: from the line, the profile or MCPTASK_URL, with no
+    credential read (logging out is what one does when they are gone)."""
+    from mcptask.cli.settings import ENV_URL, profile_in_use
+    from mcptask.store import profiles
+    from mcptask.transport.redact import display_url
+
+    profile = profile_in_use(common, lambda: profiles.load(profiles.profiles_path()), os.environ)
+    url = common.url or (profile.url if profile else None) or os.environ.get(ENV_URL)
+    if common.server or (profile is not None and profile.server) or not url:
+        raise UsageError("logout forgets the tokens of Streamable HTTP servers: give a URL")
+    if not url.startswith(("http://", "https://")):
+        raise UsageError(f"invalid server URL {display_url(url)!r}: expected http(s)://HOST/PATH")
+    return url
