@@ -8,23 +8,10 @@ from collections import Counter
 
 import pytest
 
-from tests.cli_process import Result, run_mcptask
+from tests.cli_process import run_mcptask
 from tests.conftest import StartServer
+from tests.faults.support import final_statuses, outcomes, working
 from tests.network import FaultProxy
-
-
-def server_statuses(url: str) -> dict[str, str]:
-    """Every task as the server lists it now (straight, not through the proxy)."""
-    listed = run_mcptask("list", "--url", url, "-o", "json", "--protocol", "2025-11-25")
-    assert listed.code == 0, listed.stderr
-    return {task["taskId"]: task["status"] for task in listed.json()["tasks"]}
-
-
-def check_report(result: Result, expected: set[str]) -> dict[str, tuple[str, str | None]]:
-    document = result.json()
-    ids = [entry["taskId"] for entry in document["results"]]
-    assert Counter(ids) == Counter(expected), "every task exactly once"
-    return {entry["taskId"]: (entry["outcome"], entry["status"]) for entry in document["results"]}
 
 
 @pytest.mark.parametrize("answer", ["json", "sse"])
@@ -47,9 +34,11 @@ def test_bulk_cancel_through_ten_percent_faults_cancels_every_task(
             "6",
         )
     assert result.code == 0, result.stderr[-2000:]
-    outcomes = check_report(result, {f"working-{n:03d}" for n in range(1, tasks + 1)})
-    assert set(outcomes.values()) == {("cancelled", "cancelled")}
-    assert set(server_statuses(upstream).values()) == {"cancelled"}
+    reported = outcomes(result, working(tasks))
+    assert {(outcome, status) for outcome, status, _ in reported.values()} == {
+        ("cancelled", "cancelled")
+    }
+    assert set(final_statuses(upstream).values()) == {"cancelled"}
     kinds = Counter(kind for _, kind in proxy.faults)
     assert set(kinds) == {"busy", "rate-limited", "gateway", "reset", "lost"}, kinds
     # Transient faults were retried (and logged), and lost cancel answers resolved with
@@ -79,7 +68,7 @@ def test_500_tasks_through_faults_and_a_session_expiry(reference_server: StartSe
             "6",
         )
     assert result.code == 0, result.stderr[-2000:]
-    outcomes = check_report(result, {f"working-{n:03d}" for n in range(1, tasks + 1)})
-    assert Counter(outcome for outcome, _ in outcomes.values()) == {"cancelled": tasks}
-    assert set(server_statuses(upstream).values()) == {"cancelled"}
+    reported = outcomes(result, working(tasks))
+    assert Counter(outcome for outcome, _, _ in reported.values()) == {"cancelled": tasks}
+    assert set(final_statuses(upstream).values()) == {"cancelled"}
     assert len(proxy.faults) > 50
