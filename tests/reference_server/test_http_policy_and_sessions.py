@@ -96,6 +96,7 @@ def test_session_buffer_resumes_and_single_stream() -> None:
     assert cursor == 0
     session.push({"n": 1})
     session.push({"n": 2})
+    assert session.last_id == 2  # a Last-Event-ID beyond it is not resumed from (legacy.py)
     events = session.wait_events(first_token, 0, timeout=1)
     assert events is not None
     assert [e[0] for e in events] == [1, 2]

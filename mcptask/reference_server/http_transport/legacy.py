@@ -150,7 +150,8 @@ class LegacyEndpoint:
             return
         token, cursor = session.open_stream()
         resume = _get_event_number(last_event_id)
-        if resume is not None:
+        if resume is not None and resume <= session.last_id:
+            # (an id from beyond what was sent would skip the notifications still to come)
             cursor = resume
         head = exchange.event_stream_head()
         exchange.close_connection = True

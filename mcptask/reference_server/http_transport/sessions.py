@@ -48,6 +48,12 @@ class Session:
             self._requests += 1
             return self._requests
 
+    @property
+    def last_id(self) -> int:
+        """The id of the newest notification queued for the GET stream (0 before any)."""
+        with self._cond:
+            return self._last_id
+
     def push(self, message: JsonObject) -> None:
         """Queue a server notification for the GET stream."""
         with self._cond:
