@@ -5,7 +5,12 @@ from __future__ import annotations
 import signal
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from types import FrameType, TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mcptask.client.session import McpClient
 
 
 class StopSignal:
@@ -35,6 +40,11 @@ class StopSignal:
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)  # type: ignore[arg-type]
         self._previous.clear()
+
+    def cuts_retries_short(self, client: McpClient) -> None:
+        """Make the client's waits between retries end at once, and its retries stop, when
+        the user asks to stop."""
+        client.retry = replace(client.retry, sleep=self.event.wait, stopped=lambda: self.stopped)
 
     @property
     def stopped(self) -> bool:

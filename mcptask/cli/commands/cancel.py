@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -93,10 +92,7 @@ def cancel(
             view.declined()
             raise typer.Exit(int(ExitCode.INTERRUPTED))
         with StopSignal() as stop, view.progress(len(selection.targets)) as advance:
-            # Waiting between retries ends at once when the user asks to stop.
-            client.retry = replace(
-                client.retry, sleep=stop.event.wait, stopped=lambda: stop.stopped
-            )
+            stop.cuts_retries_short(client)
             run = CancelRun(
                 client,
                 wait=not no_wait,

@@ -104,8 +104,7 @@ def follow(client: McpClient, view: WatchView, options: WatchOptions) -> WatchRe
     from mcptask.operations.watch import Watch
 
     stop = StopSignal(on_stop=lambda: watcher.wake())
-    # Waiting between retries ends at once when the user asks to stop.
-    client.retry = replace(client.retry, sleep=stop.event.wait, stopped=lambda: stop.stopped)
+    stop.cuts_retries_short(client)
     reader_left = False
 
     def round_done() -> None:
