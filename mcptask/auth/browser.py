@@ -1,10 +1,10 @@
 """The browser step of the authorization code flow: PKCE, a loopback redirect, the browser.
 
 The redirect goes to `http://127.0.0.1:PORT/callback` (RFC 8252 §7.3: a loopback IP
-literal, any port), served by a one-shot HTTP server in a thread. The browser is opened with
-Python's `webbrowser`, so the standard `BROWSER` variable chooses it; `--no-browser` prints
-the URL instead. PKCE verifiers and challenges (S256) and the authorization URL come from
-authlib.
+literal, any port), served by a one-shot HTTP server in a thread (and a thread for each
+connection, which may idle 5 s at most). The browser is opened with Python's `webbrowser`,
+so the standard `BROWSER` variable chooses it; `--no-browser` prints the URL instead. PKCE
+verifiers and challenges (S256) and the authorization URL come from authlib.
 """
 
 from __future__ import annotations
@@ -18,13 +18,15 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from mcptask.errors import AuthError, TokenRequestRefused
 
 CALLBACK_PATH = "/callback"
+CONNECTION_TIMEOUT_SECONDS = 5.0
+"""How long one connection to the loopback server may sit without sending its request."""
 _PAGE = (
     "<!doctype html><meta charset=utf-8><title>mcptask</title>"
     "<body style='font-family:sans-serif'><h1>{title}</h1><p>{text}</p></body>"
@@ -188,16 +190,25 @@ def _stdout_to_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-def _bind(preferred_port: int | None, answers: queue.Queue[Redirect]) -> HTTPServer:
+class _Server(ThreadingHTTPServer):
+    # A thread per connection: a browser's idle spare connection must not hold up the one
+    # that brings the redirect. Daemon threads: close() never waits for a stuck one.
+    daemon_threads = True
+
+
+def _bind(preferred_port: int | None, answers: queue.Queue[Redirect]) -> ThreadingHTTPServer:
     handler = _handler_class(answers)
     if preferred_port:
         with contextlib.suppress(OSError):
-            return HTTPServer(("127.0.0.1", preferred_port), handler)
-    return HTTPServer(("127.0.0.1", 0), handler)
+            return _Server(("127.0.0.1", preferred_port), handler)
+    return _Server(("127.0.0.1", 0), handler)
 
 
 def _handler_class(answers: queue.Queue[Redirect]) -> type[BaseHTTPRequestHandler]:
     class Callback(BaseHTTPRequestHandler):
+        # Without it a connection that never sends its request keeps its thread forever.
+        timeout = CONNECTION_TIMEOUT_SECONDS
+
         def log_message(self, format: str, *args: Any) -> None:
             pass  # the query holds the authorization code: never log it
 
