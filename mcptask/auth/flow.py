@@ -134,7 +134,12 @@ class McpAuth(httpx.Auth):
         if self._entry is None:
             return None
         if self._entry.expired() and not self._refresh():
-            return None
+            # Another process may have stored a fresh token meanwhile (its refresh is what
+            # made ours fail, when refresh tokens rotate): better than sending none.
+            self._looked = True
+            self._entry = self._cached()
+            if self._entry is None or (self._entry.expired() and not self._refresh()):
+                return None
         return self._entry.access_token
 
     def _cached(self) -> CachedToken | None:

@@ -120,8 +120,9 @@ class TokenCache:
         return replace(self, tokens=(*kept, token))
 
     def without_token(self, token: CachedToken) -> TokenCache:
-        """This cache without the entry of `token`'s slot."""
-        return replace(self, tokens=tuple(t for t in self.tokens if not t.same_slot(token)))
+        """This cache without `token`: its slot's entry, if that still holds `token`'s
+        access and refresh tokens (not one stored there since)."""
+        return replace(self, tokens=tuple(t for t in self.tokens if not _same_tokens(t, token)))
 
     def without_server(self, server: str) -> TokenCache:
         """This cache without any token for the server."""
@@ -172,7 +173,8 @@ def store_token(path: Path, token: CachedToken) -> None:
 
 
 def drop_token(path: Path, token: CachedToken) -> None:
-    """Remove one token (a refresh token that no longer works, say)."""
+    """Remove one token (a refresh token that no longer works, say), unless another process
+    has replaced it meanwhile (a rotated refresh token: the new one works)."""
     with editing(path) as holder:
         holder[0] = holder[0].without_token(token)
 
@@ -197,6 +199,14 @@ def forget_all(path: Path) -> list[CachedToken]:
         removed = list(holder[0].tokens)
         holder[0] = TokenCache()
     return removed
+
+
+def _same_tokens(entry: CachedToken, token: CachedToken) -> bool:
+    return (
+        entry.same_slot(token)
+        and entry.access_token == token.access_token
+        and entry.refresh_token == token.refresh_token
+    )
 
 
 def _entries(raw: object, kind: Any) -> Iterator[Any]:
