@@ -16,7 +16,13 @@ import httpx
 
 from mcptask.auth.discovery import ServerMetadata
 from mcptask.auth.settings import AuthSettings
-from mcptask.errors import AuthDiscoveryError, TokenRequestRefused, UnreachableError, UsageError
+from mcptask.errors import (
+    AuthDiscoveryError,
+    SignInRequired,
+    TokenRequestRefused,
+    UnreachableError,
+    UsageError,
+)
 from mcptask.store.tokens import CachedClient
 from mcptask.transport.redact import display_url
 
@@ -84,6 +90,22 @@ def remembered_identity(client: CachedClient | None) -> ClientIdentity | None:
     if client is None:
         return None
     return ClientIdentity(client.client_id, client.auth_method, client_secret=client.client_secret)
+
+
+def require_credential(identity: ClientIdentity) -> ClientIdentity:
+    """`identity`, if it carries the credential its method needs; else SignInRequired (a
+    JWT method without a key, a secret method without a secret)."""
+    if identity.auth_method == JWT_METHOD and identity.private_key is None:
+        raise SignInRequired(
+            f"the client authenticates with {JWT_METHOD}, and no client key file is "
+            "configured (--client-key-file, MCPTASK_CLIENT_KEY_FILE)"
+        )
+    if identity.auth_method in SECRET_METHODS and identity.client_secret is None:
+        raise SignInRequired(
+            f"the client authenticates with {identity.auth_method}, and no client secret is "
+            "known (MCPTASK_CLIENT_SECRET)"
+        )
+    return identity
 
 
 def register(

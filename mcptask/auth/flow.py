@@ -164,15 +164,26 @@ class McpAuth(httpx.Auth):
         return True
 
     def _refresh(self) -> bool:
-        """Renew the token in use with its refresh token; False (and forgotten) on failure."""
+        """Renew the token in use with its refresh token; False when that fails (a refresh
+        token the server refused is dropped from the cache too)."""
         entry = self._entry
         if entry is None or entry.refresh_token is None:
+            return False
+        try:
+            identity = self._identity_of(entry)
+        except SignInRequired as exc:
+            # This run lacks the client's credential; the server never refused the refresh
+            # token, so it stays cached for a run that has it.
+            self._trace(f"  cannot refresh the token for {display_url(self.server)}: {exc.message}")
+            self._tried.add(entry.access_token)
+            self._entry = None
+            self._looked = False
             return False
         self._trace(f"  refreshing the token for {display_url(self.server)}")
         try:
             renewed = grants.refresh(
                 self._http,
-                self._identity_of(entry),
+                identity,
                 entry.token_endpoint,
                 entry.issuer,
                 refresh_token=entry.refresh_token,
@@ -322,22 +333,33 @@ class McpAuth(httpx.Auth):
         )
 
     def _identity_of(self, entry: CachedToken) -> clients.ClientIdentity:
-        """How the client of a cached token authenticates when refreshing it."""
+        """How the client of a cached token authenticates when refreshing it; SignInRequired
+        when this run lacks the credential that takes."""
         settings = self.settings
         if settings.client_id is not None and settings.client_id == entry.client_id:
-            if settings.client_key_file is not None:
-                key = clients.read_private_key(settings.client_key_file)
-                return clients.ClientIdentity(entry.client_id, entry.auth_method, private_key=key)
-            return clients.ClientIdentity(
-                entry.client_id, entry.auth_method, client_secret=settings.client_secret
+            key_file = settings.client_key_file
+            key = None
+            if entry.auth_method == clients.JWT_METHOD and key_file is not None:
+                key = clients.read_private_key(key_file)
+            identity = clients.ClientIdentity(
+                entry.client_id,
+                entry.auth_method,
+                client_secret=settings.client_secret,
+                private_key=key,
             )
+            return clients.require_credential(identity)
         path = settings.cache_path
         remembered = cache.load(path).client(entry.issuer) if path is not None else None
-        if remembered is not None and remembered.client_id == entry.client_id:
-            return clients.ClientIdentity(
-                entry.client_id, remembered.auth_method, client_secret=remembered.client_secret
-            )
-        return clients.ClientIdentity(entry.client_id, "none")
+        registered = (
+            clients.remembered_identity(remembered)
+            if remembered is not None and remembered.client_id == entry.client_id
+            else None
+        )
+        # Neither configured nor registered here: the method the token was obtained with,
+        # which fails (without a request) when it needs a credential.
+        return clients.require_credential(
+            registered or clients.ClientIdentity(entry.client_id, entry.auth_method)
+        )
 
     @staticmethod
     def _sent(request: httpx.Request) -> str | None:

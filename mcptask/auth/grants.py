@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import httpx
 
-from mcptask.auth.clients import JWT_METHOD, ClientIdentity
+from mcptask.auth.clients import JWT_METHOD, ClientIdentity, require_credential
 from mcptask.errors import TokenRequestRefused, UnreachableError, UsageError
 from mcptask.transport.redact import display_url, scrub
 
@@ -181,10 +181,10 @@ def _post(
         "Content-Type": "application/x-www-form-urlencoded",
         "Accept": "application/json",
     }
-    if identity.auth_method == JWT_METHOD:
+    require_credential(identity)
+    if identity.auth_method == JWT_METHOD and identity.private_key is not None:
         from authlib.oauth2.rfc7523 import PrivateKeyJWT
 
-        assert identity.private_key is not None
         key, algorithm = signing_algorithm(identity.private_key, signing_algorithms)
         # RFC 7523bis: the audience is the authorization server's issuer identifier.
         method: object = PrivateKeyJWT(token_endpoint, claims={"aud": issuer}, alg=algorithm)
