@@ -14,10 +14,12 @@ from pathlib import Path
 
 import httpx
 
+from mcptask.auth.bodies import json_body
 from mcptask.auth.discovery import ServerMetadata
 from mcptask.auth.settings import AuthSettings
 from mcptask.errors import (
     AuthDiscoveryError,
+    ProtocolViolation,
     SignInRequired,
     TokenRequestRefused,
     UnreachableError,
@@ -138,18 +140,20 @@ def register(
         "token_endpoint_auth_method": wanted,
         "application_type": "native",
     }
+    shown = display_url(metadata.registration_endpoint)
     try:
-        response = http.post(metadata.registration_endpoint, json=body)
+        with http.stream("POST", metadata.registration_endpoint, json=body) as response:
+            trace(f"< {response.status_code} POST {shown}")
+            document = json_body(response)
     except httpx.HTTPError as exc:
         raise UnreachableError(
-            f"cannot reach {display_url(metadata.registration_endpoint)} to register "
-            f"mcptask: {type(exc).__name__}"
+            f"cannot reach {shown} to register mcptask: {type(exc).__name__}"
         ) from None
-    trace(f"< {response.status_code} POST {display_url(metadata.registration_endpoint)}")
-    try:
-        document = response.json()
-    except ValueError:
-        document = None
+    except ProtocolViolation as exc:
+        raise TokenRequestRefused(
+            f"the authorization server's answer to registering mcptask (HTTP "
+            f"{response.status_code}) is refused: {exc.message}"
+        ) from None
     if response.status_code not in (200, 201) or not isinstance(document, dict):
         detail = _oauth_error(document)
         raise TokenRequestRefused(

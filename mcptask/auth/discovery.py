@@ -22,8 +22,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from mcptask.auth.bodies import json_body
 from mcptask.auth.challenge import Challenge
-from mcptask.errors import AuthDiscoveryError, UnreachableError
+from mcptask.errors import AuthDiscoveryError, ProtocolViolation, UnreachableError
 from mcptask.transport.redact import display_url
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
@@ -220,18 +221,19 @@ def _legacy(http: httpx.Client, server_url: str, log: Trace) -> Discovered:
 def get_json(http: httpx.Client, url: str, log: Trace) -> dict[str, Any] | None:
     """GET a JSON object; None for an error status or a body that is not a JSON object."""
     try:
-        response = http.get(url, headers={"Accept": "application/json"})
+        with http.stream("GET", url, headers={"Accept": "application/json"}) as response:
+            log(f"< {response.status_code} GET {display_url(url)}")
+            if response.status_code != 200:
+                return None
+            document = json_body(response)
     except httpx.HTTPError as exc:
         raise UnreachableError(
             f"cannot fetch OAuth metadata from {display_url(url)}: {type(exc).__name__}"
         ) from None
-    log(f"< {response.status_code} GET {display_url(url)}")
-    if response.status_code != 200:
-        return None
-    try:
-        document = response.json()
-    except ValueError:
-        return None
+    except ProtocolViolation as exc:
+        raise AuthDiscoveryError(
+            f"the OAuth metadata at {display_url(url)} is refused: {exc.message}"
+        ) from None
     return document if isinstance(document, dict) else None
 
 

@@ -17,8 +17,9 @@ from typing import Any, Literal
 
 import httpx
 
+from mcptask.auth.bodies import json_body
 from mcptask.auth.clients import JWT_METHOD, ClientIdentity, require_credential
-from mcptask.errors import TokenRequestRefused, UnreachableError, UsageError
+from mcptask.errors import ProtocolViolation, TokenRequestRefused, UnreachableError, UsageError
 from mcptask.transport.redact import display_url, scrub
 
 JWT_ASSERTION_SECONDS = 300
@@ -194,17 +195,20 @@ def _post(
     url, headers, body = auth.prepare("POST", token_endpoint, headers, body)
     shown = display_url(token_endpoint)
     try:
-        with httpx.Client(verify=http.verify, timeout=http.timeout) as client:
-            response = client.post(url, content=body.encode(), headers=headers)
+        with (
+            httpx.Client(verify=http.verify, timeout=http.timeout) as client,
+            client.stream("POST", url, content=body.encode(), headers=headers) as response,
+        ):
+            trace(f"< {response.status_code} POST {shown} (grant {grant_type})")
+            answer = json_body(response)
     except httpx.HTTPError as exc:
         raise UnreachableError(
             f"cannot reach the token endpoint {shown}: {type(exc).__name__}"
         ) from None
-    trace(f"< {response.status_code} POST {shown} (grant {grant_type})")
-    try:
-        answer = response.json()
-    except ValueError:
-        answer = None
+    except ProtocolViolation as exc:
+        raise TokenRequestRefused(
+            f"the token endpoint {shown} answered HTTP {response.status_code}: {exc.message}"
+        ) from None
     if not isinstance(answer, dict):
         raise TokenRequestRefused(
             f"the token endpoint {shown} answered HTTP {response.status_code} without a JSON object"
