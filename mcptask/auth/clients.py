@@ -149,6 +149,11 @@ def register(
         raise UnreachableError(
             f"cannot reach {shown} to register mcptask: {type(exc).__name__}"
         ) from None
+    except httpx.InvalidURL:
+        # Not an HTTPError: the endpoint came from the authorization server's metadata.
+        raise TokenRequestRefused(
+            "the registration endpoint the authorization server names is not a valid URL"
+        ) from None
     except ProtocolViolation as exc:
         raise TokenRequestRefused(
             f"the authorization server's answer to registering mcptask (HTTP "

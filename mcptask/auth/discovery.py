@@ -97,6 +97,13 @@ def discover(
             "authorization server"
         )
     issuer = servers[0]
+    try:
+        metadata_urls(issuer)
+    except ValueError:
+        raise AuthDiscoveryError(
+            f"the protected resource metadata of {display_url(server_url)} names an "
+            "authorization server that is not a valid URL"
+        ) from None
     metadata = _server_metadata(http, issuer, log)
     if metadata is None:
         raise AuthDiscoveryError(
@@ -124,7 +131,8 @@ def prm_urls(server_url: str, challenge: Challenge) -> list[str]:
 
 
 def metadata_urls(issuer: str) -> list[str]:
-    """The Authorization Server metadata URLs of `issuer`, in the MCP order."""
+    """The Authorization Server metadata URLs of `issuer`, in the MCP order (ValueError for
+    an issuer that is not a URL)."""
     parts = urlsplit(issuer)
     path = parts.path.rstrip("/")
     base = (parts.scheme, parts.netloc)
@@ -229,6 +237,12 @@ def get_json(http: httpx.Client, url: str, log: Trace) -> dict[str, Any] | None:
     except httpx.HTTPError as exc:
         raise UnreachableError(
             f"cannot fetch OAuth metadata from {display_url(url)}: {type(exc).__name__}"
+        ) from None
+    except httpx.InvalidURL:
+        # Not an HTTPError: the URL came from a server's metadata or challenge.
+        raise AuthDiscoveryError(
+            "the server's OAuth metadata or challenge leads to a metadata URL that is not a "
+            "valid URL"
         ) from None
     except ProtocolViolation as exc:
         raise AuthDiscoveryError(

@@ -205,6 +205,11 @@ def _post(
         raise UnreachableError(
             f"cannot reach the token endpoint {shown}: {type(exc).__name__}"
         ) from None
+    except httpx.InvalidURL:
+        # Not an HTTPError: the endpoint came from the authorization server's metadata.
+        raise TokenRequestRefused(
+            "the token endpoint the authorization server names is not a valid URL"
+        ) from None
     except ProtocolViolation as exc:
         raise TokenRequestRefused(
             f"the token endpoint {shown} answered HTTP {response.status_code}: {exc.message}"
