@@ -25,6 +25,7 @@ import httpx
 from mcptask.auth.bodies import json_body
 from mcptask.auth.challenge import Challenge
 from mcptask.errors import AuthDiscoveryError, ProtocolViolation, UnreachableError
+from mcptask.store.identity import canonical_url
 from mcptask.transport.redact import display_url
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
@@ -163,15 +164,21 @@ def resource_matches(resource: str, server_url: str) -> bool:
 
 
 def canonical_resource(server_url: str) -> str:
-    """The server URL as an RFC 8707 resource: no query, no fragment, no trailing slash.
+    """The server URL as an RFC 8707 resource: the canonical URL of `store.identity` (no
+    user info, query or fragment, no default port), without a trailing slash.
     (A malformed URL comes back as it is: the transport refuses it with a usage error.)"""
     try:
-        parts = urlsplit(server_url)
+        canonical = canonical_url(server_url)
     except ValueError:
         return server_url
-    netloc = parts.netloc.lower()
-    path = parts.path.rstrip("/") if parts.path not in ("", "/") else ""
-    return urlunsplit((parts.scheme.lower(), netloc, path, "", ""))
+    return canonical.rstrip("/")
+
+
+def origin_of(server_url: str) -> str:
+    """The origin of the server URL (scheme, host, a port other than the default): the
+    authorization server of a 2025-03-26 server. No user info: it appears in sign-in URLs."""
+    parts = urlsplit(canonical_resource(server_url))
+    return urlunsplit((parts.scheme, parts.netloc, "", "", ""))
 
 
 # -- internals ------------------------------------------------------------------------------
@@ -197,8 +204,7 @@ def _server_metadata(http: httpx.Client, issuer: str, log: Trace) -> ServerMetad
 
 def _legacy(http: httpx.Client, server_url: str, log: Trace) -> Discovered:
     """A 2025-03-26 server: the authorization server lives at the server's origin."""
-    parts = urlsplit(server_url)
-    origin = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+    origin = origin_of(server_url)
     document = get_json(http, origin + OAUTH_WELL_KNOWN, log)
     if document is not None:
         metadata = _parse_metadata(document, origin + OAUTH_WELL_KNOWN)

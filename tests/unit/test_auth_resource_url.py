@@ -1,0 +1,40 @@
+"""The RFC 8707 resource and a 2025-03-26 server's origin carry no user info: a password in
+the server URL must never reach the authorization URL that --no-browser prints."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from mcptask.auth import sign_in
+from mcptask.auth.challenge import Challenge
+from mcptask.auth.discovery import canonical_resource, discover
+from mcptask.auth.grants import HttpOptions
+from mcptask.auth.settings import AuthSettings
+from mcptask.errors import AuthError
+
+PASSWORD = "hunter2-in-the-url"
+SERVER = f"https://alice:{PASSWORD}@MCP.example.com:443/mcp/"
+
+
+def test_the_resource_drops_user_info_and_the_default_port() -> None:
+    assert canonical_resource(SERVER) == "https://mcp.example.com/mcp"
+    assert canonical_resource("http://u@h:80/") == "http://h"
+    assert canonical_resource("http://h:8080/a/") == "http://h:8080/a"
+
+
+def test_the_printed_sign_in_url_holds_no_password() -> None:
+    with httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(404))) as http:
+        discovered = discover(http, SERVER, Challenge())  # no metadata: a 2025-03-26 server
+    assert discovered.legacy
+    assert PASSWORD not in discovered.resource
+    assert PASSWORD not in repr(discovered.metadata)
+    printed: list[str] = []
+    settings = AuthSettings(client_id="c", open_browser=False, sign_in_timeout=0.2)
+    context = sign_in.Context(settings, SERVER, HttpOptions(), printed.append, printed.append)
+    with pytest.raises(AuthError, match="did not finish"):
+        sign_in.in_browser(context, discovered, scope=None)
+    (url,) = [line for line in printed if "open this URL" in line]
+    assert "mcp.example.com/authorize?" in url
+    assert "resource=https%3A%2F%2Fmcp.example.com%2Fmcp" in url
+    assert not [line for line in printed if PASSWORD in line or "alice" in line]
