@@ -23,7 +23,7 @@ import contextlib
 import json
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -209,13 +209,35 @@ def _same_tokens(entry: CachedToken, token: CachedToken) -> bool:
     )
 
 
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "str": (str,),
+    "str | None": (str, type(None)),
+    "float | None": (int, float, type(None)),  # JSON has one kind of number
+}
+"""What a cache file may hold for each field annotation of CachedToken and CachedClient."""
+
+
 def _entries(raw: object, kind: Any) -> Iterator[Any]:
     if not isinstance(raw, list):
         return
     for item in raw:
-        if isinstance(item, dict):
+        if isinstance(item, dict) and _well_typed(kind, item):
+            # TypeError: a field missing, or one the dataclass does not have.
             with contextlib.suppress(TypeError):
                 yield kind(**item)
+
+
+def _well_typed(kind: Any, item: dict[str, Any]) -> bool:
+    """Whether every field `item` gives has the type `kind` declares for it (an entry that
+    does not is skipped: it would fail a comparison or a request later)."""
+    for spec in fields(kind):
+        if spec.name not in item:
+            continue
+        value = item[spec.name]
+        # bool is an int, but no field is a flag: true is no expiry time.
+        if isinstance(value, bool) or not isinstance(value, _FIELD_TYPES[str(spec.type)]):
+            return False
+    return True
 
 
 def _write(path: Path, cache: TokenCache) -> None:
