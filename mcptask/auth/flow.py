@@ -25,6 +25,7 @@ from mcptask.auth.sign_in import CLIENT_CREDENTIALS
 from mcptask.errors import AuthError, InsufficientScope, SignInRequired
 from mcptask.store import tokens as cache
 from mcptask.store.tokens import CachedToken
+from mcptask.transport.answers import bound, max_answer_bytes
 from mcptask.transport.redact import display_url
 
 AUTHORIZATION_CODE = "authorization_code"
@@ -79,8 +80,9 @@ class McpAuth(httpx.Auth):
         # refusal just means polling carries on.
         if self.settings.method == "none" or request.method != "POST":
             return
+        # Only the headers of a refusal are used: its body is left to the transport, which
+        # reads within its bound; httpx reads the body of one that is retried, bounded here.
         if response.status_code == 401:
-            response.read()
             challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
             self._trace(f"< 401 {display_url(self._server_url)}{_challenge_note(challenge)}")
             with self._lock:
@@ -89,9 +91,9 @@ class McpAuth(httpx.Auth):
                 return  # a static token refused by a server without OAuth: as it answered
             request.headers["Authorization"] = f"Bearer {token}"
             ours = True
+            _bound_before_retry(response)
             response = yield request
         if response.status_code == 403:
-            response.read()
             challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
             # A token the line gave cannot be stepped up: the refusal stands as it is.
             if challenge.error != "insufficient_scope" or not ours:
@@ -99,9 +101,9 @@ class McpAuth(httpx.Auth):
             with self._lock:
                 token = self._step_up(challenge)
             request.headers["Authorization"] = f"Bearer {token}"
+            _bound_before_retry(response)
             response = yield request
             if response.status_code == 403:
-                response.read()
                 challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
                 if challenge.error == "insufficient_scope":
                     raise InsufficientScope(
@@ -366,6 +368,12 @@ class McpAuth(httpx.Auth):
         value = request.headers.get("Authorization", "")
         scheme, _, token = value.partition(" ")
         return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def _bound_before_retry(response: httpx.Response) -> None:
+    """Bound the body of a refusal that is retried: httpx reads it before the retry, outside
+    the transport (which bounds only the answer it gets)."""
+    bound(response, max_answer_bytes())
 
 
 def _challenge_note(challenge: Challenge) -> str:
