@@ -265,6 +265,10 @@ class McpAuth(httpx.Auth):
             supported = " ".join(discovered.scopes_supported or ()) or None
             scope = settings.scope or challenge.scope or supported
         self._scope = scope
+        # auto chooses the client credentials grant only when the metadata lists it (RFC 8414's
+        # default for a silent server is authorization_code): configured credentials may be a
+        # confidential client's for the browser. --auth client-credentials tries it unless the
+        # metadata lists grants without it (sign_in.with_client_credentials).
         credentials_grant = settings.method == "client-credentials" or (
             settings.method == "auto"
             and settings.has_client_credentials
