@@ -31,8 +31,7 @@ Handler = Callable[[httpx.Request], httpx.Response]
 
 
 def transport_for(handler: Handler, **kwargs: object) -> HttpTransport:
-    client = httpx.Client(transport=httpx.MockTransport(handler))
-    return HttpTransport(URL, client=client, **kwargs)  # type: ignore[arg-type]
+    return HttpTransport(URL, transport=httpx.MockTransport(handler), **kwargs)  # type: ignore[arg-type]
 
 
 def body(request: httpx.Request) -> JsonObject:

@@ -148,8 +148,9 @@ def test_any_http_answer_gives_a_message_or_a_documented_error(
         headers = {"Content-Type": content_type} if content_type else {}
         return httpx.Response(status, headers=headers, content=body)
 
-    client = httpx.Client(transport=httpx.MockTransport(handler))
-    transport = HttpTransport(URL, client=client, max_answer=4096, sleep=lambda seconds: None)
+    transport = HttpTransport(
+        URL, transport=httpx.MockTransport(handler), max_answer=4096, sleep=lambda seconds: None
+    )
     answer = outcome(lambda: transport.request(request_message(1, "tasks/get", {"taskId": "t"})))
     if isinstance(answer, McptaskError):
         assert acceptable(answer), answer
@@ -185,7 +186,7 @@ def client_answering(answer: Any, *, error: Any = None) -> McpClient:
             reply["result"] = answer
         return httpx.Response(200, json=reply)
 
-    transport = HttpTransport(URL, client=httpx.Client(transport=httpx.MockTransport(handler)))
+    transport = HttpTransport(URL, transport=httpx.MockTransport(handler))
     client = McpClient(transport, retry=RetryPolicy(retries=1, sleep=lambda seconds: None))
     client.connect()
     return client

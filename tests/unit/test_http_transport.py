@@ -24,8 +24,7 @@ Handler = Callable[[httpx.Request], httpx.Response]
 
 
 def transport_for(handler: Handler, **kwargs: object) -> HttpTransport:
-    client = httpx.Client(transport=httpx.MockTransport(handler))
-    return HttpTransport(URL, client=client, **kwargs)  # type: ignore[arg-type]
+    return HttpTransport(URL, transport=httpx.MockTransport(handler), **kwargs)  # type: ignore[arg-type]
 
 
 def sse(*events: str) -> httpx.Response:
@@ -223,10 +222,9 @@ def test_wire_log_redacts_credentials() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json=answer(request, {}))
 
-    client = httpx.Client(transport=httpx.MockTransport(handler))
     transport = HttpTransport(
         "http://user:pw@server.test/mcp?token=abc",
-        client=client,
+        transport=httpx.MockTransport(handler),
         headers={"Authorization": "Bearer s3cret", "X-Api-Key": "k3y"},
         log=lines.append,
     )

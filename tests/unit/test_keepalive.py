@@ -10,7 +10,6 @@ import threading
 import time
 from collections.abc import Iterator
 
-import httpx
 import pytest
 
 from mcptask.jsonrpc import request_message
@@ -105,7 +104,7 @@ def test_each_answer_arrives_and_the_connection_is_kept_when_the_stream_ends(
 def test_a_pool_stops_waiting_after_streams_that_stay_open() -> None:
     server = ChunkedSseServer(ends=False)
     pool = keepalive.KeepAliveTransport(verify=False)
-    transport = HttpTransport(server.url, client=httpx.Client(transport=pool, timeout=10))
+    transport = HttpTransport(server.url, transport=pool, timeout=10)
     try:
         for n in range(1, keepalive.MISSES + 1):
             assert pool.backend.waits
@@ -120,7 +119,7 @@ def test_a_pool_stops_waiting_after_streams_that_stay_open() -> None:
 def test_a_stream_that_keeps_talking_is_not_drained_past_its_deadline() -> None:
     server = ChunkedSseServer(ends=False, trickles=True)
     pool = keepalive.KeepAliveTransport(verify=False)
-    transport = HttpTransport(server.url, client=httpx.Client(transport=pool, timeout=10))
+    transport = HttpTransport(server.url, transport=pool, timeout=10)
     try:
         # Each read is answered within the grace: only the drain's deadline ends it.
         assert transport.request(request_message(1, "ping", None))["result"] == {"echo": 1}
