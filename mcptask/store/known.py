@@ -4,12 +4,14 @@ process of the user.
 Safe with concurrent processes: WAL journal, a busy timeout, and short write transactions
 (`BEGIN IMMEDIATE`, one batch, `COMMIT`). The file is mode 0600, its directory 0700.
 
-It prunes itself each time it is opened:
+It prunes itself when it is opened, at most once every `PRUNE_EVERY_SECONDS` (the prune
+reads the whole table, some 30 ms at 200,000 tasks, which no command should pay each time):
 - a task past its ttl (counted from when mcptask first saw it, so a server's clock cannot make
   it go early),
 - a task that has been terminal for more than `RETENTION_SECONDS` (7 days),
 - a task not seen at all for `STALE_SECONDS` (30 days: a server that is never asked again);
-and a task the server says it does not know is forgotten when mcptask learns it.
+and a task the server says it does not know is forgotten when mcptask learns it. A task
+past its ttl but not yet pruned is never read back.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ RETENTION_SECONDS = 7 * 24 * 3600.0
 """How long a terminal task stays recorded (for `result`, and to show how it ended)."""
 STALE_SECONDS = 30 * 24 * 3600.0
 """How long a task nobody looked at stays recorded."""
+PRUNE_EVERY_SECONDS = 3600.0
+"""How long after a prune opening the record prunes it again."""
 BUSY_TIMEOUT_SECONDS = 10.0
 """How long a process waits for another one's write to finish (writes take milliseconds)."""
 TERMINAL = ("completed", "failed", "cancelled")
@@ -54,6 +58,8 @@ CREATE TABLE IF NOT EXISTS tasks (
     PRIMARY KEY (server, profile, task_id)
 )
 """
+_PRUNED_SCHEMA = "CREATE TABLE IF NOT EXISTS pruned (at REAL NOT NULL)"
+"""One row: when the record was last pruned."""
 _UPSERT = """
 INSERT INTO tasks (server, profile, task_id, status, session_id, ttl_ms, expires_at,
                    first_seen, last_seen, terminal_since, via, tool, label)
@@ -74,7 +80,9 @@ session_id, ttl_ms, now, terminal, via, tool, label). Named ones, bound from a d
 cost a third more for a list of many tasks."""
 _SELECT_TASKS = (
     "SELECT task_id, status, session_id, ttl_ms, expires_at, first_seen, last_seen, via, tool"
-    " FROM tasks WHERE server = ? AND profile = ? ORDER BY first_seen DESC, task_id"
+    " FROM tasks WHERE server = ? AND profile = ?"
+    " AND (expires_at IS NULL OR expires_at >= ?)"  # past its ttl, not yet pruned: gone
+    " ORDER BY first_seen DESC, task_id"
 )
 
 
@@ -111,7 +119,7 @@ class Sighting(NamedTuple):
 
 
 class KnownTasks:
-    """The record file, opened once per process (`open`), pruned on opening."""
+    """The record file, opened once per process (`open`), pruned on opening when due."""
 
     def __init__(self, path: Path, *, now: Callable[[], float] = time.time) -> None:
         self.path = path
@@ -132,8 +140,10 @@ class KnownTasks:
             self._db.execute("PRAGMA synchronous = NORMAL")
             with self._write() as db:
                 db.execute(_SCHEMA)
+                db.execute(_PRUNED_SCHEMA)
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            self.prune()
+                if self._prune_due(db):
+                    self._prune(db)
         except (OSError, sqlite3.Error) as exc:
             raise StoreFailure(f"cannot use the record of known tasks at {path}: {exc}") from None
 
@@ -152,14 +162,26 @@ class KnownTasks:
 
     def prune(self) -> int:
         """Forget expired, long-terminal and stale tasks; returns how many."""
-        now = self._now()
         with self._write() as db:
-            cursor = db.execute(
-                "DELETE FROM tasks WHERE (expires_at IS NOT NULL AND expires_at < ?)"
-                " OR (terminal_since IS NOT NULL AND terminal_since < ?) OR last_seen < ?",
-                (now, now - RETENTION_SECONDS, now - STALE_SECONDS),
-            )
-            return cursor.rowcount
+            return self._prune(db)
+
+    def _prune(self, db: sqlite3.Connection) -> int:
+        now = self._now()
+        cursor = db.execute(
+            "DELETE FROM tasks WHERE (expires_at IS NOT NULL AND expires_at < ?)"
+            " OR (terminal_since IS NOT NULL AND terminal_since < ?) OR last_seen < ?",
+            (now, now - RETENTION_SECONDS, now - STALE_SECONDS),
+        )
+        db.execute("DELETE FROM pruned")
+        db.execute("INSERT INTO pruned (at) VALUES (?)", (now,))
+        return cursor.rowcount
+
+    def _prune_due(self, db: sqlite3.Connection) -> bool:
+        row = db.execute("SELECT MAX(at) FROM pruned").fetchone()
+        if row is None or not isinstance(row[0], float):
+            return True
+        since = self._now() - row[0]
+        return not 0 <= since < PRUNE_EVERY_SECONDS  # a prune dated ahead of the clock: due
 
     def forget_everywhere(self, task_ids: Iterable[str] | None) -> list[str]:
         """Forget these task ids (None: every task) of every server; returns the ids that
@@ -245,22 +267,24 @@ class ServerRecord:
 
     def tasks(self) -> list[KnownTask]:
         """Every recorded task of this server, most recently first seen first."""
-        rows = self.store._read(_SELECT_TASKS, self._where)
+        rows = self.store._read(_SELECT_TASKS, (*self._where, self.store._now_value()))
         return [KnownTask(*row) for row in rows]  # type: ignore[arg-type]
 
     def sessions(self) -> dict[str, str]:
         """Task id → the session that owns it, for the tasks recorded with one."""
         rows = self.store._read(
             "SELECT task_id, session_id FROM tasks WHERE server = ? AND profile = ?"
-            " AND session_id IS NOT NULL",
-            self._where,
+            " AND session_id IS NOT NULL AND (expires_at IS NULL OR expires_at >= ?)",
+            (*self._where, self.store._now_value()),
         )
         return {str(task_id): str(session) for task_id, session in rows}
 
     def count(self) -> int:
         """How many tasks of this server are recorded."""
         rows = self.store._read(
-            "SELECT COUNT(*) FROM tasks WHERE server = ? AND profile = ?", self._where
+            "SELECT COUNT(*) FROM tasks WHERE server = ? AND profile = ?"
+            " AND (expires_at IS NULL OR expires_at >= ?)",
+            (*self._where, self.store._now_value()),
         )
         count = rows[0][0]
         return count if isinstance(count, int) else 0
@@ -329,8 +353,11 @@ def complete_task_ids(
     if not path.is_file():
         return []
     pattern = incomplete.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-    sql = "SELECT DISTINCT task_id, status FROM tasks WHERE task_id LIKE ? ESCAPE '\\'"
-    params: tuple[str, ...] = (pattern,)
+    sql = (
+        "SELECT DISTINCT task_id, status FROM tasks WHERE task_id LIKE ? ESCAPE '\\'"
+        " AND (expires_at IS NULL OR expires_at >= ?)"
+    )
+    params: tuple[object, ...] = (pattern, time.time())
     if identity is not None:
         sql += " AND server = ? AND profile = ?"
         params += (identity.key, identity.profile)

@@ -15,6 +15,7 @@ from mcptask.protocol import Task
 from mcptask.store.identity import ServerIdentity, canonical_url, command_key
 from mcptask.store.known import (
     FILE_NAME,
+    PRUNE_EVERY_SECONDS,
     RETENTION_SECONDS,
     STALE_SECONDS,
     KnownTasks,
@@ -190,6 +191,42 @@ def test_opening_prunes_on_its_own(tmp_path: Path) -> None:
     assert open_store(tmp_path, clock).server(SERVER).tasks() == []
 
 
+def rows_in(directory: Path) -> list[str]:
+    """Every task id in the record file, pruned or not yet."""
+    with sqlite3.connect(directory / FILE_NAME) as db:
+        return sorted(str(task_id) for (task_id,) in db.execute("SELECT task_id FROM tasks"))
+
+
+def test_opening_prunes_at_most_once_per_interval_and_never_reads_an_expired_task(
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+    store = open_store(tmp_path, clock)  # pruned now
+    record = store.server(SERVER)
+    record.write([seen("short", ttl_ms=1000, session_id="s-1"), seen("done", "completed")])
+    clock.now += 2
+    store.close()
+    again = open_store(tmp_path, clock).server(SERVER)
+    assert rows_in(tmp_path) == ["done", "short"]  # not yet due: the file is not scanned
+    assert [task.task_id for task in again.tasks()] == ["done"]
+    assert again.count() == 1
+    assert again.sessions() == {}
+    again.store.close()
+    clock.now += PRUNE_EVERY_SECONDS
+    open_store(tmp_path, clock).close()
+    assert rows_in(tmp_path) == ["done"]
+
+
+def test_a_prune_dated_in_the_future_does_not_hold_the_next_one_off(tmp_path: Path) -> None:
+    clock = Clock()
+    open_store(tmp_path, clock).server(SERVER).write([seen("done", "completed")])
+    clock.now += RETENTION_SECONDS + 1  # "done" is terminal past retention now
+    with sqlite3.connect(tmp_path / FILE_NAME) as db:  # pruned by a clock that ran ahead
+        db.execute("UPDATE pruned SET at = ?", (clock.now + PRUNE_EVERY_SECONDS / 2,))
+    open_store(tmp_path, clock).close()
+    assert rows_in(tmp_path) == []
+
+
 def test_a_terminal_status_starts_the_retention_clock_once(tmp_path: Path) -> None:
     clock = Clock()
     store = open_store(tmp_path, clock)
@@ -240,7 +277,7 @@ def test_completion_reads_the_record(tmp_path: Path) -> None:
     assert not (tmp_path / FILE_NAME).exists()
     store = open_store(tmp_path)
     store.server(SERVER).write([seen("abc-1"), seen("abd-2", status="completed"), seen("a_c")])
-    store.server(OTHER).write([seen("abz")])
+    store.server(OTHER).write([seen("abz"), seen("abx", ttl_ms=1000)])  # past its ttl: not offered
     assert sorted(complete_task_ids(env, SERVER, "ab")) == [
         ("abc-1", "working"),
         ("abd-2", "completed"),
