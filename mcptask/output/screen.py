@@ -58,6 +58,15 @@ class Screen:
 
         return Console(file=self.stderr, no_color=self._no_color, highlight=False, soft_wrap=True)
 
+    @property
+    def err_is_terminal(self) -> bool:
+        """Whether stderr is a terminal as Rich sees it (for a prompt, a progress bar), with
+        Rich left unimported where it plainly is not: not a TTY, and neither TTY_COMPATIBLE
+        nor FORCE_COLOR says otherwise."""
+        if not (_is_terminal(self.stderr) or _terminal_forced()):
+            return False
+        return self.err.is_terminal
+
     # -- plain streams --------------------------------------------------------------------------
 
     def json(self, document: object) -> None:
@@ -142,6 +151,11 @@ def _is_terminal(stream: IO[str]) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def _terminal_forced() -> bool:
+    """Whether the environment makes Rich take a stream for a terminal (a TTY or not)."""
+    return os.environ.get("TTY_COMPATIBLE") == "1" or bool(os.environ.get("FORCE_COLOR"))
 
 
 def resolve_format(requested: str | None, is_terminal: bool) -> OutputFormat:

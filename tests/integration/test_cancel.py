@@ -339,3 +339,26 @@ def test_bulk_cancel_asks_at_a_terminal(
     assert child.exitstatus == code
     working = run_mcptask("list", "--url", url, "--status", "working", "-o", "ids")
     assert len(working.stdout.split()) == still_working
+
+
+def test_a_bulk_cancel_reported_as_json_to_a_pipe_never_loads_rich(
+    reference_server: StartServer,
+) -> None:
+    # Past the progress bar's threshold, but stderr is a pipe: no bar, and Rich (some 20 ms
+    # to import) is not even asked whether stderr is a terminal.
+    url = reference_server("--seed", "working=12")
+    result = run_mcptask(
+        "cancel",
+        "--all-working",
+        "--yes",
+        "--url",
+        url,
+        "-o",
+        "json",
+        env={"PYTHONPROFILEIMPORTTIME": "1", "FORCE_COLOR": "", "TTY_COMPATIBLE": ""},
+    )
+    assert result.code == 0, result.stderr[-2000:]
+    assert result.json()["summary"]["cancelled"] == 12
+    imported = [line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()]
+    assert "mcptask.operations.cancel" in imported  # the import log is there to be read
+    assert not [name for name in imported if name.split(".")[0] == "rich"]

@@ -42,7 +42,7 @@ class CancelView(View[CancelOutcome]):
         """Ask before a bulk cancel, only when a person is at the terminal."""
         from mcptask.output import tables
 
-        if not (sys.stdin.isatty() and self.screen.err.is_terminal):
+        if not (sys.stdin.isatty() and self.screen.err_is_terminal):
             return True
         from rich.prompt import Confirm
 
@@ -57,7 +57,7 @@ class CancelView(View[CancelOutcome]):
     @contextmanager
     def progress(self, total: int) -> Iterator[Callable[[], None]]:
         """A progress bar on stderr for long runs on a terminal; a no-op otherwise."""
-        if total <= PROGRESS_THRESHOLD or not self.screen.err.is_terminal:
+        if total <= PROGRESS_THRESHOLD or not self.screen.err_is_terminal:
             yield lambda: None
             return
         from rich.progress import (
