@@ -33,7 +33,7 @@ from mcptask.transport.answers import (
     own_response,
 )
 from mcptask.transport.base import NotificationHandler, WireLog
-from mcptask.transport.direct import basic_auth, post_request, send_post
+from mcptask.transport.direct import PostBuilder, basic_auth, send_post
 from mcptask.transport.http_errors import status_failure, translate_errors
 from mcptask.transport.redact import display_url, redact_headers
 from mcptask.transport.sse import StreamPosition, answer_in, media_type, resumable_id
@@ -105,6 +105,7 @@ class HttpTransport:
         )
         self._given_headers = dict(headers or {})
         """The user's headers (-H, the token), sent on every request: logged, redacted."""
+        self._posts = PostBuilder(self._url, self._client)
 
     # -- the Transport interface ---------------------------------------------------------------
 
@@ -287,23 +288,16 @@ class HttpTransport:
     def _post_request(
         self, content: bytes, headers: dict[str, str], timeout: float | None
     ) -> httpx.Request:
-        client = self._client
-        if self._wire is None:
-            return client.build_request(
+        given = httpx.Timeout(timeout) if timeout is not None else None
+        if self._wire is None:  # through a proxy: the Client builds it for its transports
+            return self._client.build_request(
                 "POST",
                 self.url,
                 content=content,
                 headers=headers,
-                timeout=httpx.Timeout(timeout) if timeout is not None else httpx.USE_CLIENT_DEFAULT,
+                timeout=given or httpx.USE_CLIENT_DEFAULT,
             )
-        return post_request(
-            self._url,
-            content,
-            base_headers=client.headers,
-            headers=headers,
-            timeout=httpx.Timeout(timeout) if timeout is not None else client.timeout,
-            cookies=client.cookies,
-        )
+        return self._posts.build(content, headers, given or self._client.timeout)
 
     def _send(self, request: httpx.Request) -> httpx.Response:
         if self._wire is None:

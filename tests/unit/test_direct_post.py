@@ -45,10 +45,14 @@ def test_posts_carry_what_the_client_would_send() -> None:
     ours = HttpTransport(
         URL, transport=httpx.MockTransport(answering(seen)), headers={"X-Team": "ops"}, timeout=7
     )
-    ours.session_id, ours.protocol_version = "s-1", "2025-11-25"
+    ours.protocol_version = "2025-11-25"
     message = request_message(4, "tasks/get", {"taskId": "t"})
-    ours.request(message)
-    ours.request(message, timeout=2.5)
+    steps = [("s-1", None), ("s-1", 2.5), ("s-2", None), ("s-1", None)]
+    sent_headers = []
+    for session, timeout in steps:
+        ours.session_id = session
+        sent_headers.append(ours._headers())
+        ours.request(message, timeout=timeout)
 
     expected: list[httpx.Request] = []
     client = httpx.Client(
@@ -57,9 +61,9 @@ def test_posts_carry_what_the_client_would_send() -> None:
         timeout=httpx.Timeout(7),
     )
     body = json.dumps(message, separators=(",", ":")).encode()
-    headers = ours._headers()
-    for timeout in (httpx.USE_CLIENT_DEFAULT, httpx.Timeout(2.5)):
-        request = client.build_request("POST", URL, content=body, headers=headers, timeout=timeout)
+    for headers, (_, timeout) in zip(sent_headers, steps, strict=True):
+        given = httpx.USE_CLIENT_DEFAULT if timeout is None else httpx.Timeout(timeout)
+        request = client.build_request("POST", URL, content=body, headers=headers, timeout=given)
         client.send(request).read()
 
     assert [wire(r) for r in seen] == [wire(r) for r in expected]
@@ -129,3 +133,12 @@ def test_a_refusal_the_flow_lets_stand_reaches_the_transport_checks() -> None:
     with pytest.raises(AuthError, match="HTTP 401") as caught:
         transport.request(request_message(1, "tasks/get", {"taskId": "t"}))
     assert 'realm="x"' in caught.value.message
+
+
+def test_a_host_header_of_the_users_own_is_sent_once_as_httpx_would() -> None:
+    seen: list[httpx.Request] = []
+    transport = HttpTransport(
+        URL, transport=httpx.MockTransport(answering(seen)), headers={"Host": "mcp.example"}
+    )
+    transport.request(request_message(1, "ping", None))
+    assert seen[0].headers.get_list("Host") == ["mcp.example"]
