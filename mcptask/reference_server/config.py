@@ -130,6 +130,9 @@ class ServerConfig:
     require_token: str | None = None
     forbid_token: str | None = None
     drop_session_after: int | None = None
+    # 2025-11-25 sessions live behind a sticky load balancer: initialize sets AFFINITY_COOKIE,
+    # and a request of the session without it is refused (400), as its node is not reached.
+    affinity_cookie: bool = False
     fault: Fault | None = None
     fault_switches: FaultSwitches = field(default_factory=FaultSwitches)
     notify: bool = True

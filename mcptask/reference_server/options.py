@@ -203,6 +203,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     http.add_argument("--forbid-token", metavar="TOKEN", help="answer 403 to this bearer token")
     http.add_argument(
+        "--affinity-cookie",
+        action="store_true",
+        help="set a sticky-session cookie on initialize; refuse requests of the session "
+        "without it (400), as a load balancer's other nodes would",
+    )
+    http.add_argument(
         "--drop-session-after",
         type=_int_at_least(1),
         metavar="N",
@@ -320,6 +326,7 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
         require_token=args.require_token,
         forbid_token=args.forbid_token,
         drop_session_after=args.drop_session_after,
+        affinity_cookie=args.affinity_cookie,
         fault=Fault(args.fault) if args.fault else None,
         fault_switches=switches,
         notify=args.notify,

@@ -12,6 +12,7 @@ import contextlib
 import logging
 import secrets
 import socket
+from http.cookies import CookieError, SimpleCookie
 
 from mcptask.reference_server.config import AnswerMode, FaultKind
 from mcptask.reference_server.http_transport.framing import (
@@ -31,6 +32,7 @@ from mcptask.reference_server.store import TaskStore
 # An unknown session (JSON-RPC server-error range, as the official SDKs use it).
 SESSION_NOT_FOUND = -32001
 GET_EVENT_PREFIX = "get-"
+AFFINITY_COOKIE = "mcptask-affinity"
 # MCP-Protocol-Version values accepted on requests of a legacy session: the released
 # versions that speak Streamable HTTP. A request without the header is taken as 2025-03-26
 # (transport spec, backwards compatibility) and served, so the same version named
@@ -108,6 +110,8 @@ class LegacyEndpoint:
         reply = self.dispatcher.handle(message, session.id)
         assert reply.response is not None
         headers = {"Mcp-Session-Id": session.id} if new_session else {}
+        if new_session and self.config.affinity_cookie:
+            headers["Set-Cookie"] = f"{AFFINITY_COOKIE}={session.id}; Path=/; HttpOnly"
         exchange.deliver(method, reply.response, reply.related, headers, resumable=True)
 
     def _answer_after_closing(
@@ -219,10 +223,21 @@ class LegacyEndpoint:
         session = self.sessions.get(session_id)
         if session is None:
             exchange.fail(404, SESSION_NOT_FOUND, "Session not found")
+        if self.config.affinity_cookie and not _has_affinity(exchange, session.id):
+            exchange.fail(400, BAD_REQUEST, f"Missing the {AFFINITY_COOKIE} cookie")
         version = exchange.headers.get("MCP-Protocol-Version")
         if version is not None and version not in LEGACY_HEADER_VERSIONS:
             exchange.fail(400, BAD_REQUEST, f"Unsupported MCP-Protocol-Version: {version}")
         return session
+
+
+def _has_affinity(exchange: Exchange, session_id: str) -> bool:
+    """Whether the request carries the session's affinity cookie."""
+    cookies = SimpleCookie()
+    with contextlib.suppress(CookieError):
+        cookies.load(exchange.headers.get("Cookie", ""))
+    morsel = cookies.get(AFFINITY_COOKIE)
+    return morsel is not None and morsel.value == session_id
 
 
 def _post_event(last_event_id: str | None) -> tuple[str, int] | None:
