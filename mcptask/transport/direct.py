@@ -57,13 +57,11 @@ class PostBuilder:
         extensions = {"timeout": timeout.as_dict()}
         cookies = self._client.cookies
         if cookies.jar or self._httpx_way:  # rare (a load balancer's affinity cookie)
-            merged = httpx.Headers(self._client.headers)
-            merged.update(headers)
             return httpx.Request(
                 POST,
                 self._url,
                 content=content,
-                headers=merged,
+                headers=self._merged(headers),
                 cookies=cookies,
                 extensions=extensions,
             )
@@ -83,13 +81,16 @@ class PostBuilder:
         key = tuple(headers.items())
         lines = self._lines.get(key)
         if lines is None:
-            merged = httpx.Headers(self._client.headers)
-            merged.update(headers)
-            lines = [(b"Host", self._url.netloc), *merged.raw]
+            lines = [(b"Host", self._url.netloc), *self._merged(headers).raw]
             if len(self._lines) >= self.MAX_SETS:
                 self._lines.clear()
             self._lines[key] = lines
         return lines
+
+    def _merged(self, headers: dict[str, str]) -> httpx.Headers:
+        merged = httpx.Headers(self._client.headers)
+        merged.update(headers)
+        return merged
 
 
 def send_post(
