@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
@@ -30,12 +29,11 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:  # run as `python bench/NAME.py`: share the test helpers
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench.measure import alternate, as_installed, median  # noqa: E402
+from bench.measure import alternate, as_installed, bench_environment, median  # noqa: E402
 from tests.cli_process import mcptask_argv  # noqa: E402
 from tests.reference_server_process import start_reference_server, stop_process  # noqa: E402
 
 RAW = [sys.executable, str(REPO_ROOT / "bench" / "raw_client.py")]
-ENV = {k: v for k, v in os.environ.items() if not k.startswith("MCPTASK_")}
 
 
 Server = Callable[[], AbstractContextManager[tuple[str, list[str]]]]
@@ -59,7 +57,8 @@ def reference(tasks: int, *extra: str) -> Iterator[tuple[str, list[str]]]:
 
 def timed(argv: list[str]) -> tuple[float, str]:
     started = time.perf_counter()
-    done = subprocess.run(argv, env=ENV, capture_output=True, text=True, check=False, timeout=600)
+    env = bench_environment()
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False, timeout=600)
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         raise BenchError(f"{argv[:3]}… exited {done.returncode}: {done.stderr[-400:]}")

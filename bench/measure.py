@@ -6,9 +6,13 @@ are the test suite's: `tests/cli_process.py` and `tests/reference_server_process
 
 from __future__ import annotations
 
+import atexit
 import compileall
+import functools
 import os
 import resource
+import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +29,17 @@ def as_installed() -> None:
     no installed user pays, while the floor's libraries are compiled at install.)"""
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     compileall.compile_dir(PACKAGE_DIR, quiet=1)
+
+
+@functools.cache
+def bench_environment() -> dict[str, str]:
+    """The environment the benches run mcptask in: none of the user's MCPTASK_ settings, and
+    a state directory of this bench run's own (removed at exit), shared by its rounds. A
+    bench then neither fills the user's record of known tasks nor depends on its size."""
+    state = tempfile.mkdtemp(prefix="mcptask-bench-")
+    atexit.register(shutil.rmtree, state, ignore_errors=True)
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("MCPTASK_")}
+    return {**environment, "MCPTASK_STATE_DIR": state}
 
 
 def cpu_seconds(pid: int) -> float:

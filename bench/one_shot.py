@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import sys
 from pathlib import Path
 
@@ -21,7 +20,13 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:  # run as `python bench/NAME.py`: share the test helpers
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench.measure import alternate, as_installed, print_ratios, wall_seconds  # noqa: E402
+from bench.measure import (  # noqa: E402
+    alternate,
+    as_installed,
+    bench_environment,
+    print_ratios,
+    wall_seconds,
+)
 from tests.cli_process import mcptask_argv  # noqa: E402
 from tests.reference_server_process import start_reference_server, stop_process  # noqa: E402
 
@@ -34,7 +39,7 @@ def main() -> int:
     parser.add_argument("--answer", choices=["sse", "json"], default="sse")
     args = parser.parse_args()
     as_installed()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPTASK_")}
+    env = bench_environment()
     url, server = start_reference_server(
         "--seed", f"working={2 * args.rounds + 10}", "--answer", args.answer
     )

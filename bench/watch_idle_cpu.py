@@ -34,7 +34,6 @@ mean anything: the machine is shared and noisy.
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import subprocess
 import sys
@@ -50,7 +49,13 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:  # run as `python bench/NAME.py`: share the test helpers
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench.measure import CLOCK_TICKS, as_installed, cpu_seconds, drain  # noqa: E402
+from bench.measure import (  # noqa: E402
+    CLOCK_TICKS,
+    as_installed,
+    bench_environment,
+    cpu_seconds,
+    drain,
+)
 from tests.cli_process import mcptask_argv  # noqa: E402
 from tests.reference_server_process import start_reference_server, stop_process  # noqa: E402
 
@@ -95,7 +100,9 @@ class WatchProcess:
         self._child: pexpect.spawn | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         if pty:
-            env = dict(os.environ, TERM="xterm-256color", COLUMNS=str(cols), LINES=str(rows))
+            env = dict(
+                bench_environment(), TERM="xterm-256color", COLUMNS=str(cols), LINES=str(rows)
+            )
             env.pop("NO_COLOR", None)
             self._child = pexpect.spawn(
                 argv[0], argv[1:], dimensions=(rows, cols), env=env, cwd=str(REPO_ROOT)
@@ -109,6 +116,7 @@ class WatchProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=REPO_ROOT,
+                env=bench_environment(),
             )
             self.pid = self._proc.pid
             assert self._proc.stdout is not None
