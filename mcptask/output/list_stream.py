@@ -7,7 +7,7 @@ list: byte for byte what `ListView` prints from the whole list (tests/unit/test_
   a failure half way never leaves half a document on stdout.
 - Newest first: the order is known only after the last page, so nothing is printed before it.
   Each task is rendered as it comes and handed to `SortedRuns`, which keeps a few thousand
-  in memory and sorts the rest in a temporary SQLite database.
+  in memory and writes the rest, sorted in runs, to a temporary file to merge at the end.
 """
 
 from __future__ import annotations
