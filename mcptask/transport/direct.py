@@ -4,7 +4,7 @@
 need: urllib's cookie jar run over every response, a timing wrapper around its body,
 redirect bookkeeping and a log record, on top of `build_request` parsing the URL and
 merging the headers again. A bulk cancel makes one POST per task, and one per
-confirmation. `PostBuilder` makes the request `build_request` would (its header lines
+confirmation. `Posts` makes the request `build_request` would (its header lines
 merged once per header set), and `send_post` does the part of `send` that applies (the auth
 flow: tokens, sign-in on 401; cookies when a server sets any) and hands it to the same
 transport: its pool, connections and keep-alive draining are the Client's own. Redirects
@@ -29,10 +29,12 @@ def basic_auth(url: httpx.URL) -> httpx.Auth | None:
     return None
 
 
-class PostBuilder:
-    """Builds the requests `Client.build_request` would make for POSTs to one URL: the
-    client's headers under the request's own, its cookies, the timeout as the transport
-    reads it, then Host and Content-Length as httpx adds them.
+class Posts:
+    """The POSTs of one transport to one URL: built as `Client.build_request` would build
+    them (the client's headers under the request's own, its cookies, the timeout as the
+    transport reads it, then Host and Content-Length as httpx adds them), and sent to
+    `wire`, the client's httpx transport, by `send_post`. With no `wire` (a proxy from the
+    environment, reached by httpx's own transports) the Client builds and sends them.
 
     A transport's POSTs carry a handful of header sets (one per session and version), so
     each set's merged lines are kept (`MAX_SETS` of them): merging them again for every
@@ -41,9 +43,18 @@ class PostBuilder:
 
     MAX_SETS = 32
 
-    def __init__(self, url: httpx.URL, client: httpx.Client) -> None:
+    def __init__(
+        self,
+        url: httpx.URL,
+        client: httpx.Client,
+        *,
+        wire: httpx.BaseTransport | None,
+        auth: httpx.Auth | None,
+    ) -> None:
         self._url = url
         self._client = client
+        self._wire = wire
+        self._auth = auth or basic_auth(url)
         self._lines: dict[tuple[tuple[str, str], ...], list[tuple[bytes, bytes]]] = {}
         # A Host or body header of the user's own (-H) is httpx's to reconcile.
         self._httpx_way = any(
@@ -51,10 +62,20 @@ class PostBuilder:
         )
 
     def build(
-        self, content: bytes, headers: dict[str, str], timeout: httpx.Timeout
+        self, content: bytes, headers: dict[str, str], timeout: float | None
     ) -> httpx.Request:
-        """A POST of `content` with `headers` (over the client's own)."""
-        extensions = {"timeout": timeout.as_dict()}
+        """A POST of `content` with `headers` (over the client's own), with `timeout` in
+        seconds (None: the client's)."""
+        given = httpx.Timeout(timeout) if timeout is not None else None
+        if self._wire is None:
+            return self._client.build_request(
+                POST,
+                self._url,
+                content=content,
+                headers=headers,
+                timeout=given or httpx.USE_CLIENT_DEFAULT,
+            )
+        extensions = {"timeout": (given or self._client.timeout).as_dict()}
         cookies = self._client.cookies
         if cookies.jar or self._httpx_way:  # rare (a load balancer's affinity cookie)
             return httpx.Request(
@@ -76,6 +97,12 @@ class PostBuilder:
         )
         request.read()  # as `content=` does: the body is there to be read again (auth retries)
         return request
+
+    def send(self, request: httpx.Request) -> httpx.Response:
+        """Send a request `build` made; the response is open (the caller closes it)."""
+        if self._wire is None:
+            return self._client.send(request, stream=True)
+        return send_post(self._wire, request, auth=self._auth, cookies=self._client.cookies)
 
     def _lines_for(self, headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
         key = tuple(headers.items())

@@ -33,7 +33,7 @@ from mcptask.transport.answers import (
     own_response,
 )
 from mcptask.transport.base import NotificationHandler, WireLog
-from mcptask.transport.direct import PostBuilder, basic_auth, send_post
+from mcptask.transport.direct import Posts
 from mcptask.transport.http_errors import status_failure, translate_errors
 from mcptask.transport.redact import display_url, redact_headers
 from mcptask.transport.sse import StreamPosition, answer_in, media_type, resumable_id
@@ -87,25 +87,21 @@ class HttpTransport:
             raise UsageError(f"invalid server URL {self.target!r}: {exc}") from None
         if parsed.scheme not in ("http", "https") or not parsed.host:
             raise UsageError(f"invalid server URL {self.target!r}: expected http(s)://HOST/PATH")
-        self._url = parsed
         # Proxies come from HTTP(S)_PROXY / ALL_PROXY / NO_PROXY (httpx's trust_env), and
         # so does SSL_CERT_FILE unless --ca-cert names the CA file.
         verify = verification(ca_cert, insecure)
-        self._wire = transport or endpoint_transport(verify)
-        """The httpx transport POSTs go through directly (direct.py); None with a proxy in the
-        environment, where the Client's own transports reach it."""
-        self._auth = auth or basic_auth(parsed)
+        wire = transport or endpoint_transport(verify)  # None: a proxy, httpx's transports
         self._client = httpx.Client(
             headers=dict(headers or {}),
             timeout=httpx.Timeout(timeout),
             verify=verify,
-            transport=self._wire,
+            transport=wire,
             # Sign-in (mcptask.auth.flow.McpAuth): a token on each request, sign-in on 401.
             auth=auth,
         )
         self._given_headers = dict(headers or {})
         """The user's headers (-H, the token), sent on every request: logged, redacted."""
-        self._posts = PostBuilder(self._url, self._client)
+        self._posts = Posts(parsed, self._client, wire=wire, auth=auth)
 
     # -- the Transport interface ---------------------------------------------------------------
 
@@ -274,9 +270,9 @@ class HttpTransport:
         if self._log is not None:  # no formatting on the hot path when not logging
             self._trace(f"> POST {self.target} {self._shown(headers)} {body}")
         sent_session = session if session is not None else self.session_id
-        request = self._post_request(body.encode(), headers, timeout)
+        request = self._posts.build(body.encode(), headers, timeout)
         with translate_errors(self.target):
-            response = self._send(request)
+            response = self._posts.send(request)
             try:
                 if self._log is not None:
                     self._trace(f"< {response.status_code} {media_type(response) or '-'}")
@@ -284,25 +280,6 @@ class HttpTransport:
                 yield response, self._check_status(response, sent_session, message)
             finally:
                 response.close()
-
-    def _post_request(
-        self, content: bytes, headers: dict[str, str], timeout: float | None
-    ) -> httpx.Request:
-        given = httpx.Timeout(timeout) if timeout is not None else None
-        if self._wire is None:  # through a proxy: the Client builds it for its transports
-            return self._client.build_request(
-                "POST",
-                self.url,
-                content=content,
-                headers=headers,
-                timeout=given or httpx.USE_CLIENT_DEFAULT,
-            )
-        return self._posts.build(content, headers, given or self._client.timeout)
-
-    def _send(self, request: httpx.Request) -> httpx.Response:
-        if self._wire is None:
-            return self._client.send(request, stream=True)
-        return send_post(self._wire, request, auth=self._auth, cookies=self._client.cookies)
 
     def _check_status(
         self, response: httpx.Response, sent_session: str | None, message: JsonObject
