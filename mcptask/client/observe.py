@@ -7,6 +7,7 @@ this package knows how, or whether, anything is stored.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from mcptask.protocol import Task
@@ -24,6 +25,11 @@ class TaskObserver(Protocol):
         """
         ...
 
+    def seen_page(self, page: Sequence[tuple[Task, str | None]], *, via: str) -> None:
+        """A page of tasks, each with its `session_id` as for `seen` (a `tasks/list` page:
+        one call for hundreds of tasks)."""
+        ...
+
     def gone(self, task_id: str) -> None:
         """The server no longer knows the task (unknown, expired, or its session ended)."""
         ...
@@ -37,6 +43,9 @@ class NoObserver:
     """Hears nothing: for clients without a record (tests, benches)."""
 
     def seen(self, task: Task, *, via: str, session_id: str | None, tool: str | None) -> None:
+        """Nothing to do."""
+
+    def seen_page(self, page: Sequence[tuple[Task, str | None]], *, via: str) -> None:
         """Nothing to do."""
 
     def gone(self, task_id: str) -> None:

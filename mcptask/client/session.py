@@ -231,7 +231,11 @@ class McpClient:
             page = TaskPage.from_result(
                 self.call("tasks/list", {"cursor": cursor} if cursor else {})
             )
-            yield [self._met(task, "tasks/list") for task in page.tasks]
+            durable = self._durable_session
+            self.observer.seen_page(
+                [(task, durable(task.taskId)) for task in page.tasks], via="tasks/list"
+            )
+            yield page.tasks
             if page.next_cursor is None:
                 return
             if page.next_cursor in seen_cursors:

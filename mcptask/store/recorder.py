@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from mcptask.store.known import ServerRecord, Sighting, StoreFailure
@@ -59,18 +59,26 @@ class Recorder:
 
     def seen(self, task: Task, *, via: str, session_id: str | None, tool: str | None) -> None:
         """Queue the task's status, ttl and session; write now if a tools/call created it."""
-        task_id = task.taskId
-        state = (task.status, session_id, task.ttl_milliseconds)
+        self._queue(((task, session_id),), via, tool)
+
+    def seen_page(self, page: Sequence[tuple[Task, str | None]], *, via: str) -> None:
+        """Queue a page of tasks, each with its session, as `seen` does one."""
+        self._queue(page, via, None)
+
+    def _queue(self, page: Iterable[tuple[Task, str | None]], via: str, tool: str | None) -> None:
         with self._lock:
-            written = self._written.get(task_id) or self._older.get(task_id)
-            if written == state and task_id not in self._gone:
-                self._maybe_flush()  # what earlier sightings queued is still written in time
-                return
-            self._gone.discard(task_id)
-            self._pending[task_id] = Sighting(task_id, state[0], state[2], session_id, via, tool)
-            if task_id not in self._written and len(self._written) >= MEMORY:
-                self._older, self._written = self._written, {}
-            self._written[task_id] = state
+            pending, gone = self._pending, self._gone
+            for task, session_id in page:
+                task_id = task.taskId
+                state = (task.status, session_id, task.ttl_milliseconds)
+                written = self._written.get(task_id) or self._older.get(task_id)
+                if written == state and task_id not in gone:
+                    continue  # written already; what was queued before is flushed in time
+                gone.discard(task_id)
+                pending[task_id] = Sighting(task_id, state[0], state[2], session_id, via, tool)
+                if task_id not in self._written and len(self._written) >= MEMORY:
+                    self._older, self._written = self._written, {}
+                self._written[task_id] = state
             self._maybe_flush(now=via == "tools/call")
 
     def gone(self, task_id: str) -> None:

@@ -4,6 +4,7 @@ the sessions a recorded task is rejoined in."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -75,6 +76,10 @@ class Observed:
 
     def seen(self, task: Task, *, via: str, session_id: str | None, tool: str | None) -> None:
         self.sightings.append((task.taskId, via, session_id, tool))
+
+    def seen_page(self, page: Sequence[tuple[Task, str | None]], *, via: str) -> None:
+        for task, session_id in page:
+            self.seen(task, via=via, session_id=session_id, tool=None)
 
     def gone(self, task_id: str) -> None:
         self.gone_ids.append(task_id)

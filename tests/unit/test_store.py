@@ -392,8 +392,18 @@ def test_any_other_failure_of_the_switch_is_not_waited_for() -> None:
     assert len(connection.statements) == 1
 
 
+def feed(recorder: Recorder, ids: list[str], *, by_page: bool) -> None:
+    """The tasks as a list brings them: one by one, or as one page (`seen_page`)."""
+    if by_page:
+        recorder.seen_page([(task(task_id), None) for task_id in ids], via="tasks/list")
+        return
+    for task_id in ids:
+        recorder.seen(task(task_id), via="tasks/list", session_id=None, tool=None)
+
+
+@pytest.mark.parametrize("by_page", [False, True])
 def test_the_recorder_remembers_a_bounded_number_of_tasks(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, by_page: bool
 ) -> None:
     """What it last wrote is remembered for at most 2 x MEMORY tasks: a list of many tasks
     does not hold them all, every one is still recorded, and the recent ones are not written
@@ -413,15 +423,12 @@ def test_the_recorder_remembers_a_bounded_number_of_tasks(
     record.write = counting  # type: ignore[method-assign]
     recorder = Recorder(record, on_failure=pytest.fail)
     ids = [f"t{number}" for number in range(20)]
-    for task_id in ids:
-        recorder.seen(task(task_id), via="tasks/list", session_id=None, tool=None)
+    feed(recorder, ids, by_page=by_page)  # the memory turns over within the page
     recorder.flush()
     assert sorted(t.task_id for t in record.tasks()) == sorted(ids)
     remembered = len(recorder._written) + len(recorder._older)
     assert remembered <= 8
     written.clear()
-    for task_id in ids[-4:]:  # the latest ones: remembered, so not written again
-        recorder.seen(task(task_id), via="tasks/list", session_id=None, tool=None)
-    recorder.seen(task("t0"), via="tasks/list", session_id=None, tool=None)  # forgotten here
+    feed(recorder, [*ids[-4:], "t0"], by_page=by_page)  # the latest remembered; t0 forgotten
     recorder.flush()
     assert written == ["t0"]
