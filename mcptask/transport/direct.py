@@ -23,7 +23,8 @@ POST = "POST"
 
 def basic_auth(url: httpx.URL) -> httpx.Auth | None:
     """The Basic credentials of the URL's userinfo, as the Client sends them when it has no
-    other auth (`http://user:pass@host/mcp`)."""
+    other auth (`http://user:pass@host/mcp`; what httpx's private `_build_request_auth`
+    does)."""
     if url.username or url.password:
         return httpx.BasicAuth(url.username, url.password)
     return None
@@ -49,12 +50,11 @@ class Posts:
         client: httpx.Client,
         *,
         wire: httpx.BaseTransport | None,
-        auth: httpx.Auth | None,
     ) -> None:
         self._url = url
         self._client = client
         self._wire = wire
-        self._auth = auth or basic_auth(url)
+        self._auth = client.auth or basic_auth(url)
         self._lines: dict[tuple[tuple[str, str], ...], list[tuple[bytes, bytes]]] = {}
         # A Host or body header of the user's own (-H) is httpx's to reconcile.
         self._httpx_way = any(
@@ -77,7 +77,8 @@ class Posts:
             )
         extensions = {"timeout": (given or self._client.timeout).as_dict()}
         cookies = self._client.cookies
-        if cookies.jar or self._httpx_way:  # rare (a load balancer's affinity cookie)
+        # A load balancer's affinity cookie, once set, sends every later POST this way.
+        if cookies.jar or self._httpx_way:
             return httpx.Request(
                 POST,
                 self._url,

@@ -101,7 +101,7 @@ class HttpTransport:
         )
         self._given_headers = dict(headers or {})
         """The user's headers (-H, the token), sent on every request: logged, redacted."""
-        self._posts = Posts(parsed, self._client, wire=wire, auth=auth)
+        self._posts = Posts(parsed, self._client, wire=wire)
 
     # -- the Transport interface ---------------------------------------------------------------
 
@@ -302,6 +302,9 @@ class HttpTransport:
             raise SessionExpired(sent_session)
         if message.get("method") == "initialize" and 200 <= status < 300:
             new_session = response.headers.get(SESSION_HEADER)
+            if new_session and not (new_session.isascii() and new_session.isprintable()):
+                # It goes back in a header, which takes visible ASCII only (the spec's rule).
+                raise ProtocolViolation("the server's Mcp-Session-Id is not visible ASCII")
             if new_session:
                 self.session_id = new_session
                 self._created_session = True

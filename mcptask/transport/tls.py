@@ -70,5 +70,19 @@ class ByScheme(httpx.BaseTransport):
     def _tls(self) -> KeepAliveTransport:
         with self._lock:  # the notification stream's thread may be the first to need it
             if self._secure is None:
-                self._secure = KeepAliveTransport(verify=self._verify)
+                self._secure = KeepAliveTransport(verify=_usable(self._verify))
             return self._secure
+
+
+def _usable(verify: ssl.SSLContext | bool) -> ssl.SSLContext | bool:
+    """`verify`, with the default CA certificates loaded now: SSL_CERT_FILE or SSL_CERT_DIR
+    naming what cannot be read is a usage error, not a failure of the request."""
+    if verify is not True:
+        return verify
+    try:
+        return httpx.create_ssl_context(verify=True)
+    except (OSError, ssl.SSLError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not PEM"
+        raise UsageError(
+            f"cannot load the CA certificates that SSL_CERT_FILE or SSL_CERT_DIR names: {reason}"
+        ) from None

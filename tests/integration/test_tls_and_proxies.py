@@ -119,3 +119,16 @@ def test_credentials_to_a_remote_host_over_plain_http_are_warned_about() -> None
     assert result.code == 3
     assert "sending credentials over plain http:// to 192.0.2.1" in result.stderr
     assert "s3cret" not in result.stderr
+
+
+def test_an_unreadable_ssl_cert_file_is_a_one_line_usage_error(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-ca.pem"
+    result = run_mcptask(
+        "list", "--url", "https://127.0.0.1:9/mcp", env={"SSL_CERT_FILE": str(missing)}
+    )
+    assert result.code == 2, result.stderr
+    assert "cannot load the CA certificates that SSL_CERT_FILE or SSL_CERT_DIR names" in (
+        result.stderr
+    )
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""

@@ -288,3 +288,15 @@ def test_a_body_its_content_encoding_does_not_describe_breaks_the_protocol() -> 
 
     with pytest.raises(ProtocolViolation, match="Content-Encoding does not describe"):
         transport_for(handler).request(request_message(1, "ping", None))
+
+
+def test_a_session_id_that_cannot_go_back_in_a_header_is_a_protocol_violation() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, json=answer(request, {}), headers=[(b"Mcp-Session-Id", "s\u00e9".encode())]
+        )
+
+    transport = transport_for(handler)
+    with pytest.raises(ProtocolViolation, match="Mcp-Session-Id is not visible ASCII"):
+        transport.request(request_message(1, "initialize", {}))
+    assert transport.session_id is None
