@@ -17,6 +17,7 @@ went from 2.8x to 2.3x the raw script's CPU in `bench/list_memory.py`, memory as
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import marshal
@@ -65,7 +66,9 @@ class SortedRuns:
     def close(self) -> None:
         """Drop the temporary file (nothing is left behind)."""
         if self._file is not None:
-            self._file.close()
+            # Scratch: a failure to close it must not hide what ended the listing.
+            with contextlib.suppress(OSError):
+                self._file.close()
             self._file = None
 
     def add(self, key: int, text: str) -> None:
@@ -95,6 +98,8 @@ class SortedRuns:
             return
         run, self._pending = self._pending, []
         run.sort(key=_BY_KEY, reverse=True)
+        if self._limit is not None:
+            del run[self._limit :]  # no more of a run can come out (ties keep arrival order)
         try:
             if self._file is None:
                 # Kept open across calls, closed by close(): no `with` can hold it.
@@ -105,6 +110,7 @@ class SortedRuns:
             for start in range(0, len(run), CHUNK):
                 offsets.append(file.tell())
                 marshal.dump(run[start : start + CHUNK], file)
+            file.flush()  # a full disk says so here, as "cannot sort", not at close
             self._runs.append(offsets)
         except OSError as exc:
             raise _cannot_sort(exc) from None

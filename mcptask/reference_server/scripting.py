@@ -58,13 +58,19 @@ class ScriptedTask:
     await_input: bool = False
 
 
+MAX_SECONDS = 86_400.0
+"""The longest wait a call may ask for (a day): past it a sleep overflows, or holds a thread."""
+
+
 def parse_seconds(value: object, what: str) -> float:
-    """A finite, non-negative number of seconds (JSON's NaN and Infinity are refused)."""
+    """A number of seconds from 0 to `MAX_SECONDS` (JSON's NaN and Infinity are refused)."""
     # bool is an int subclass; reject it so `true` is not read as 1 second.
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ValueError(f"{what} must be a number, got {value!r}")
     if value < 0:
         raise ValueError(f"{what} must not be negative, got {value!r}")
+    if value > MAX_SECONDS:
+        raise ValueError(f"{what} must be at most {MAX_SECONDS:g}, got {value!r}")
     return float(value)
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from mcptask.reference_server.jsonrpc import JsonObject
 from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.scripting import (
+    MAX_SECONDS,
     TERMINAL_STATUSES,
     OnCancel,
     Step,
@@ -50,7 +51,12 @@ def tool_definitions(tasks_enabled: bool, modern: bool = False) -> list[JsonObje
         "inputSchema": {
             "type": "object",
             "properties": {
-                "seconds": {"type": "number", "minimum": 0, "default": DEFAULT_SECONDS},
+                "seconds": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": MAX_SECONDS,
+                    "default": DEFAULT_SECONDS,
+                },
                 "outcome": {"type": "string", "enum": ["completed", "failed"]},
                 "message": {"type": "string"},
                 "steps": {

@@ -43,8 +43,8 @@ def test_stdio_answers_nesting_and_a_non_string_method_then_goes_on() -> None:
         assert "result" in server.read()
 
 
-@pytest.mark.parametrize("value", [math.nan, math.inf, -1.0, True, "1"])  # json reads NaN
-def test_seconds_are_finite_non_negative_numbers(value: object) -> None:
+@pytest.mark.parametrize("value", [math.nan, math.inf, -1.0, True, "1", 1e300, 86_401])
+def test_seconds_are_finite_non_negative_numbers_of_at_most_a_day(value: object) -> None:
     with pytest.raises(ValueError, match=r"^seconds must "):
         parse_seconds(value, "seconds")
     with pytest.raises(ValueError, match=r"^seconds must "):

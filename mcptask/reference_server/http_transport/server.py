@@ -47,6 +47,7 @@ from mcptask.reference_server.oauth.server import AuthorizationServer, Refusal
 from mcptask.reference_server.oauth.server import Request as OAuthRequest
 from mcptask.reference_server.router import Router, Routes
 from mcptask.reference_server.store import TaskStore
+from mcptask.reference_server.wire import INVALID_MESSAGE
 
 ENDPOINT = "/mcp"
 # Faults that refuse a request before it is handled.
@@ -195,7 +196,7 @@ class McpRequestHandler(Exchange):
         if isinstance(message, list):
             self.fail(400, INVALID_REQUEST, "Batch requests are not supported")
         if classify(message) is MessageKind.INVALID:
-            self.fail(400, INVALID_REQUEST, "Invalid JSON-RPC message", msg_id=request_id(message))
+            self.fail(400, INVALID_REQUEST, INVALID_MESSAGE, msg_id=request_id(message))
         assert isinstance(message, dict)
         return message
 
