@@ -177,10 +177,10 @@ class KnownTasks:
         return cursor.rowcount
 
     def _prune_due(self, db: sqlite3.Connection) -> bool:
-        row = db.execute("SELECT MAX(at) FROM pruned").fetchone()
-        if row is None or not isinstance(row[0], float):
+        (at,) = db.execute("SELECT MAX(at) FROM pruned").fetchone()  # NULL when never
+        if not isinstance(at, float):
             return True
-        since = self._now() - row[0]
+        since = self._now() - at
         return not 0 <= since < PRUNE_EVERY_SECONDS  # a prune dated ahead of the clock: due
 
     def forget_everywhere(self, task_ids: Iterable[str] | None) -> list[str]:

@@ -160,3 +160,5 @@ def test_logout_needs_no_credential_and_refuses_what_is_not_a_url(
     assert '"forgotten": []' in capsys.readouterr().out
     assert run(["logout", "not-a-url"]) == 2
     assert "invalid server URL 'not-a-url'" in capsys.readouterr().err
+    assert run(["logout", "HTTPS://Server.Test/mcp", "-o", "json"]) == 0  # schemes know no case
+    assert '"forgotten": []' in capsys.readouterr().out

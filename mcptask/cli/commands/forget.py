@@ -50,15 +50,16 @@ def forget(
     url = common.url or (None if common.server else os.environ.get(ENV_URL))
     command = common.server or (None if url else os.environ.get(ENV_SERVER))
     profile = ""
-    named = common.profile or (None if url or command else os.environ.get(ENV_PROFILE))
-    if named:
-        # A profile's tasks are recorded under its name: forget those, not everyone's.
-        if common.url or common.server:
-            raise UsageError("give the server either with --profile or with --url/--server")
+    profile_from_env = not (url or command) and bool(os.environ.get(ENV_PROFILE))
+    if common.profile or profile_from_env:
+        # A profile's tasks are recorded under its name: forget those, not everyone's. (No
+        # server named at all means every server's, not the default profile's.)
+        from mcptask.cli.settings import profile_in_use
         from mcptask.store import profiles
 
-        chosen = profiles.load(profiles.profiles_path()).get(named)
-        url, command, profile = chosen.url, chosen.server, chosen.name
+        chosen = profile_in_use(common, lambda: profiles.load(profiles.profiles_path()), os.environ)
+        if chosen is not None:
+            url, command, profile = chosen.url, chosen.server, chosen.name
     identity = identity_of(url, command, profile) if url or command else None
     try:
         store = KnownTasks.open()

@@ -67,6 +67,6 @@ def _server_url(common: Common) -> str:
     url = common.url or (profile.url if profile else None) or os.environ.get(ENV_URL)
     if common.server or (profile is not None and profile.server) or not url:
         raise UsageError("logout forgets the tokens of Streamable HTTP servers: give a URL")
-    if not url.startswith(("http://", "https://")):
+    if not url.lower().startswith(("http://", "https://")):  # schemes know no case
         raise UsageError(f"invalid server URL {display_url(url)!r}: expected http(s)://HOST/PATH")
     return url
