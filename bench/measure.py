@@ -32,12 +32,18 @@ def as_installed() -> None:
 
 
 @functools.cache
+def _bench_states() -> str:
+    """Where the benches' state directories go (removed at exit)."""
+    parent = tempfile.mkdtemp(prefix="mcptask-bench-")
+    atexit.register(shutil.rmtree, parent, ignore_errors=True)
+    return parent
+
+
 def bench_environment() -> dict[str, str]:
-    """The environment the benches run mcptask in: none of the user's MCPTASK_ settings, and
-    a state directory of this bench run's own (removed at exit), shared by its rounds. A
-    bench then neither fills the user's record of known tasks nor depends on its size."""
-    state = tempfile.mkdtemp(prefix="mcptask-bench-")
-    atexit.register(shutil.rmtree, state, ignore_errors=True)
+    """The environment one mcptask run of a bench gets: none of the user's MCPTASK_
+    settings, and a fresh state directory of its own. A bench then neither fills the user's
+    record of known tasks nor depends on its size (nor on earlier rounds')."""
+    state = tempfile.mkdtemp(dir=_bench_states())
     environment = {k: v for k, v in os.environ.items() if not k.startswith("MCPTASK_")}
     return {**environment, "MCPTASK_STATE_DIR": state}
 
