@@ -9,6 +9,7 @@ real socket.
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from tests.cli_process import run_mcptask
 from tests.conftest import StartServer
@@ -42,17 +43,17 @@ def test_the_reference_server_refuses_a_session_request_without_its_cookie(
     assert httpx.post(url, json=ping, headers={**in_session, **cookie}).status_code == 200
 
 
+@pytest.mark.parametrize("answer", ["json", "sse"])
 def test_mcptask_keeps_the_cookie_for_every_request_of_a_bulk_cancel(
-    reference_server: StartServer,
+    reference_server: StartServer, answer: str
 ) -> None:
-    for answer in ("json", "sse"):
-        url = reference_server(
-            "--affinity-cookie", "--answer", answer, "--seed", "working=8,completed=2"
-        )
-        listed = run_mcptask("list", "--url", url, "-o", "ids")
-        assert listed.code == 0, listed.stderr
-        assert len(listed.stdout.split()) == 10
-        cancelled = run_mcptask("cancel", "--all-working", "--yes", "--url", url, "-o", "json")
-        assert cancelled.code == 0, cancelled.stderr
-        outcomes = {r["taskId"]: r["outcome"] for r in cancelled.json()["results"]}
-        assert outcomes == {f"working-{n:03d}": "cancelled" for n in range(1, 9)}
+    url = reference_server(
+        "--affinity-cookie", "--answer", answer, "--seed", "working=8,completed=2"
+    )
+    listed = run_mcptask("list", "--url", url, "-o", "ids")
+    assert listed.code == 0, listed.stderr
+    assert len(listed.stdout.split()) == 10
+    cancelled = run_mcptask("cancel", "--all-working", "--yes", "--url", url, "-o", "json")
+    assert cancelled.code == 0, cancelled.stderr
+    outcomes = {r["taskId"]: r["outcome"] for r in cancelled.json()["results"]}
+    assert outcomes == {f"working-{n:03d}": "cancelled" for n in range(1, 9)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -278,6 +279,9 @@ def test_a_reader_that_leaves_ends_the_watch(reference_server: StartServer, outp
     )
     assert process.stdout is not None
     try:
+        # A deadline for the first line: a watch that prints nothing must fail, not hang.
+        ready, _, _ = select.select([process.stdout], [], [], 20)
+        assert ready, "watch printed nothing within 20 s"
         assert b"working-00" in process.stdout.readline()
         process.stdout.close()  # the reader is gone
         assert process.wait(timeout=20) == 0

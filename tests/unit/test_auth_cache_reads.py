@@ -12,9 +12,7 @@ from mcptask.auth.flow import McpAuth
 from mcptask.auth.grants import HttpOptions
 from mcptask.auth.settings import AuthSettings
 from mcptask.store import tokens
-from mcptask.store.tokens import CachedToken
-
-URL = "http://server.test/mcp"
+from tests.unit.auth_support import URL, cached_token
 
 
 def test_the_cache_is_read_once_then_again_after_a_401(
@@ -44,16 +42,7 @@ def test_the_cache_is_read_once_then_again_after_a_401(
         assert reads == [cache_path]  # three requests, one read of an empty cache
         tokens.store_token(
             cache_path,
-            CachedToken(
-                server=URL,
-                issuer="http://as.test",
-                resource=URL,
-                client_id="c",
-                grant="client_credentials",
-                access_token="stored-later",
-                token_endpoint="http://as.test/token",
-                auth_method="none",
-            ),
+            cached_token("stored-later", grant="client_credentials"),
         )
         before = len(reads)
         assert client.post(URL, content=b"{}").status_code == 200

@@ -68,3 +68,13 @@ def test_every_cached_field_has_its_check() -> None:
     for kind in (tokens.CachedToken, tokens.CachedClient):
         for spec in fields(kind):
             assert str(spec.type) in tokens._FIELD_TYPES, f"{kind.__name__}.{spec.name}"
+
+
+def test_every_cached_field_has_a_type_the_reader_checks() -> None:
+    # A field added with another annotation would make every read of the cache fail.
+    from dataclasses import fields
+
+    from mcptask.store.tokens import _FIELD_TYPES, CachedClient, CachedToken
+
+    annotations = {str(spec.type) for kind in (CachedToken, CachedClient) for spec in fields(kind)}
+    assert annotations <= set(_FIELD_TYPES)

@@ -16,19 +16,13 @@ from mcptask.auth.settings import AuthSettings
 from mcptask.errors import AuthError
 from mcptask.store import tokens
 from mcptask.store.tokens import CachedToken
-
-URL = "http://server.test/mcp"
+from tests.unit.auth_support import URL, cached_token
 
 
 def _expired(auth_method: str) -> CachedToken:
-    return CachedToken(
-        server=URL,
-        issuer="http://as.test",
-        resource=URL,
-        client_id="c",
+    return cached_token(
+        "old-access",
         grant="client_credentials",
-        access_token="old-access",
-        token_endpoint="http://as.test/token",
         auth_method=auth_method,
         refresh_token="old-refresh",
         expires_at=1.0,

@@ -15,18 +15,10 @@ from mcptask.auth.grants import HttpOptions, Tokens
 from mcptask.auth.settings import AuthSettings
 from mcptask.errors import TokenRequestRefused
 from mcptask.store import tokens
-from mcptask.store.tokens import CachedToken
+from tests.unit.auth_support import URL, cached_token
 
-URL = "http://server.test/mcp"
-STALE = CachedToken(
-    server=URL,
-    issuer="http://as.test",
-    resource=URL,
-    client_id="c",
-    grant="authorization_code",
-    access_token="old-access",
-    token_endpoint="http://as.test/token",
-    auth_method="none",
+STALE = cached_token(
+    "old-access",
     refresh_token="old-refresh",
     expires_at=1.0,  # long expired: it is refreshed before the first request
 )

@@ -15,20 +15,10 @@ from mcptask.auth.grants import HttpOptions
 from mcptask.auth.settings import AuthSettings
 from mcptask.errors import ProtocolViolation
 from mcptask.store import tokens
-from mcptask.store.tokens import CachedToken
 from mcptask.transport.answers import ENV_MAX_ANSWER_BYTES
+from tests.unit.auth_support import URL, cached_token
 
-URL = "http://server.test/mcp"
-CACHED = CachedToken(
-    server=URL,
-    issuer="http://as.test",
-    resource=URL,
-    client_id="c",
-    grant="authorization_code",
-    access_token="cached",
-    token_endpoint="http://as.test/token",
-    auth_method="none",
-)
+CACHED = cached_token("cached")
 
 
 def test_a_refusal_passed_on_is_not_read_by_the_flow(tmp_path: Path) -> None:

@@ -386,5 +386,6 @@ def test_a_refusal_whose_follow_up_get_fails_keeps_the_refusal() -> None:
     )
     assert [r.outcome for r in report.results] == [Outcome.ERROR, Outcome.SKIPPED]
     assert report.results[0].message != "not attempted: the run stopped on an error"
+    assert report.results[0].message == "Cannot cancel task in terminal state 'completed'"
     assert server.calls.count("tasks/cancel") == 1  # a's was sent; b's never was
     assert exit_code_for(report) is ExitCode.UNREACHABLE

@@ -302,22 +302,30 @@ def test_an_answer_nested_too_deeply_is_refused() -> None:
 # -- resumable SSE answers ---------------------------------------------------------------------
 
 
-def test_an_sse_answer_cut_short_is_resumed_with_last_event_id() -> None:
-    seen: list[httpx.Request] = []
-    waits: list[float] = []
+def cut_stream(retry_ms: int, seen: list[httpx.Request] | None = None) -> Handler:
+    """A server whose POST answer stream ends after its priming event (`retry:` given); the
+    resuming GET, after `Last-Event-ID: s-0`, brings the response."""
     response = {"jsonrpc": "2.0", "id": 1, "result": {"taskId": "t", "status": "working"}}
 
     def handler(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
+        if seen is not None:
+            seen.append(request)
         headers = {"Content-Type": "text/event-stream"}
         if request.method == "POST":
-            return httpx.Response(200, headers=headers, content="id: s-0\nretry: 250\ndata:\n\n")
+            primed = f"id: s-0\nretry: {retry_ms}\ndata:\n\n"
+            return httpx.Response(200, headers=headers, content=primed)
         assert request.headers["Last-Event-ID"] == "s-0"
         return httpx.Response(
             200, headers=headers, content=f"id: s-1\ndata: {json.dumps(response)}\n\n"
         )
 
-    transport = transport_for(handler, sleep=waits.append)
+    return handler
+
+
+def test_an_sse_answer_cut_short_is_resumed_with_last_event_id() -> None:
+    seen: list[httpx.Request] = []
+    waits: list[float] = []
+    transport = transport_for(cut_stream(250, seen), sleep=waits.append)
     transport.session_id = "sess"
     assert transport.request(request_message(1, "tasks/get", {}))["result"]["taskId"] == "t"
     assert [request.method for request in seen] == ["POST", "GET"]
@@ -327,18 +335,7 @@ def test_an_sse_answer_cut_short_is_resumed_with_last_event_id() -> None:
 
 def test_a_request_in_another_session_is_resumed_in_that_session() -> None:
     seen: list[httpx.Request] = []
-    response = {"jsonrpc": "2.0", "id": 1, "result": {"taskId": "t", "status": "working"}}
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
-        headers = {"Content-Type": "text/event-stream"}
-        if request.method == "POST":
-            return httpx.Response(200, headers=headers, content="id: s-0\nretry: 0\ndata:\n\n")
-        return httpx.Response(
-            200, headers=headers, content=f"id: s-1\ndata: {json.dumps(response)}\n\n"
-        )
-
-    transport = transport_for(handler, sleep=lambda seconds: None)
+    transport = transport_for(cut_stream(0, seen), sleep=lambda seconds: None)
     transport.session_id = "ours"
     message = request_message(1, "tasks/get", {"taskId": "t"})
     assert transport.request(message, session="the-tasks")["result"]["taskId"] == "t"
@@ -347,17 +344,7 @@ def test_a_request_in_another_session_is_resumed_in_that_session() -> None:
 
 def test_a_retry_of_zero_resumes_at_once() -> None:
     waits: list[float] = []
-    response = {"jsonrpc": "2.0", "id": 1, "result": {"taskId": "t", "status": "working"}}
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        headers = {"Content-Type": "text/event-stream"}
-        if request.method == "POST":
-            return httpx.Response(200, headers=headers, content="id: s-0\nretry: 0\ndata:\n\n")
-        return httpx.Response(
-            200, headers=headers, content=f"id: s-1\ndata: {json.dumps(response)}\n\n"
-        )
-
-    transport = transport_for(handler, sleep=waits.append)
+    transport = transport_for(cut_stream(0), sleep=waits.append)
     assert transport.request(request_message(1, "tasks/get", {}))["result"]["taskId"] == "t"
     assert waits == [0.0]
 
