@@ -40,7 +40,7 @@ def _task_ids(incomplete: str, given: Mapping[str, str]) -> list[Item]:
     import os
 
     from mcptask.store.identity import ServerIdentity
-    from mcptask.store.known import complete_task_ids
+    from mcptask.store.task_ids import complete_task_ids
 
     url = given.get("--url") or os.environ.get("MCPTASK_URL")
     command = given.get("--server") or os.environ.get("MCPTASK_SERVER")

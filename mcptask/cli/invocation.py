@@ -75,9 +75,10 @@ class Invocation:
         patient: bool = False,
         auth: McpAuth | None = None,
         rejoin: Iterable[str] = (),
+        listings_as_pages: bool = False,
     ) -> Iterator[McpClient]:
         """A connected client, closed again when the block ends. It reports every task it
-        meets to the record.
+        meets to the record (a listing as pages, with `listings_as_pages`: `list`).
 
         `patient`: without --retries, retry for as long as --retry-for allows (watch).
         `auth`: a sign-in flow of the caller's, else the settings'.
@@ -110,12 +111,12 @@ class Invocation:
                 retry=retry,
                 notice=self.screen.warn,
                 auth=auth,
-                observer=self.record.recorder(),
+                observer=self.record.recorder(listings_as_pages=listings_as_pages),
                 task_sessions=sessions,
             ) as client:
                 yield client
         finally:
-            self.record.flush()
+            self.record.finish()
 
     def _session_changed(self, previous: str | None, current: str) -> None:
         """A kept session was opened or renewed: say so, and remember it in the profile."""

@@ -84,12 +84,15 @@ class Record:
             raise StateError(self._failure or "the record of known tasks cannot be used")
         return self._record
 
-    def recorder(self) -> Recorder | None:
-        """The observer the client reports every task to (None without a usable record)."""
+    def recorder(self, *, listings_as_pages: bool = False) -> Recorder | None:
+        """The observer the client reports every task to (None without a usable record);
+        `listings_as_pages` for a command whose work is a listing (see `Recorder`)."""
         if self._recorder is None:
             record = self.server_record(required=False)
             if record is not None:
-                self._recorder = Recorder(record, on_failure=self._screen.warn)
+                self._recorder = Recorder(
+                    record, on_failure=self._screen.warn, listings_as_pages=listings_as_pages
+                )
         return self._recorder
 
     def sessions(self) -> dict[str, str]:
@@ -112,10 +115,10 @@ class Record:
         except StoreFailure as exc:
             raise StateError(str(exc)) from None
 
-    def flush(self) -> None:
-        """Write whatever the recorder still holds."""
+    def finish(self) -> None:
+        """The client is closed: write whatever the recorder still holds."""
         if self._recorder is not None:
-            self._recorder.flush()
+            self._recorder.finish()
 
     def known_hint(self) -> str:
         """How many tasks of this server are recorded here, and the flag that uses them."""

@@ -25,9 +25,13 @@ class TaskObserver(Protocol):
         """
         ...
 
-    def seen_page(self, page: Sequence[tuple[Task, str | None]], *, via: str) -> None:
+    def seen_page(
+        self, page: Sequence[tuple[Task, str | None]], *, via: str, first: bool, last: bool
+    ) -> None:
         """A page of tasks, each with its `session_id` as for `seen` (a `tasks/list` page:
-        one call for hundreds of tasks)."""
+        one call for hundreds of tasks). `first`: the listing's first page (asked without a
+        cursor); `last`: its last (no next cursor), so the listing is complete. A listing
+        whose last page never comes stopped early (a limit, an interruption, an error)."""
         ...
 
     def gone(self, task_id: str) -> None:
@@ -45,7 +49,9 @@ class NoObserver:
     def seen(self, task: Task, *, via: str, session_id: str | None, tool: str | None) -> None:
         """Nothing to do."""
 
-    def seen_page(self, page: Sequence[tuple[Task, str | None]], *, via: str) -> None:
+    def seen_page(
+        self, page: Sequence[tuple[Task, str | None]], *, via: str, first: bool, last: bool
+    ) -> None:
         """Nothing to do."""
 
     def gone(self, task_id: str) -> None:

@@ -233,7 +233,10 @@ class McpClient:
             )
             durable = self._durable_session
             self.observer.seen_page(
-                [(task, durable(task.taskId)) for task in page.tasks], via="tasks/list"
+                [(task, durable(task.taskId)) for task in page.tasks],
+                via="tasks/list",
+                first=cursor is None,
+                last=page.next_cursor is None,
             )
             yield page.tasks
             if page.next_cursor is None:

@@ -12,6 +12,9 @@ reads the whole table, some 30 ms at 200,000 tasks, which no command should pay 
 - a task not seen at all for `STALE_SECONDS` (30 days: a server that is never asked again);
 and a task the server says it does not know is forgotten when mcptask learns it. A task
 past its ttl but not yet pruned is never read back.
+
+Tasks are kept two ways, which the readers here merge: a row per task (`tasks`), and the
+pages of a listing that `list` read (`listed`, see `listings`), one row per page.
 """
 
 from __future__ import annotations
@@ -20,13 +23,16 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from mcptask.store import listings
+from mcptask.store.database import Transaction, open_database
 from mcptask.store.identity import ServerIdentity
-from mcptask.store.paths import ensure_private_dir, state_dir
+from mcptask.store.listings import ListedPage, Listing, PageTasks
+from mcptask.store.paths import state_dir
 
 FILE_NAME = "known-tasks.sqlite3"
 SCHEMA_VERSION = 1
@@ -36,9 +42,11 @@ STALE_SECONDS = 30 * 24 * 3600.0
 """How long a task nobody looked at stays recorded."""
 PRUNE_EVERY_SECONDS = 3600.0
 """How long after a prune opening the record prunes it again."""
-BUSY_TIMEOUT_SECONDS = 10.0
-"""How long a process waits for another one's write to finish (writes take milliseconds)."""
 TERMINAL = ("completed", "failed", "cancelled")
+_LISTED = "tasks/list"
+"""How a task only ever seen on a listing's page was met."""
+_STAMP_STEP = 1e-6
+"""More than the clock's resolution at today's dates (2.4e-7 s for a float)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tasks (
@@ -78,11 +86,12 @@ ON CONFLICT (server, profile, task_id) DO UPDATE SET
 """Numbered parameters, bound from a tuple per row: (server, profile, task_id, status,
 session_id, ttl_ms, now, terminal, via, tool, label). Named ones, bound from a dict per row,
 cost a third more for a list of many tasks."""
-_SELECT_TASKS = (
-    "SELECT task_id, status, session_id, ttl_ms, expires_at, first_seen, last_seen, via, tool"
+_FOLD = _UPSERT + "WHERE excluded.last_seen > tasks.last_seen"
+"""A page's sighting (`now` is when the page was seen) made a row, unless the row has seen
+the task since."""
+SELECT_ROWS = (
+    "SELECT task_id, status, session_id, ttl_ms, first_seen, last_seen, via, tool"
     " FROM tasks WHERE server = ? AND profile = ?"
-    " AND (expires_at IS NULL OR expires_at >= ?)"  # past its ttl, not yet pruned: gone
-    " ORDER BY first_seen DESC, task_id"
 )
 
 
@@ -124,23 +133,14 @@ class KnownTasks:
     def __init__(self, path: Path, *, now: Callable[[], float] = time.time) -> None:
         self.path = path
         self._now = now
+        self._last_stamp = float("-inf")
         self._lock = threading.Lock()
         try:
-            ensure_private_dir(path.parent)
-            # Create the file 0600 before SQLite does (it would use the umask); its -wal and
-            # -shm files take the database file's mode.
-            os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-            if path.stat().st_mode & 0o077:
-                path.chmod(0o600)
-            self._db = sqlite3.connect(
-                path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False
-            )
-            self._db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
-            _use_wal(self._db)
-            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db = open_database(path)
             with self._write() as db:
                 db.execute(_SCHEMA)
                 db.execute(_PRUNED_SCHEMA)
+                db.execute(listings.SCHEMA)
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 if self._prune_due(db):
                     self._prune(db)
@@ -172,6 +172,7 @@ class KnownTasks:
             " OR (terminal_since IS NOT NULL AND terminal_since < ?) OR last_seen < ?",
             (now, now - RETENTION_SECONDS, now - STALE_SECONDS),
         )
+        listings.prune(db, now, retention=RETENTION_SECONDS, stale=STALE_SECONDS)
         db.execute("DELETE FROM pruned")
         db.execute("INSERT INTO pruned (at) VALUES (?)", (now,))
         return cursor.rowcount
@@ -189,20 +190,27 @@ class KnownTasks:
         wanted = None if task_ids is None else list(dict.fromkeys(task_ids))
         try:
             with self._write() as db:
-                rows = db.execute("SELECT DISTINCT task_id FROM tasks ORDER BY task_id")
-                recorded = [str(task_id) for (task_id,) in rows]
+                rows = db.execute("SELECT DISTINCT task_id FROM tasks")
+                recorded = {str(task_id) for (task_id,) in rows}
+                recorded.update(*(page.task_ids for page in listings.pages(db, None)))
                 if wanted is None:
                     db.execute("DELETE FROM tasks")
-                    return recorded
+                    db.execute("DELETE FROM listed")
+                    return sorted(recorded)
                 db.executemany("DELETE FROM tasks WHERE task_id = ?", [(t,) for t in wanted])
-        except sqlite3.Error as exc:
+                listings.drop_tasks(db, None, wanted)
+        except (sqlite3.Error, ValueError) as exc:
             raise StoreFailure(f"cannot write {self.path}: {exc}") from None
         return [task_id for task_id in wanted if task_id in recorded]
 
     # -- plumbing -------------------------------------------------------------------------------
 
-    def _write(self) -> _Transaction:
-        return _Transaction(self._db, self._lock)
+    def _write(self) -> Transaction:
+        return Transaction(self._db, self._lock)
+
+    def _snapshot(self) -> Transaction:
+        """A read transaction: what several queries read is one state of the file."""
+        return Transaction(self._db, self._lock, "BEGIN")
 
     def _read(self, sql: str, params: Iterable[object]) -> list[tuple[object, ...]]:
         with self._lock:
@@ -214,47 +222,12 @@ class KnownTasks:
     def _now_value(self) -> float:
         return self._now()
 
-
-def _use_wal(db: sqlite3.Connection) -> None:
-    """Switch the file to WAL (once: the mode persists in the file), waiting out the others.
-
-    On a file still in rollback mode the switch needs the exclusive lock, and SQLite answers
-    "database is locked" at once, without its busy handler, when another process opening
-    the same new file holds a shared lock (four processes starting together did): so it is
-    tried again, within the same bound as any other wait for the file.
-    """
-    deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
-    while True:
-        try:
-            db.execute("PRAGMA journal_mode = WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.01)
-
-
-class _Transaction:
-    """`BEGIN IMMEDIATE` ... `COMMIT` (rolled back on error): short, so others wait little."""
-
-    def __init__(self, db: sqlite3.Connection, lock: threading.Lock) -> None:
-        self._db = db
-        self._lock = lock
-
-    def __enter__(self) -> sqlite3.Connection:
-        self._lock.acquire()
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-        except BaseException:
-            self._lock.release()
-            raise
-        return self._db
-
-    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
-        try:
-            self._db.execute("COMMIT" if kind is None else "ROLLBACK")
-        finally:
-            self._lock.release()
+    def _stamp(self) -> float:
+        """When a write happens: the clock, but later than this process's previous write,
+        so that of two sightings written one after the other the second is the later one
+        (even within the clock's resolution; a row wins a tie with a page)."""
+        self._last_stamp = max(self._now(), self._last_stamp + _STAMP_STEP)
+        return self._last_stamp
 
 
 class ServerRecord:
@@ -266,12 +239,19 @@ class ServerRecord:
         self._where = (identity.key, identity.profile)
 
     def tasks(self) -> list[KnownTask]:
-        """Every recorded task of this server, most recently first seen first."""
-        rows = self.store._read(_SELECT_TASKS, (*self._where, self.store._now_value()))
-        return [KnownTask(*row) for row in rows]  # type: ignore[arg-type]
+        """Every recorded task of this server, most recently first seen first: its rows and
+        its listings' pages merged (the later sighting wins, a row on a tie)."""
+        try:
+            with self.store._snapshot() as db:
+                rows = db.execute(SELECT_ROWS, self._where).fetchall()
+                pages = listings.pages(db, self._where)
+        except (sqlite3.Error, ValueError) as exc:
+            raise StoreFailure(f"cannot read {self.store.path}: {exc}") from None
+        return merged_tasks(rows, pages, self.store._now_value())
 
     def sessions(self) -> dict[str, str]:
-        """Task id → the session that owns it, for the tasks recorded with one."""
+        """Task id → the session that owns it, for the tasks recorded with one (rows only:
+        a page never holds a session)."""
         rows = self.store._read(
             "SELECT task_id, session_id FROM tasks WHERE server = ? AND profile = ?"
             " AND session_id IS NOT NULL AND (expires_at IS NULL OR expires_at >= ?)",
@@ -281,23 +261,27 @@ class ServerRecord:
 
     def count(self) -> int:
         """How many tasks of this server are recorded."""
-        rows = self.store._read(
-            "SELECT COUNT(*) FROM tasks WHERE server = ? AND profile = ?"
-            " AND (expires_at IS NULL OR expires_at >= ?)",
-            (*self._where, self.store._now_value()),
-        )
-        count = rows[0][0]
-        return count if isinstance(count, int) else 0
+        return len(self.tasks())
+
+    def begin_listing(self) -> Listing:
+        """A new listing of this server's pages, started now."""
+        return Listing(os.urandom(8).hex(), self.store._now_value())
 
     def write(
         self,
         sightings: Iterable[Sighting],
         gone: Iterable[str] = (),
         detached: Iterable[str] = (),
+        *,
+        pages: Iterable[ListedPage] = (),
+        completed: Iterable[Listing] = (),
+        stopped: Iterable[Listing] = (),
     ) -> None:
         """Record what was seen, forget what is gone, unbind tasks from ended sessions: one
-        transaction."""
-        now = self.store._now_value()
+        transaction. `pages` are written first, then a `completed` listing replaces the
+        earlier ones and a `stopped` one is folded into rows, then the `sightings` (seen
+        after any page of the same tasks here) are written."""
+        now = self.store._stamp()
         key, profile = self._where
         label = self.identity.label
         rows = [
@@ -316,8 +300,15 @@ class ServerRecord:
             )
             for seen in sightings
         ]
+        gone = list(gone)
         try:
             with self.store._write() as db:
+                listings.write_pages(db, self._where, pages, now)
+                for listing in completed:
+                    listings.complete(db, self._where, listing)
+                for listing in stopped:
+                    taken = listings.take_listing(db, self._where, listing.listing_id)
+                    db.executemany(_FOLD, self._folded(taken))
                 db.executemany(_UPSERT, rows)
                 db.executemany(
                     "UPDATE tasks SET session_id = NULL"
@@ -328,8 +319,30 @@ class ServerRecord:
                     "DELETE FROM tasks WHERE server = ? AND profile = ? AND task_id = ?",
                     [(key, profile, task_id) for task_id in gone],
                 )
-        except sqlite3.Error as exc:
+                listings.drop_tasks(db, self._where, gone)
+        except (sqlite3.Error, ValueError) as exc:
             raise StoreFailure(f"cannot write {self.store.path}: {exc}") from None
+
+    def _folded(self, pages: Iterable[listings.PageTasks]) -> Iterator[tuple[object, ...]]:
+        """The rows for `_FOLD` of the tasks on these pages."""
+        key, profile = self._where
+        label = self.identity.label
+        for seen_at, task_ids, statuses, ttls in pages:
+            for task_id, status, ttl in zip(task_ids, statuses, ttls, strict=True):
+                terminal = status in TERMINAL
+                yield (
+                    key,
+                    profile,
+                    task_id,
+                    status,
+                    None,
+                    ttl,
+                    seen_at,
+                    terminal,
+                    _LISTED,
+                    None,
+                    label,
+                )
 
     def forget(self, task_ids: Iterable[str]) -> list[str]:
         """Forget these tasks; returns the ids that were recorded."""
@@ -343,30 +356,31 @@ class ServerRecord:
         return self.forget(task.task_id for task in self.tasks())
 
 
-def complete_task_ids(
-    environ: Mapping[str, str], identity: ServerIdentity | None, incomplete: str
-) -> list[tuple[str, str]]:
-    """Recorded task ids starting with `incomplete`, with their last status, for shell
-    completion: this server's when it is known, else every server's. Never creates, writes
-    or fails: no record means no suggestions."""
-    path = state_dir(environ) / FILE_NAME
-    if not path.is_file():
-        return []
-    pattern = incomplete.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-    sql = (
-        "SELECT DISTINCT task_id, status FROM tasks WHERE task_id LIKE ? ESCAPE '\\'"
-        " AND (expires_at IS NULL OR expires_at >= ?)"
-    )
-    params: tuple[object, ...] = (pattern, time.time())
-    if identity is not None:
-        sql += " AND server = ? AND profile = ?"
-        params += (identity.key, identity.profile)
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=1.0)
-        try:
-            rows = db.execute(sql + " ORDER BY first_seen DESC LIMIT 200", params).fetchall()
-        finally:
-            db.close()
-    except sqlite3.Error:
-        return []
-    return [(str(task_id), str(status)) for task_id, status in rows]
+def merged_tasks(
+    rows: Iterable[Sequence[Any]], pages: Iterable[PageTasks], now: float
+) -> list[KnownTask]:
+    """Rows (`SELECT_ROWS`'s columns) and pages of one record merged, one task each: the
+    later sighting gives the status and ttl (a row on a tie), the earlier one the first
+    sighting; without the tasks past their ttl; most recently first seen first."""
+    # task id -> the columns of a KnownTask but expires_at, updated in place
+    merged: dict[str, list[Any]] = {str(row[0]): list(row) for row in rows}
+    for seen_at, task_ids, statuses, ttls in pages:  # oldest first
+        for task_id, status, ttl in zip(task_ids, statuses, ttls, strict=True):
+            known = merged.get(task_id)
+            if known is None:
+                merged[task_id] = [task_id, status, None, ttl, seen_at, seen_at, _LISTED, None]
+                continue
+            known[4] = min(known[4], seen_at)
+            if seen_at > known[5]:
+                known[1], known[3], known[5] = status, ttl, seen_at
+    found = []
+    for task_id, status, session_id, ttl, first_seen, last_seen, via, tool in merged.values():
+        expires_at = None if ttl is None else first_seen + ttl / 1000.0
+        if expires_at is None or expires_at >= now:  # past its ttl, not yet pruned: gone
+            found.append(
+                KnownTask(
+                    task_id, status, session_id, ttl, expires_at, first_seen, last_seen, via, tool
+                )
+            )
+    found.sort(key=lambda task: (-task.first_seen, task.task_id))
+    return found

@@ -192,8 +192,8 @@ def test_a_tab_after_version_does_not_print_the_version(monkeypatch: pytest.Monk
 def test_recorded_ids_with_control_characters_are_not_offered(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import mcptask.store.known as known
+    import mcptask.store.task_ids as task_ids
 
     recorded = [("ok-1", "working"), ("evil\x1b[31m", "working"), ("ok-2", "work\x07ing")]
-    monkeypatch.setattr(known, "complete_task_ids", lambda environ, identity, prefix: recorded)
+    monkeypatch.setattr(task_ids, "complete_task_ids", lambda environ, identity, prefix: recorded)
     assert completion.SOURCES["task"]("", {}) == [("ok-1", "working"), ("ok-2", "working")]

@@ -77,7 +77,9 @@ class Observed:
     def seen(self, task: Task, *, via: str, session_id: str | None, tool: str | None) -> None:
         self.sightings.append((task.taskId, via, session_id, tool))
 
-    def seen_page(self, page: Sequence[tuple[Task, str | None]], *, via: str) -> None:
+    def seen_page(
+        self, page: Sequence[tuple[Task, str | None]], *, via: str, first: bool, last: bool
+    ) -> None:
         for task, session_id in page:
             self.seen(task, via=via, session_id=session_id, tool=None)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from mcptask.protocol import Task
+from mcptask.store.database import use_wal
 from mcptask.store.identity import ServerIdentity, canonical_url, command_key
 from mcptask.store.known import (
     FILE_NAME,
@@ -21,11 +22,10 @@ from mcptask.store.known import (
     KnownTasks,
     Sighting,
     StoreFailure,
-    _use_wal,
-    complete_task_ids,
 )
 from mcptask.store.paths import state_dir
 from mcptask.store.recorder import Recorder
+from mcptask.store.task_ids import complete_task_ids
 
 SERVER = ServerIdentity.for_url("http://127.0.0.1:8765/mcp")
 OTHER = ServerIdentity.for_url("http://127.0.0.1:9999/mcp")
@@ -381,21 +381,22 @@ class RefusingAtFirst:
 
 def test_the_switch_to_wal_waits_out_another_opener() -> None:
     connection = RefusingAtFirst(refusals=3)
-    _use_wal(connection)  # type: ignore[arg-type]
+    use_wal(connection)  # type: ignore[arg-type]
     assert connection.statements == ["PRAGMA journal_mode = WAL"] * 4
 
 
 def test_any_other_failure_of_the_switch_is_not_waited_for() -> None:
     connection = RefusingAtFirst(refusals=1, error="disk I/O error")
     with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
-        _use_wal(connection)  # type: ignore[arg-type]
+        use_wal(connection)  # type: ignore[arg-type]
     assert len(connection.statements) == 1
 
 
 def feed(recorder: Recorder, ids: list[str], *, by_page: bool) -> None:
     """The tasks as a list brings them: one by one, or as one page (`seen_page`)."""
     if by_page:
-        recorder.seen_page([(task(task_id), None) for task_id in ids], via="tasks/list")
+        page = [(task(task_id), None) for task_id in ids]
+        recorder.seen_page(page, via="tasks/list", first=True, last=True)
         return
     for task_id in ids:
         recorder.seen(task(task_id), via="tasks/list", session_id=None, tool=None)

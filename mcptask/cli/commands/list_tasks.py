@@ -59,7 +59,10 @@ def list_tasks(
     view = ListView(invocation.screen)
     recorded = invocation.record.known_ids() if known else None
     gone: list[str] | None = None
-    with invocation.client(needs_list=not known, rejoin=recorded or []) as client:
+    client_block = invocation.client(
+        needs_list=not known, rejoin=recorded or [], listings_as_pages=not known
+    )
+    with client_block as client:
         about = Listing(
             [],
             transport=client.transport.kind,

@@ -1,0 +1,204 @@
+"""Listings in the record of known tasks: what one `mcptask list` read, kept one row per page.
+
+Recording a listing of 100,000 tasks as per-task rows costs 100,000 upserts (about 5 µs each,
+more than the rest of `list` together); as pages it costs one row per page of the server's.
+`ServerRecord` (known.py) reads both kinds and merges them, so that nothing else tells them
+apart. The rules that keep that merge exact:
+
+- A page holds only tasks without a session to rejoin (the recorder writes the others as
+  rows), so a page never binds, keeps or unbinds a session.
+- The later sighting of a task wins, a row on a tie (the recorder writes a row in the same
+  transaction as a page only when the row's sighting came after the page's); the earlier one
+  is its first sighting, which the ttl counts from.
+- A listing that reached the server's last page replaces every listing of the same server and
+  profile that started before it: a task that a later complete listing no longer has is not
+  one the server lists. (Rows are never replaced so: a task that was got, cancelled or started
+  stays until it is pruned, found gone or forgotten.)
+- A listing that stopped before the last page (a limit, an interruption, an error) is folded
+  into rows when its process learns that it stopped, so that only complete listings and the
+  one being read stay pages. A process that dies mid-listing leaves its pages, which the next
+  complete listing replaces.
+- Forgetting a task, or learning that it is gone, takes it off every page it is on.
+
+Each page's tasks are one JSON value, `[ids, statuses, ttls]` (three arrays of equal length):
+readable by any SQLite tool, and by any later Python, unlike a pickle or marshal.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS listed (
+    server TEXT NOT NULL,
+    profile TEXT NOT NULL,
+    listing TEXT NOT NULL,
+    page INTEGER NOT NULL,
+    started REAL NOT NULL,
+    seen_at REAL NOT NULL,
+    tasks TEXT NOT NULL,
+    PRIMARY KEY (server, profile, listing, page)
+) WITHOUT ROWID
+"""
+
+
+class Listing(NamedTuple):
+    """One reading of a server's pages: its id, and when it started (record time)."""
+
+    listing_id: str
+    started: float
+
+
+class ListedPage(NamedTuple):
+    """One page of a listing, to be written: its number in the listing, and its tasks."""
+
+    listing: Listing
+    number: int
+    task_ids: Sequence[str]
+    statuses: Sequence[str]
+    ttls: Sequence[int | None]
+
+
+class PageTasks(NamedTuple):
+    """One stored page as read back: when it was seen, and its tasks."""
+
+    seen_at: float
+    task_ids: list[str]
+    statuses: list[str]
+    ttls: list[int | None]
+
+
+_Where = tuple[str, str]
+"""(server key, profile)."""
+_Keep = Callable[[str, str, "int | None", float], bool]
+"""Whether a page keeps a task: (task id, status, ttl ms, when the page was seen)."""
+
+
+def encode(page: ListedPage) -> str:
+    """A page's tasks as the stored JSON text."""
+    return _as_json(page.task_ids, page.statuses, page.ttls)
+
+
+def _as_json(*columns: Sequence[object]) -> str:
+    return json.dumps(columns, separators=(",", ":"))
+
+
+def decode(seen_at: object, text: object) -> PageTasks:
+    """A stored page; ValueError when it is not one (a file edited by hand)."""
+    value = json.loads(str(text))
+    if (
+        not isinstance(seen_at, float)
+        or not isinstance(value, list)
+        or len(value) != 3
+        or not all(isinstance(column, list) for column in value)
+        or not len(value[0]) == len(value[1]) == len(value[2])
+    ):
+        raise ValueError("a recorded page is not three arrays of equal length")
+    return PageTasks(seen_at, *value)
+
+
+def write_pages(
+    db: sqlite3.Connection, where: _Where, pages: Iterable[ListedPage], now: float
+) -> None:
+    """Store pages as seen at `now` (a page written again replaces itself)."""
+    db.executemany(
+        "INSERT OR REPLACE INTO listed (server, profile, listing, page, started, seen_at, tasks)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (*where, page.listing.listing_id, page.number, page.listing.started, now, encode(page))
+            for page in pages
+        ],
+    )
+
+
+def complete(db: sqlite3.Connection, where: _Where, listing: Listing) -> None:
+    """`listing` reached the last page: drop the listings that started before it."""
+    db.execute(
+        "DELETE FROM listed WHERE server = ? AND profile = ? AND started < ? AND listing != ?",
+        (*where, listing.started, listing.listing_id),
+    )
+
+
+def pages(
+    db: sqlite3.Connection, where: _Where | None, listing_id: str | None = None
+) -> list[PageTasks]:
+    """The stored pages of a server (None: of every server; of one listing, if given),
+    oldest sighting first."""
+    sql, params = _selecting("SELECT seen_at, tasks FROM listed", where)
+    if listing_id is not None:
+        sql += " AND listing = ?"
+        params += (listing_id,)
+    return [decode(*row) for row in db.execute(sql + " ORDER BY seen_at, page", params)]
+
+
+def _selecting(select: str, where: _Where | None) -> tuple[str, tuple[object, ...]]:
+    if where is None:
+        return select + " WHERE 1", ()
+    return select + " WHERE server = ? AND profile = ?", where
+
+
+def take_listing(db: sqlite3.Connection, where: _Where, listing_id: str) -> list[PageTasks]:
+    """The pages of a listing that stopped early, removed (the caller folds them into rows)."""
+    taken = pages(db, where, listing_id)
+    db.execute(
+        "DELETE FROM listed WHERE server = ? AND profile = ? AND listing = ?",
+        (*where, listing_id),
+    )
+    return taken
+
+
+def drop_tasks(db: sqlite3.Connection, where: _Where | None, task_ids: Iterable[str]) -> None:
+    """Take these tasks off every page of a server (None: of every server)."""
+    unwanted = set(task_ids)
+    if unwanted:
+        _rewrite(db, where, lambda task_id, *_: task_id not in unwanted)
+
+
+def prune(db: sqlite3.Connection, now: float, *, retention: float, stale: float) -> None:
+    """Drop pages nobody has seen for `stale` seconds, and take off the others the tasks past
+    their ttl (counted from that page's sighting: no later than from the first) and the
+    tasks terminal on a page older than `retention`."""
+    db.execute("DELETE FROM listed WHERE seen_at < ?", (now - stale,))
+    terminal = {"completed", "failed", "cancelled"}
+
+    def keep(task_id: str, status: str, ttl: int | None, seen_at: float) -> bool:
+        if ttl is not None and seen_at + ttl / 1000.0 < now:
+            return False
+        return not (status in terminal and seen_at < now - retention)
+
+    _rewrite(db, None, keep)
+
+
+def _rewrite(db: sqlite3.Connection, where: _Where | None, keep: _Keep) -> None:
+    """Rewrite the pages that lose a task by `keep`; delete those left empty."""
+    sql, params = _selecting(
+        "SELECT server, profile, listing, page, seen_at, tasks FROM listed", where
+    )
+    changed: list[tuple[object, ...]] = []
+    emptied: list[tuple[object, ...]] = []
+    for server, profile, listing_id, number, seen_at, text in db.execute(sql, params).fetchall():
+        page = decode(seen_at, text)
+        kept = [
+            entry
+            for entry in zip(page.task_ids, page.statuses, page.ttls, strict=True)
+            if keep(*entry, page.seen_at)
+        ]
+        if len(kept) == len(page.task_ids):
+            continue
+        key = (server, profile, listing_id, number)
+        if not kept:
+            emptied.append(key)
+            continue
+        ids, statuses, ttls = zip(*kept, strict=True)
+        changed.append((_as_json(ids, statuses, ttls), *key))
+    db.executemany(
+        "UPDATE listed SET tasks = ? WHERE server = ? AND profile = ? AND listing = ? AND page = ?",
+        changed,
+    )
+    db.executemany(
+        "DELETE FROM listed WHERE server = ? AND profile = ? AND listing = ? AND page = ?",
+        emptied,
+    )

@@ -1,0 +1,52 @@
+"""Recorded task ids for shell completion: read straight from the record's file, without
+opening it as `KnownTasks` does (no directory made, no prune, no write)."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Mapping
+
+from mcptask.store import listings
+from mcptask.store.identity import ServerIdentity
+from mcptask.store.known import FILE_NAME, SELECT_ROWS, merged_tasks
+from mcptask.store.paths import state_dir
+
+COMPLETIONS = 200
+"""How many task ids a completion offers at most."""
+
+
+def complete_task_ids(
+    environ: Mapping[str, str], identity: ServerIdentity | None, incomplete: str
+) -> list[tuple[str, str]]:
+    """Recorded task ids starting with `incomplete`, with their last status, for shell
+    completion: this server's when it is known, else every server's (most recently first
+    seen first, at most `COMPLETIONS`). Never creates, writes or fails: no record means no
+    suggestions."""
+    path = state_dir(environ) / FILE_NAME
+    if not path.is_file():
+        return []
+    where = None if identity is None else (identity.key, identity.profile)
+    pattern = incomplete.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    sql = SELECT_ROWS.replace("server = ? AND profile = ?", "task_id LIKE ? ESCAPE '\\'")
+    params: tuple[object, ...] = (pattern,)
+    if where is not None:
+        sql += " AND server = ? AND profile = ?"
+        params += where
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=1.0)
+        try:
+            db.execute("BEGIN")  # the rows and the pages from one state of the file
+            rows = db.execute(sql, params).fetchall()
+            pages = listings.pages(db, where)
+        finally:
+            db.close()
+    except (sqlite3.Error, ValueError):
+        return []
+    # Several servers may hold one id: offered once, as last seen anywhere.
+    found = [
+        task
+        for task in merged_tasks(rows, pages, time.time())
+        if task.task_id.startswith(incomplete)  # LIKE ignores the case of ASCII letters
+    ]
+    return [(task.task_id, task.status) for task in found[:COMPLETIONS]]

@@ -1,0 +1,301 @@
+"""Listings kept as pages in the record of known tasks: read merged with the rows, replaced by
+a later complete listing, folded into rows when stopped early, pruned, forgotten."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from mcptask.protocol import Task
+from mcptask.store.identity import ServerIdentity
+from mcptask.store.known import (
+    FILE_NAME,
+    RETENTION_SECONDS,
+    STALE_SECONDS,
+    KnownTasks,
+    ServerRecord,
+    Sighting,
+    StoreFailure,
+)
+from mcptask.store.listings import ListedPage, Listing
+from mcptask.store.recorder import Recorder
+from mcptask.store.task_ids import complete_task_ids
+
+SERVER = ServerIdentity.for_url("http://127.0.0.1:8765/mcp")
+OTHER = ServerIdentity.for_url("http://127.0.0.1:9999/mcp")
+
+
+class Clock:
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def open_record(directory: Path, clock: Clock, identity: ServerIdentity = SERVER) -> ServerRecord:
+    return KnownTasks(directory / FILE_NAME, now=clock).server(identity)
+
+
+def page(listing: Listing, number: int, *tasks: tuple[str, str, int | None]) -> ListedPage:
+    ids, statuses, ttls = zip(*tasks, strict=True) if tasks else ((), (), ())
+    return ListedPage(listing, number, list(ids), list(statuses), list(ttls))
+
+
+def row(task_id: str, status: str, via: str = "tasks/get", ttl: int | None = None) -> Sighting:
+    return Sighting(task_id, status, ttl, None, via)
+
+
+def table(directory: Path, name: str) -> int:
+    with sqlite3.connect(directory / FILE_NAME) as db:
+        (count,) = db.execute(f"SELECT COUNT(*) FROM {name}").fetchone()  # noqa: S608
+    return int(count)
+
+
+def statuses(record: ServerRecord) -> dict[str, str]:
+    return {task.task_id: task.status for task in record.tasks()}
+
+
+def listing_recorder(record: ServerRecord) -> Recorder:
+    return Recorder(record, on_failure=pytest.fail, listings_as_pages=True)
+
+
+def tasks_of(*ids: str, status: str = "working") -> list[tuple[Task, str | None]]:
+    return [(Task(taskId=task_id, status=status, ttl=None), None) for task_id in ids]
+
+
+# -- what a listing writes, and how it reads back -----------------------------------------------
+
+
+def test_a_listing_is_one_row_per_page_and_reads_back_as_tasks(tmp_path: Path) -> None:
+    clock = Clock()
+    record = open_record(tmp_path, clock)
+    recorder = listing_recorder(record)
+    recorder.seen_page(tasks_of("a", "b"), via="tasks/list", first=True, last=False)
+    recorder.seen_page(tasks_of("c"), via="tasks/list", first=False, last=True)
+    recorder.finish()
+    assert (table(tmp_path, "listed"), table(tmp_path, "tasks")) == (2, 0)
+    found = record.tasks()
+    assert sorted(task.task_id for task in found) == ["a", "b", "c"]
+    assert {(task.status, task.via, task.session_id, task.tool) for task in found} == {
+        ("working", "tasks/list", None, None)
+    }
+    assert record.count() == 3
+    env = {"MCPTASK_STATE_DIR": str(tmp_path)}
+    assert complete_task_ids(env, SERVER, "b") == [("b", "working")]
+    assert complete_task_ids(env, OTHER, "") == []
+    assert [task_id for task_id, _ in complete_task_ids(env, None, "")] == ["a", "b", "c"]
+
+
+def test_tasks_with_a_session_to_rejoin_are_rows(tmp_path: Path) -> None:
+    record = open_record(tmp_path, Clock())
+    recorder = listing_recorder(record)
+    bound = [(Task(taskId="mine", status="working", ttl=None), "s1")]
+    recorder.seen_page([*tasks_of("free"), *bound], via="tasks/list", first=True, last=True)
+    recorder.finish()
+    assert (table(tmp_path, "listed"), table(tmp_path, "tasks")) == (1, 1)
+    assert record.sessions() == {"mine": "s1"}
+    assert statuses(record) == {"free": "working", "mine": "working"}
+
+
+def test_the_later_sighting_wins_and_the_first_one_counts_for_the_ttl(tmp_path: Path) -> None:
+    clock = Clock()
+    record = open_record(tmp_path, clock)
+    record.write([row("t", "working")])
+    first_seen = clock.now
+    clock.now += 10
+    listing = record.begin_listing()
+    record.write((), pages=[page(listing, 0, ("t", "completed", 60_000))], completed=[listing])
+    (task,) = record.tasks()
+    assert (task.status, task.ttl_ms, task.first_seen, task.via) == (
+        "completed",
+        60_000,
+        first_seen,
+        "tasks/get",
+    )
+    assert task.expires_at == first_seen + 60
+    clock.now += 10
+    record.write([row("t", "cancelled", ttl=60_000)])
+    assert statuses(record) == {"t": "cancelled"}
+    clock.now = first_seen + 61  # past the ttl counted from the first sighting: not read back
+    assert record.tasks() == []
+
+
+def test_a_row_written_with_a_page_is_the_later_sighting(tmp_path: Path) -> None:
+    record = open_record(tmp_path, Clock())  # the clock stands still
+    listing = record.begin_listing()
+    record.write([row("t", "cancelled")], pages=[page(listing, 0, ("t", "working", None))])
+    assert statuses(record) == {"t": "cancelled"}
+    listing = record.begin_listing()
+    record.write((), pages=[page(listing, 0, ("t", "completed", None))])
+    assert statuses(record) == {"t": "completed"}  # a later write is later, the clock aside
+
+
+def test_a_sighting_queued_before_a_page_is_written_before_it(tmp_path: Path) -> None:
+    record = open_record(tmp_path, Clock())
+    recorder = listing_recorder(record)
+    recorder.seen(
+        Task(taskId="t", status="working", ttl=None), via="tasks/get", session_id=None, tool=None
+    )
+    recorder.seen_page(tasks_of("t", status="completed"), via="tasks/list", first=True, last=True)
+    recorder.seen(
+        Task(taskId="u", status="working", ttl=None), via="tasks/get", session_id=None, tool=None
+    )
+    recorder.seen_page(tasks_of("u", status="failed"), via="tasks/list", first=True, last=True)
+    recorder.seen(
+        Task(taskId="u", status="cancelled", ttl=None), via="tasks/get", session_id=None, tool=None
+    )
+    recorder.finish()
+    assert statuses(record) == {"t": "completed", "u": "cancelled"}
+
+
+# -- complete listings, stopped ones -------------------------------------------------------------
+
+
+def test_a_complete_listing_replaces_the_earlier_ones_but_no_row(tmp_path: Path) -> None:
+    clock = Clock()
+    record = open_record(tmp_path, clock)
+    other = open_record(tmp_path, clock, OTHER)
+    record.write([row("started", "working", via="tools/call")])
+    for listed in (record, other):
+        listing = listed.begin_listing()
+        listed.write((), pages=[page(listing, 0, ("a", "working", None), ("b", "working", None))])
+        listed.write((), completed=[listing])
+    clock.now += 1
+    listing = record.begin_listing()
+    record.write((), pages=[page(listing, 0, ("b", "completed", None))], completed=[listing])
+    assert statuses(record) == {"started": "working", "b": "completed"}
+    assert sorted(statuses(other)) == ["a", "b"]  # another server's listings stay
+
+
+def test_a_listing_completed_late_does_not_replace_one_that_started_after_it(
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+    record = open_record(tmp_path, clock)
+    slow = record.begin_listing()
+    record.write((), pages=[page(slow, 0, ("old", "working", None))])
+    clock.now += 1
+    fast = record.begin_listing()
+    record.write((), pages=[page(fast, 0, ("new", "working", None))], completed=[fast])
+    assert sorted(statuses(record)) == ["new"]  # the slow one's first page is replaced
+    clock.now += 1
+    record.write((), pages=[page(slow, 1, ("late", "working", None))], completed=[slow])
+    assert sorted(statuses(record)) == ["late", "new"]
+
+
+def test_a_listing_that_stops_early_is_folded_into_rows(tmp_path: Path) -> None:
+    clock = Clock()
+    record = open_record(tmp_path, clock)
+    recorder = listing_recorder(record)
+    recorder.seen_page(tasks_of("a", "b"), via="tasks/list", first=True, last=False)
+    recorder.flush()
+    clock.now += 1
+    record.write([row("b", "cancelled")])  # seen since, by another command
+    clock.now += 1
+    recorder.seen_page(tasks_of("c"), via="tasks/list", first=False, last=False)
+    recorder.finish()
+    assert (table(tmp_path, "listed"), table(tmp_path, "tasks")) == (0, 3)
+    assert statuses(record) == {"a": "working", "b": "cancelled", "c": "working"}
+    assert {task.task_id: task.via for task in record.tasks()}["a"] == "tasks/list"
+
+
+def test_a_new_listing_folds_the_one_it_interrupts(tmp_path: Path) -> None:
+    record = open_record(tmp_path, Clock())
+    recorder = listing_recorder(record)
+    recorder.seen_page(tasks_of("a"), via="tasks/list", first=True, last=False)
+    recorder.seen_page(tasks_of("b"), via="tasks/list", first=True, last=True)
+    recorder.finish()
+    assert (table(tmp_path, "listed"), table(tmp_path, "tasks")) == (1, 1)
+    assert sorted(statuses(record)) == ["a", "b"]
+
+
+# -- forgetting, gone, pruning --------------------------------------------------------------------
+
+
+def test_gone_and_forgotten_tasks_are_taken_off_the_pages(tmp_path: Path) -> None:
+    record = open_record(tmp_path, Clock())
+    other = open_record(tmp_path, Clock(), OTHER)
+    for listed in (record, other):
+        recorder = listing_recorder(listed)
+        recorder.seen_page(tasks_of("a", "b", "c", "d"), via="tasks/list", first=True, last=False)
+        recorder.seen_page(tasks_of("e"), via="tasks/list", first=False, last=True)
+        recorder.finish()
+    recorder = listing_recorder(record)
+    recorder.gone("a")
+    recorder.finish()
+    assert record.forget(["b", "zz"]) == ["b"]
+    assert record.store.forget_everywhere(["c"]) == ["c"]
+    assert record.forget(["e"]) == ["e"]  # its page, left empty, goes
+    assert sorted(statuses(record)) == ["d"]
+    assert sorted(statuses(other)) == ["a", "b", "d", "e"]
+    assert table(tmp_path, "listed") == 3
+    assert record.store.forget_everywhere(None) == ["a", "b", "d", "e"]
+    assert table(tmp_path, "listed") == 0
+
+
+def test_a_task_gone_after_its_page_in_one_batch_is_not_recorded(tmp_path: Path) -> None:
+    record = open_record(tmp_path, Clock())
+    recorder = listing_recorder(record)
+    recorder.seen_page(tasks_of("a", "b"), via="tasks/list", first=True, last=True)
+    recorder.gone("a")
+    recorder.finish()
+    assert sorted(statuses(record)) == ["b"]
+
+
+def test_pruning_takes_expired_long_terminal_and_stale_tasks_off_the_pages(
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+    record = open_record(tmp_path, clock)
+    old = record.begin_listing()
+    record.write((), pages=[page(old, 0, ("stale", "working", None))], completed=[old])
+    clock.now += STALE_SECONDS - RETENTION_SECONDS
+    listing = record.begin_listing()
+    record.write(
+        (),
+        pages=[
+            page(
+                listing,
+                0,
+                ("done", "completed", None),
+                ("short", "working", 1000),
+                ("kept", "working", None),
+            )
+        ],
+    )
+    clock.now += RETENTION_SECONDS + 1
+    assert sorted(statuses(record)) == ["done", "kept", "stale"]  # short: past its ttl
+    record.store.prune()
+    assert sorted(statuses(record)) == ["kept"]
+    assert table(tmp_path, "listed") == 1
+
+
+def test_a_page_edited_into_something_else_is_a_store_failure(tmp_path: Path) -> None:
+    record = open_record(tmp_path, Clock())
+    listing = record.begin_listing()
+    record.write((), pages=[page(listing, 0, ("a", "working", None))])
+    with sqlite3.connect(tmp_path / FILE_NAME) as db:
+        db.execute("UPDATE listed SET tasks = '[[\"a\"], []]'")
+    with pytest.raises(StoreFailure, match="cannot read"):
+        record.tasks()
+    assert complete_task_ids({"MCPTASK_STATE_DIR": str(tmp_path)}, SERVER, "") == []
+
+
+def test_a_failing_record_holds_no_pages_after_its_failure(tmp_path: Path) -> None:
+    record = open_record(tmp_path, Clock())
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise StoreFailure("disk full")
+
+    record.write = broken  # type: ignore[method-assign]
+    warnings: list[str] = []
+    recorder = Recorder(record, on_failure=warnings.append, listings_as_pages=True)
+    for number in range(30):
+        ids = [f"t{number}-{index}" for index in range(500)]
+        recorder.seen_page(tasks_of(*ids), via="tasks/list", first=number == 0, last=False)
+    recorder.finish()
+    assert warnings == ["tasks are not being recorded: disk full"]
+    assert (recorder._pages, recorder._paged_tasks, recorder._stopped) == ([], 0, [])
