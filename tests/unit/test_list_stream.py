@@ -9,6 +9,7 @@ reader of stdout goes away.
 
 from __future__ import annotations
 
+import heapq
 import io
 import json
 from collections.abc import Iterator
@@ -135,6 +136,45 @@ def test_sorted_runs_are_a_stable_sort_largest_first(
         merged = list(runs.merged())
     expected = [text for _, text in sorted(items, key=lambda item: item[0], reverse=True)]
     assert merged == expected[:limit]
+
+
+@settings(max_examples=300)
+@given(
+    keys=st.lists(st.integers(0, 5), max_size=60),
+    descending=st.booleans(),
+    run_size=st.integers(2, 9),
+    limit=st.none() | st.integers(1, 70),
+)
+def test_sorted_runs_of_keys_in_order_either_way_are_a_stable_sort(
+    keys: list[int], descending: bool, run_size: int, limit: int | None
+) -> None:
+    """What a server listing in creation order brings: runs whose keys do not overlap (read
+    one after another) but may tie at their edges."""
+    items = [(key, f"t{number}") for number, key in enumerate(sorted(keys, reverse=descending))]
+    with SortedRuns(limit=limit, run_size=run_size) as runs:
+        for key, text in items:
+            runs.add(key, text)
+        merged = list(runs.merged())
+    expected = [text for _, text in sorted(items, key=lambda item: item[0], reverse=True)]
+    assert merged == expected[:limit]
+
+
+def test_runs_that_do_not_overlap_are_read_without_a_merge(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_merge(*args: object, **kwargs: object) -> None:
+        raise AssertionError("merged")
+
+    monkeypatch.setattr(heapq, "merge", no_merge)  # as sorted_runs calls it
+    with SortedRuns(run_size=4) as runs:
+        for number in range(10):
+            runs.add(number, f"t{number}")
+        assert list(runs.merged()) == [f"t{number}" for number in range(9, -1, -1)]
+    with SortedRuns(run_size=4) as runs:
+        for number in range(10):
+            runs.add(number % 3, f"t{number}")
+        with pytest.raises(AssertionError, match="merged"):
+            list(runs.merged())
 
 
 def test_sorted_runs_keep_text_a_server_sent_as_it_is() -> None:
