@@ -12,7 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcptask.client.retries import RetryPolicy
@@ -101,6 +102,55 @@ def test_reading_any_result_as_a_task_or_page_gives_a_model_or_an_error(result: 
             assert model.exit_code is ExitCode.PROTOCOL
         else:
             assert isinstance(model, Task | TaskPage)
+
+
+typed_task_like = st.fixed_dictionaries(
+    {"taskId": st.text() | st.booleans(), "status": st.text() | st.none()},
+    optional={
+        name: st.none()
+        | st.text()
+        | st.integers()
+        | st.booleans()
+        | st.floats(allow_nan=False)
+        | json_values
+        for name in (
+            "statusMessage",
+            "createdAt",
+            "lastUpdatedAt",
+            "ttl",
+            "pollInterval",
+            "ttlMs",
+            "pollIntervalMs",
+            "vendor",
+        )
+    },
+)
+
+
+@settings(max_examples=500)  # each field's wrong types, often enough in every run
+@given(typed_task_like)
+def test_a_task_is_read_exactly_when_its_fields_have_their_types(value: dict[str, Any]) -> None:
+    """`Task.read`'s fast path for exactly typed fields agrees with the full check: the
+    same tasks are refused, and a read task is the value with integral floats as ints."""
+    sent = json.loads(json.dumps(value))  # what a decoded answer holds
+    task = Task.read(sent)
+    if task is None:
+        with pytest.raises(ValueError, match=r"\w+: "):
+            Task(**value)
+        return
+    numbers = ("ttl", "pollInterval", "ttlMs", "pollIntervalMs")
+    integral = {
+        name: int(field) if name in numbers and type(field) is float else field
+        for name, field in value.items()
+    }
+    assert task.to_wire() == integral == Task(**value).to_wire()  # which checks it all
+    assert (task.taskId, task.status, task.ttl, task.pollIntervalMs) == (
+        value["taskId"],
+        value["status"],
+        integral.get("ttl"),
+        integral.get("pollIntervalMs"),
+    )
+    assert all(type(integral.get(name)) in (int, type(None)) for name in ("ttl", "ttlMs"))
 
 
 # -- the HTTP transport ------------------------------------------------------------------------
