@@ -1,5 +1,5 @@
 """The cheap checks on every answer say what the thorough ones said: which SSE event ids can
-be sent back, and which answers nest too deeply."""
+be sent back, and which answers nest too deeply (the walk against a recursive count)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import json
 
 import pytest
 from httpx_sse import ServerSentEvent
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mcptask.errors import ProtocolViolation
-from mcptask.transport.answers import MAX_DEPTH, parse_json
+from mcptask.transport.answers import MAX_DEPTH, _depth_exceeds, parse_json
 from mcptask.transport.sse import resumable_id
 
 
@@ -36,3 +38,26 @@ def test_nesting_is_bounded_with_or_without_many_brackets(opener: str) -> None:
 def test_brackets_inside_strings_only_cost_the_walk() -> None:
     text = json.dumps({"statusMessage": "[" * (2 * MAX_DEPTH)})
     assert parse_json(text, context="x") == {"statusMessage": "[" * (2 * MAX_DEPTH)}
+
+
+def nesting(value: object) -> int:
+    """How deep containers nest in `value` (a scalar: 0), recursively: the reference."""
+    if isinstance(value, dict):
+        return 1 + max(map(nesting, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(nesting, value), default=0)
+    return 0
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=2), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@given(value=json_values, limit=st.integers(0, 8))
+def test_the_depth_walk_agrees_with_a_recursive_count(value: object, limit: int) -> None:
+    assert _depth_exceeds(value, limit) is (nesting(value) > limit)
