@@ -17,8 +17,9 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO
 
+from mcptask.output.compact_json import compact
 from mcptask.output.sanitize import clean
-from mcptask.output.screen import COMPACT, Screen
+from mcptask.output.screen import Screen
 from mcptask.output.sorted_runs import SortedRuns
 from mcptask.output.views.list_tasks import STREAMING_FORMATS
 from mcptask.protocol import Task
@@ -129,7 +130,7 @@ class ListStream:
 
 
 def _jsonl_line(task: Task) -> str:
-    return COMPACT.encode(task.to_wire()) + "\n"
+    return compact(task.to_wire()) + "\n"
 
 
 def _id_line(task: Task) -> str:

@@ -15,15 +15,13 @@ from collections.abc import Iterable
 from functools import cached_property
 from typing import IO, TYPE_CHECKING, Literal
 
+from mcptask.output.compact_json import compact
 from mcptask.output.sanitize import clean
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 OutputFormat = Literal["table", "json", "jsonl", "ids"]
-COMPACT = json.JSONEncoder(separators=(",", ":"))
-"""What `json_line` writes with: `json.dumps` with these separators, without building a new
-encoder for every line (a list of many tasks prints one line per task)."""
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("table", "json", "jsonl", "ids")
 
 
@@ -75,7 +73,7 @@ class Screen:
 
     def json_line(self, document: object) -> None:
         """One JSON object on one line of stdout, flushed at once (for streaming consumers)."""
-        self._write(COMPACT.encode(document) + "\n")
+        self._write(compact(document) + "\n")
 
     def ids(self, task_ids: Iterable[str]) -> None:
         """One id per line on stdout."""
