@@ -199,7 +199,7 @@ class KnownTasks:
                     return sorted(recorded)
                 db.executemany("DELETE FROM tasks WHERE task_id = ?", [(t,) for t in wanted])
                 listings.drop_tasks(db, None, wanted)
-        except (sqlite3.Error, ValueError) as exc:
+        except sqlite3.Error as exc:
             raise StoreFailure(f"cannot write {self.path}: {exc}") from None
         return [task_id for task_id in wanted if task_id in recorded]
 
@@ -245,7 +245,7 @@ class ServerRecord:
             with self.store._snapshot() as db:
                 rows = db.execute(SELECT_ROWS, self._where).fetchall()
                 pages = listings.pages(db, self._where)
-        except (sqlite3.Error, ValueError) as exc:
+        except sqlite3.Error as exc:
             raise StoreFailure(f"cannot read {self.store.path}: {exc}") from None
         return merged_tasks(rows, pages, self.store._now_value())
 
@@ -320,7 +320,7 @@ class ServerRecord:
                     [(key, profile, task_id) for task_id in gone],
                 )
                 listings.drop_tasks(db, self._where, gone)
-        except (sqlite3.Error, ValueError) as exc:
+        except sqlite3.Error as exc:
             raise StoreFailure(f"cannot write {self.store.path}: {exc}") from None
 
     def _folded(self, pages: Iterable[listings.PageTasks]) -> Iterator[tuple[object, ...]]:

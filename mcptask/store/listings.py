@@ -19,6 +19,8 @@ apart. The rules that keep that merge exact:
   one being read stay pages. A process that dies mid-listing leaves its pages, which the next
   complete listing replaces.
 - Forgetting a task, or learning that it is gone, takes it off every page it is on.
+- A page that is not what this module writes (a file edited by hand) is passed over when
+  read and deleted by the next write that rewrites pages (a prune, a forget).
 
 Each page's tasks are one JSON value, `[ids, statuses, ttls]` (three arrays of equal length):
 readable by any SQLite tool, and by any later Python, unlike a pickle or marshal.
@@ -26,6 +28,7 @@ readable by any SQLite tool, and by any later Python, unlike a pickle or marshal
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
@@ -87,7 +90,7 @@ def _as_json(*columns: Sequence[object]) -> str:
 
 
 def decode(seen_at: object, text: object) -> PageTasks:
-    """A stored page; ValueError when it is not one (a file edited by hand)."""
+    """A stored page; ValueError when it is not one."""
     value = json.loads(str(text))
     if (
         not isinstance(seen_at, float)
@@ -95,9 +98,15 @@ def decode(seen_at: object, text: object) -> PageTasks:
         or len(value) != 3
         or not all(isinstance(column, list) for column in value)
         or not len(value[0]) == len(value[1]) == len(value[2])
+        or not {*map(type, value[0]), *map(type, value[1])} <= _TEXT
+        or not set(map(type, value[2])) <= _TTL
     ):
-        raise ValueError("a recorded page is not three arrays of equal length")
+        raise ValueError("not a recorded page: three arrays of ids, statuses and ttls")
     return PageTasks(seen_at, *value)
+
+
+_TEXT = {str}
+_TTL = {int, type(None)}
 
 
 def write_pages(
@@ -131,7 +140,11 @@ def pages(
     if listing_id is not None:
         sql += " AND listing = ?"
         params += (listing_id,)
-    return [decode(*row) for row in db.execute(sql + " ORDER BY seen_at, page", params)]
+    found = []
+    for seen_at, text in db.execute(sql + " ORDER BY seen_at, page", params):
+        with contextlib.suppress(ValueError):  # not a page: passed over, see above
+            found.append(decode(seen_at, text))
+    return found
 
 
 def _selecting(select: str, where: _Where | None) -> tuple[str, tuple[object, ...]]:
@@ -180,7 +193,12 @@ def _rewrite(db: sqlite3.Connection, where: _Where | None, keep: _Keep) -> None:
     changed: list[tuple[object, ...]] = []
     emptied: list[tuple[object, ...]] = []
     for server, profile, listing_id, number, seen_at, text in db.execute(sql, params).fetchall():
-        page = decode(seen_at, text)
+        key = (server, profile, listing_id, number)
+        try:
+            page = decode(seen_at, text)
+        except ValueError:
+            emptied.append(key)
+            continue
         kept = [
             entry
             for entry in zip(page.task_ids, page.statuses, page.ttls, strict=True)
@@ -188,7 +206,6 @@ def _rewrite(db: sqlite3.Connection, where: _Where | None, keep: _Keep) -> None:
         ]
         if len(kept) == len(page.task_ids):
             continue
-        key = (server, profile, listing_id, number)
         if not kept:
             emptied.append(key)
             continue

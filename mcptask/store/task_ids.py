@@ -41,7 +41,7 @@ def complete_task_ids(
             pages = listings.pages(db, where)
         finally:
             db.close()
-    except (sqlite3.Error, ValueError):
+    except sqlite3.Error:
         return []
     # Several servers may hold one id: offered once, as last seen anywhere.
     found = [

@@ -12,6 +12,7 @@ from mcptask.protocol import Task
 from mcptask.store.identity import ServerIdentity
 from mcptask.store.known import (
     FILE_NAME,
+    PRUNE_EVERY_SECONDS,
     RETENTION_SECONDS,
     STALE_SECONDS,
     KnownTasks,
@@ -273,15 +274,27 @@ def test_pruning_takes_expired_long_terminal_and_stale_tasks_off_the_pages(
     assert table(tmp_path, "listed") == 1
 
 
-def test_a_page_edited_into_something_else_is_a_store_failure(tmp_path: Path) -> None:
-    record = open_record(tmp_path, Clock())
+@pytest.mark.parametrize(
+    "edited", ['[["a"], []]', '[["a"], ["working"], ["60"]]', '[["a"], [1], [null]]', "{", "[]"]
+)
+def test_a_page_edited_into_something_else_is_passed_over_then_dropped(
+    tmp_path: Path, edited: str
+) -> None:
+    clock = Clock()
+    record = open_record(tmp_path, clock)
     listing = record.begin_listing()
     record.write((), pages=[page(listing, 0, ("a", "working", None))])
+    record.write((), pages=[page(listing, 1, ("b", "working", None))])
     with sqlite3.connect(tmp_path / FILE_NAME) as db:
-        db.execute("UPDATE listed SET tasks = '[[\"a\"], []]'")
-    with pytest.raises(StoreFailure, match="cannot read"):
-        record.tasks()
-    assert complete_task_ids({"MCPTASK_STATE_DIR": str(tmp_path)}, SERVER, "") == []
+        db.execute("UPDATE listed SET tasks = ? WHERE page = 0", (edited,))
+    assert sorted(statuses(record)) == ["b"]
+    env = {"MCPTASK_STATE_DIR": str(tmp_path)}
+    assert complete_task_ids(env, SERVER, "") == [("b", "working")]
+    assert table(tmp_path, "listed") == 2
+    clock.now += PRUNE_EVERY_SECONDS
+    reopened = open_record(tmp_path, clock)  # the prune, due, rewrites the pages
+    assert sorted(statuses(reopened)) == ["b"]
+    assert table(tmp_path, "listed") == 1
 
 
 def test_a_failing_record_holds_no_pages_after_its_failure(tmp_path: Path) -> None:
