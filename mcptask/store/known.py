@@ -23,15 +23,15 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from mcptask.store import listings
+from mcptask.store import listings, page_rows
 from mcptask.store.database import Transaction, open_database
 from mcptask.store.identity import ServerIdentity
-from mcptask.store.listings import ListedPage, Listing, PageTasks
+from mcptask.store.listings import MAX_TTL_MS, TERMINAL, ListedPage, Listing, PageTasks
 from mcptask.store.paths import state_dir
 
 FILE_NAME = "known-tasks.sqlite3"
@@ -42,7 +42,6 @@ STALE_SECONDS = 30 * 24 * 3600.0
 """How long a task nobody looked at stays recorded."""
 PRUNE_EVERY_SECONDS = 3600.0
 """How long after a prune opening the record prunes it again."""
-TERMINAL = ("completed", "failed", "cancelled")
 _LISTED = "tasks/list"
 """How a task only ever seen on a listing's page was met."""
 _STAMP_STEP = 1e-6
@@ -86,9 +85,6 @@ ON CONFLICT (server, profile, task_id) DO UPDATE SET
 """Numbered parameters, bound from a tuple per row: (server, profile, task_id, status,
 session_id, ttl_ms, now, terminal, via, tool, label). Named ones, bound from a dict per row,
 cost a third more for a list of many tasks."""
-_FOLD = _UPSERT + "WHERE excluded.last_seen > tasks.last_seen"
-"""A page's sighting (`now` is when the page was seen) made a row, unless the row has seen
-the task since."""
 SELECT_ROWS = (
     "SELECT task_id, status, session_id, ttl_ms, first_seen, last_seen, via, tool"
     " FROM tasks WHERE server = ? AND profile = ?"
@@ -278,38 +274,44 @@ class ServerRecord:
         stopped: Iterable[Listing] = (),
     ) -> None:
         """Record what was seen, forget what is gone, unbind tasks from ended sessions: one
-        transaction. `pages` are written first, then a `completed` listing replaces the
-        earlier ones and a `stopped` one is folded into rows, then the `sightings` (seen
-        after any page of the same tasks here) are written."""
-        now = self.store._stamp()
+        transaction. `pages` are written first (each seen later than the one before, and
+        the rows of their tasks take their sightings), then a `stopped` listing becomes
+        rows and a `completed` one replaces the pages seen before it, then the `sightings`
+        (seen after any page of the same tasks here) are written."""
         key, profile = self._where
         label = self.identity.label
-        rows = [
-            (
-                key,
-                profile,
-                seen.task_id,
-                seen.status,
-                seen.session_id,
-                seen.ttl_ms,
-                now,
-                seen.status in TERMINAL,
-                seen.via,
-                seen.tool,
-                label,
-            )
-            for seen in sightings
-        ]
-        gone = list(gone)
+        pages, gone = list(pages), list(gone)
         try:
             with self.store._write() as db:
-                listings.write_pages(db, self._where, pages, now)
-                for listing in completed:
-                    listings.complete(db, self._where, listing)
+                stamped = [(page, self.store._stamp()) for page in pages]
+                page_rows.pages_to_rows(
+                    db, self._where, listings.write_pages(db, self._where, stamped)
+                )
                 for listing in stopped:
                     taken = listings.take_listing(db, self._where, listing.listing_id)
-                    db.executemany(_FOLD, self._folded(taken))
-                db.executemany(_UPSERT, rows)
+                    page_rows.fold(db, self._where, label, taken)
+                for listing in completed:
+                    listings.complete(db, self._where, listing)
+                now = self.store._stamp()  # under the lock: stamps and commits in one order
+                db.executemany(
+                    _UPSERT,
+                    [
+                        (
+                            key,
+                            profile,
+                            seen.task_id,
+                            seen.status,
+                            seen.session_id,
+                            seen.ttl_ms,
+                            now,
+                            seen.status in TERMINAL,
+                            seen.via,
+                            seen.tool,
+                            label,
+                        )
+                        for seen in sightings
+                    ],
+                )
                 db.executemany(
                     "UPDATE tasks SET session_id = NULL"
                     " WHERE server = ? AND profile = ? AND task_id = ?",
@@ -322,27 +324,6 @@ class ServerRecord:
                 listings.drop_tasks(db, self._where, gone)
         except sqlite3.Error as exc:
             raise StoreFailure(f"cannot write {self.store.path}: {exc}") from None
-
-    def _folded(self, pages: Iterable[listings.PageTasks]) -> Iterator[tuple[object, ...]]:
-        """The rows for `_FOLD` of the tasks on these pages."""
-        key, profile = self._where
-        label = self.identity.label
-        for seen_at, task_ids, statuses, ttls in pages:
-            for task_id, status, ttl in zip(task_ids, statuses, ttls, strict=True):
-                terminal = status in TERMINAL
-                yield (
-                    key,
-                    profile,
-                    task_id,
-                    status,
-                    None,
-                    ttl,
-                    seen_at,
-                    terminal,
-                    _LISTED,
-                    None,
-                    label,
-                )
 
     def forget(self, task_ids: Iterable[str]) -> list[str]:
         """Forget these tasks; returns the ids that were recorded."""
@@ -362,8 +343,9 @@ def merged_tasks(
     """Rows (`SELECT_ROWS`'s columns) and pages of one record merged, one task each: the
     later sighting gives the status and ttl (a row on a tie), the earlier one the first
     sighting; without the tasks past their ttl; most recently first seen first."""
-    # task id -> the columns of a KnownTask but expires_at, updated in place
-    merged: dict[str, list[Any]] = {str(row[0]): list(row) for row in rows}
+    # task id -> the columns of a KnownTask but expires_at, updated in place; a row whose
+    # columns are not what this module writes (a file edited by hand) is passed over
+    merged: dict[str, list[Any]] = {row[0]: list(row) for row in rows if _is_row(row)}
     for seen_at, task_ids, statuses, ttls in pages:  # oldest first
         for task_id, status, ttl in zip(task_ids, statuses, ttls, strict=True):
             known = merged.get(task_id)
@@ -384,3 +366,15 @@ def merged_tasks(
             )
     found.sort(key=lambda task: (-task.first_seen, task.task_id))
     return found
+
+
+def _is_row(row: Sequence[Any]) -> bool:
+    """Whether `SELECT_ROWS` columns have the types this module writes."""
+    task_id, status, _, ttl, first_seen, last_seen, *_ = row
+    return (
+        type(task_id) is str
+        and type(status) is str
+        and type(first_seen) is float
+        and type(last_seen) is float
+        and (ttl is None or (type(ttl) is int and 0 <= ttl <= MAX_TTL_MS))
+    )

@@ -10,10 +10,13 @@ apart. The rules that keep that merge exact:
 - The later sighting of a task wins, a row on a tie (the recorder writes a row in the same
   transaction as a page only when the row's sighting came after the page's); the earlier one
   is its first sighting, which the ttl counts from.
-- A listing that reached the server's last page replaces every listing of the same server and
-  profile that started before it: a task that a later complete listing no longer has is not
-  one the server lists. (Rows are never replaced so: a task that was got, cancelled or started
-  stays until it is pruned, found gone or forgotten.)
+- A listing that reached the server's last page replaces every page of the same server and
+  profile seen before it started: a task that a later complete listing no longer has is not
+  one the server lists. (A page seen since, by a listing of another process that started
+  earlier, stays: it may be newer than this listing's page of the same task.) Rows are never
+  replaced so: a task that was got, cancelled or started stays until it is pruned, found
+  gone or forgotten; and when pages are written, the rows of the same tasks take their
+  sightings (`page_rows`), so no row is left with an older status than a page had.
 - A listing that stopped before the last page (a limit, an interruption, an error) is folded
   into rows when its process learns that it stopped, so that only complete listings and the
   one being read stay pages. A process that dies mid-listing leaves its pages, which the next
@@ -100,6 +103,7 @@ def decode(seen_at: object, text: object) -> PageTasks:
         or not len(value[0]) == len(value[1]) == len(value[2])
         or not {*map(type, value[0]), *map(type, value[1])} <= _TEXT
         or not set(map(type, value[2])) <= _TTL
+        or any(ttl is not None and not 0 <= ttl <= MAX_TTL_MS for ttl in value[2])
     ):
         raise ValueError("not a recorded page: three arrays of ids, statuses and ttls")
     return PageTasks(seen_at, *value)
@@ -107,26 +111,43 @@ def decode(seen_at: object, text: object) -> PageTasks:
 
 _TEXT = {str}
 _TTL = {int, type(None)}
+TERMINAL = frozenset(("completed", "failed", "cancelled"))
+MAX_TTL_MS = 2**63 - 1
+"""The largest ttl kept (SQLite's largest integer); a larger or negative one is kept as no
+ttl (None: it expires by no ttl), which is what so long a ttl means anyway."""
+
+
+def storable_ttl(ttl: int | None) -> int | None:
+    """A server's ttl as the record keeps it (see `MAX_TTL_MS`)."""
+    return ttl if ttl is None or 0 <= ttl <= MAX_TTL_MS else None
 
 
 def write_pages(
-    db: sqlite3.Connection, where: _Where, pages: Iterable[ListedPage], now: float
-) -> None:
-    """Store pages as seen at `now` (a page written again replaces itself)."""
+    db: sqlite3.Connection, where: _Where, pages: Sequence[tuple[ListedPage, float]]
+) -> list[PageTasks]:
+    """Store pages, each as seen at its time (a page written again replaces itself); returns
+    them as they read back."""
+    written = [
+        PageTasks(seen_at, list(page.task_ids), list(page.statuses), list(page.ttls))
+        for page, seen_at in pages
+    ]
+    rows = [
+        (*where, page.listing.listing_id, page.number, page.listing.started, seen_at)
+        for page, seen_at in pages
+    ]
     db.executemany(
         "INSERT OR REPLACE INTO listed (server, profile, listing, page, started, seen_at, tasks)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [
-            (*where, page.listing.listing_id, page.number, page.listing.started, now, encode(page))
-            for page in pages
-        ],
+        [(*row, encode(page)) for row, (page, _) in zip(rows, pages, strict=True)],
     )
+    return written
 
 
 def complete(db: sqlite3.Connection, where: _Where, listing: Listing) -> None:
-    """`listing` reached the last page: drop the listings that started before it."""
+    """`listing` reached the last page: drop the other listings' pages seen before it
+    started."""
     db.execute(
-        "DELETE FROM listed WHERE server = ? AND profile = ? AND started < ? AND listing != ?",
+        "DELETE FROM listed WHERE server = ? AND profile = ? AND seen_at < ? AND listing != ?",
         (*where, listing.started, listing.listing_id),
     )
 
@@ -175,12 +196,11 @@ def prune(db: sqlite3.Connection, now: float, *, retention: float, stale: float)
     their ttl (counted from that page's sighting: no later than from the first) and the
     tasks terminal on a page older than `retention`."""
     db.execute("DELETE FROM listed WHERE seen_at < ?", (now - stale,))
-    terminal = {"completed", "failed", "cancelled"}
 
     def keep(task_id: str, status: str, ttl: int | None, seen_at: float) -> bool:
         if ttl is not None and seen_at + ttl / 1000.0 < now:
             return False
-        return not (status in terminal and seen_at < now - retention)
+        return not (status in TERMINAL and seen_at < now - retention)
 
     _rewrite(db, None, keep)
 

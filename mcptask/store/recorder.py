@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from mcptask.store.known import ServerRecord, Sighting, StoreFailure
-from mcptask.store.listings import ListedPage, Listing
+from mcptask.store.listings import ListedPage, Listing, storable_ttl
 
 if TYPE_CHECKING:
     from mcptask.protocol import Task
@@ -112,7 +112,7 @@ class Recorder:
                 for task_id in ids:
                     self._forget_written(task_id)  # a later sighting is no repeat of the page's
             statuses = [task.status for task in listed]
-            ttls = [task.ttl_milliseconds for task in listed]
+            ttls = [storable_ttl(task.ttl_milliseconds) for task in listed]
             self._pages.append(ListedPage(self._listing, self._page_number, ids, statuses, ttls))
             self._page_number += 1
             self._paged_tasks += len(ids)
@@ -132,7 +132,7 @@ class Recorder:
             pending, gone = self._pending, self._gone
             for task, session_id in page:
                 task_id = task.taskId
-                state = (task.status, session_id, task.ttl_milliseconds)
+                state = (task.status, session_id, storable_ttl(task.ttl_milliseconds))
                 written = self._written.get(task_id) or self._older.get(task_id)
                 if written == state and task_id not in gone:
                     continue  # written already; what was queued before is flushed in time

@@ -37,16 +37,30 @@ def complete_task_ids(
         db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=1.0)
         try:
             db.execute("BEGIN")  # the rows and the pages from one state of the file
-            rows = db.execute(sql, params).fetchall()
-            pages = listings.pages(db, where)
+            # Several servers may hold one id: the latest row of any comes last, and wins.
+            rows = db.execute(sql + " ORDER BY last_seen", params).fetchall()
+            listed = db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'listed'"
+            ).fetchone()  # a record written before listings were kept has no such table
+            pages = listings.pages(db, where) if listed else []
         finally:
             db.close()
     except sqlite3.Error:
         return []
-    # Several servers may hold one id: offered once, as last seen anywhere.
-    found = [
-        task
-        for task in merged_tasks(rows, pages, time.time())
+    found = merged_tasks(rows, [_starting_with(incomplete, page) for page in pages], time.time())
+    return [
+        (task.task_id, task.status)
+        for task in found
         if task.task_id.startswith(incomplete)  # LIKE ignores the case of ASCII letters
-    ]
-    return [(task.task_id, task.status) for task in found[:COMPLETIONS]]
+    ][:COMPLETIONS]
+
+
+def _starting_with(prefix: str, page: listings.PageTasks) -> listings.PageTasks:
+    """The page's tasks whose ids start with `prefix` (what is merged, of a large record)."""
+    kept = [index for index, task_id in enumerate(page.task_ids) if task_id.startswith(prefix)]
+    return listings.PageTasks(
+        page.seen_at,
+        [page.task_ids[index] for index in kept],
+        [page.statuses[index] for index in kept],
+        [page.ttls[index] for index in kept],
+    )

@@ -87,7 +87,8 @@ def test_a_listing_is_one_row_per_page_and_reads_back_as_tasks(tmp_path: Path) -
     env = {"MCPTASK_STATE_DIR": str(tmp_path)}
     assert complete_task_ids(env, SERVER, "b") == [("b", "working")]
     assert complete_task_ids(env, OTHER, "") == []
-    assert [task_id for task_id, _ in complete_task_ids(env, None, "")] == ["a", "b", "c"]
+    # most recently first seen first: the second page was seen after the first
+    assert [task_id for task_id, _ in complete_task_ids(env, None, "")] == ["c", "a", "b"]
 
 
 def test_tasks_with_a_session_to_rejoin_are_rows(tmp_path: Path) -> None:
@@ -204,9 +205,11 @@ def test_a_listing_that_stops_early_is_folded_into_rows(tmp_path: Path) -> None:
 
 
 def test_a_new_listing_folds_the_one_it_interrupts(tmp_path: Path) -> None:
-    record = open_record(tmp_path, Clock())
+    clock = Clock()
+    record = open_record(tmp_path, clock)
     recorder = listing_recorder(record)
     recorder.seen_page(tasks_of("a"), via="tasks/list", first=True, last=False)
+    clock.now += 0.1  # the new listing starts after the first one's page: it would replace it
     recorder.seen_page(tasks_of("b"), via="tasks/list", first=True, last=True)
     recorder.finish()
     assert (table(tmp_path, "listed"), table(tmp_path, "tasks")) == (1, 1)
@@ -312,3 +315,116 @@ def test_a_failing_record_holds_no_pages_after_its_failure(tmp_path: Path) -> No
     recorder.finish()
     assert warnings == ["tasks are not being recorded: disk full"]
     assert (recorder._pages, recorder._paged_tasks, recorder._stopped) == ([], 0, [])
+
+
+# -- pages and rows of the same tasks ------------------------------------------------------------
+
+
+def complete_listing(record: ServerRecord, *tasks: tuple[str, str, int | None]) -> None:
+    listing = record.begin_listing()
+    record.write((), pages=[page(listing, 0, *tasks)], completed=[listing])
+
+
+def test_a_row_takes_a_later_pages_sighting_and_keeps_it_when_the_page_goes(
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+    record = open_record(tmp_path, clock)
+    record.write([row("t", "working", via="tools/call")])
+    clock.now += 1
+    complete_listing(record, ("t", "completed", None), ("u", "working", None))
+    clock.now += 1
+    complete_listing(record, ("u", "working", None))  # t is no longer listed
+    known = {task.task_id: task for task in record.tasks()}
+    assert (known["t"].status, known["t"].via, known["t"].last_seen) == (
+        "completed",
+        "tools/call",
+        clock.now - 1,
+    )
+    clock.now += RETENTION_SECONDS + 1  # finished more than the retention ago: pruned
+    record.store.prune()
+    assert "t" not in statuses(record)
+
+
+def test_of_one_task_on_two_pages_written_together_the_later_page_wins(tmp_path: Path) -> None:
+    record = open_record(tmp_path, Clock())  # the clock stands still
+    record.write([row("x", "working")])
+    listing = record.begin_listing()
+    record.write(
+        (),
+        pages=[
+            page(listing, 0, ("x", "working", None)),
+            page(listing, 1, ("x", "completed", None)),
+        ],
+        completed=[listing],
+    )
+    assert statuses(record) == {"x": "completed"}
+    assert table(tmp_path, "tasks") == 1
+    (known,) = record.tasks()
+    assert known.via == "tasks/get"
+
+
+def test_a_listing_completed_later_keeps_a_newer_page_of_one_that_started_earlier(
+    tmp_path: Path,
+) -> None:
+    clock = Clock(1.0)
+    record = open_record(tmp_path, clock)
+    early = record.begin_listing()  # started at 1
+    clock.now = 2.0
+    late = record.begin_listing()  # started at 2
+    clock.now = 3.0
+    record.write((), pages=[page(late, 0, ("x", "working", None))])
+    clock.now = 10.0
+    record.write((), pages=[page(early, 0, ("x", "completed", None))])
+    clock.now = 11.0
+    record.write((), completed=[late])
+    assert statuses(record) == {"x": "completed"}
+
+
+def test_a_stopped_listing_folded_into_a_later_row_keeps_its_first_sighting(
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+    record = open_record(tmp_path, clock)
+    listing = record.begin_listing()
+    record.write((), pages=[page(listing, 0, ("t", "working", 60_000))])
+    listed_at = clock.now
+    clock.now += 5
+    record.write([row("t", "completed", ttl=60_000)])
+    record.write((), stopped=[listing])
+    (known,) = record.tasks()
+    assert (known.status, known.first_seen, known.expires_at) == (
+        "completed",
+        listed_at,
+        listed_at + 60,
+    )
+
+
+def test_a_ttl_too_large_to_keep_is_kept_as_none(tmp_path: Path) -> None:
+    record = open_record(tmp_path, Clock())
+    recorder = listing_recorder(record)
+    huge = 10**400
+    recorder.seen_page(
+        [(Task(taskId="p", status="working", ttl=huge), None)],
+        via="tasks/list",
+        first=True,
+        last=True,
+    )
+    recorder.seen(
+        Task(taskId="r", status="working", ttl=-5), via="tasks/get", session_id=None, tool=None
+    )
+    recorder.finish()
+    assert {task.task_id: task.ttl_ms for task in record.tasks()} == {"p": None, "r": None}
+
+
+def test_completion_offers_an_id_on_two_servers_once_as_last_seen(tmp_path: Path) -> None:
+    clock = Clock()
+    first, second = open_record(tmp_path, clock), open_record(tmp_path, clock, OTHER)
+    first.write([row("same", "working")])
+    clock.now += 1
+    second.write([row("same", "cancelled")])
+    env = {"MCPTASK_STATE_DIR": str(tmp_path)}
+    assert complete_task_ids(env, None, "sa") == [("same", "cancelled")]
+    with sqlite3.connect(tmp_path / FILE_NAME) as db:
+        db.execute("DROP TABLE listed")  # as a record of the version before listings
+    assert complete_task_ids(env, SERVER, "") == [("same", "working")]
