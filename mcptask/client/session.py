@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-import secrets
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -118,7 +118,9 @@ class McpClient:
         if join_session is not None or self._task_sessions:
             # The session's owner numbers its requests 1, 2, 3... too, and servers match
             # answers by id within a session: ids of our own keep both sides' answers apart.
-            self._id_prefix = f"mcptask-{secrets.token_hex(4)}-"
+            # (os.urandom, not secrets: the id is no secret, and secrets imports some 6 ms
+            # of hashing and encoding modules into every command.)
+            self._id_prefix = f"mcptask-{os.urandom(4).hex()}-"
         return self.server
 
     def survey(self) -> tuple[list[ServerInfo], list[str]]:
