@@ -10,6 +10,7 @@ import atexit
 import compileall
 import functools
 import os
+import random
 import resource
 import shutil
 import tempfile
@@ -96,12 +97,16 @@ def wall_seconds(
 
 
 def alternate(variants: dict[str, Callable[[], float]], rounds: int) -> dict[str, list[float]]:
-    """Measure each variant once per round, in turn, for `rounds` rounds: whatever the noisy
-    machine does at a moment, it does to every variant alike."""
+    """Measure each variant once per round, for `rounds` rounds, in an order shuffled anew
+    each round: whatever the noisy machine does at a moment, it does to every variant alike,
+    and no variant always runs right after the same other one (a server still busy with
+    the previous client's session end, say)."""
     samples: dict[str, list[float]] = {name: [] for name in variants}
+    order = list(variants)
     for _ in range(rounds):
-        for name, measure in variants.items():
-            samples[name].append(measure())
+        random.shuffle(order)
+        for name in order:
+            samples[name].append(variants[name]())
     return samples
 
 
