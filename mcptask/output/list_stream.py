@@ -12,12 +12,11 @@ list: byte for byte what `ListView` prints from the whole list (tests/unit/test_
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO
 
-from mcptask.output.compact_json import compact
+from mcptask.output.json_text import compact, indented_object
 from mcptask.output.sanitize import clean
 from mcptask.output.screen import Screen
 from mcptask.output.sorted_runs import SortedRuns
@@ -31,7 +30,7 @@ SPOOL_SIZE = 1 << 20
 
 _JSON_HEAD = '{\n  "tasks": ['
 # The document `json.dumps(..., indent=2)` writes: each task indented two levels (4 spaces).
-_JSON_INDENT = "\n    "
+_MARGIN = "    "
 
 
 class ListStream:
@@ -138,8 +137,7 @@ def _id_line(task: Task) -> str:
 
 
 def _json_item(task: Task) -> str:
-    # JSON text holds no raw newline inside a string, so indenting every line is exact.
-    return "    " + json.dumps(task.to_wire(), indent=2).replace("\n", _JSON_INDENT)
+    return _MARGIN + indented_object(task.to_wire(), _MARGIN)
 
 
 def _separated(items: Iterator[str]) -> Iterator[str]:

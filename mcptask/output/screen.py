@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from functools import cached_property
 from typing import IO, TYPE_CHECKING, Literal
 
-from mcptask.output.compact_json import compact
+from mcptask.output.json_text import compact
 from mcptask.output.sanitize import clean
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """`compact` writes what `json.dumps(value, separators=(",", ":"))` writes, for any JSON value
 a server can send, and falls back to the encoder's own method where json's C encoder is
-missing or different."""
+missing or different; `indented_object` writes what `json.dumps(value, indent=2)` does."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcptask.output import compact_json
-from mcptask.output.compact_json import compact
+from mcptask.output import json_text
+from mcptask.output.json_text import compact, indented_object
 
 texts = st.text(alphabet=st.characters(codec=None, categories=None, exclude_characters=None))
 json_values = st.recursive(
@@ -24,9 +24,9 @@ json_values = st.recursive(
 
 def test_the_c_encoder_is_used_where_there_is_one() -> None:
     assert getattr(json_encoder, "c_make_encoder", None) is not None  # CPython
-    assert compact is not compact_json._ENCODER.encode
-    assert compact(compact_json._PROBE) == json.dumps(compact_json._PROBE, separators=(",", ":"))
-    assert json.dumps(compact_json._PROBE, separators=(",", ":")) == compact_json._PROBE_TEXT
+    assert compact is not json_text._ENCODER.encode
+    assert compact(json_text._PROBE) == json.dumps(json_text._PROBE, separators=(",", ":"))
+    assert json.dumps(json_text._PROBE, separators=(",", ":")) == json_text._PROBE_TEXT
 
 
 @given(json_values)
@@ -38,7 +38,7 @@ def test_without_the_c_encoder_the_encoders_own_method_is_used(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(json_encoder, "c_make_encoder", None)
-    assert compact_json._c_compact() is None
+    assert json_text._c_compact() is None
 
 
 def refusing(*args: object) -> object:
@@ -54,4 +54,16 @@ def test_a_c_encoder_that_differs_is_not_used(
     monkeypatch: pytest.MonkeyPatch, maker: object
 ) -> None:
     monkeypatch.setattr(json_encoder, "c_make_encoder", maker)
-    assert compact_json._c_compact() is None
+    assert json_text._c_compact() is None
+
+
+scalars = st.none() | st.booleans() | st.integers() | st.floats() | texts
+
+
+@given(
+    st.dictionaries(texts, scalars, max_size=6) | st.dictionaries(texts, json_values, max_size=4),
+    st.sampled_from(["", "    ", "\t"]),
+)
+def test_indented_object_is_json_dumps_indented(value: dict[str, object], margin: str) -> None:
+    expected = json.dumps(value, indent=2).replace("\n", "\n" + margin)
+    assert indented_object(value, margin) == expected
