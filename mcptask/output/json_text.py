@@ -5,11 +5,11 @@ and indented objects (the tasks of `list -o json`).
 C encoder anew on every call, which is about half of what a task's line costs (1.2 of 2.4
 µs); `compact` builds it once. Where json has no C encoder (another Python), or builds it
 with other arguments (a later one), `compact` is the encoder's own method: which one is
-chosen at import, by encoding a probe both ways.
+chosen at import, by encoding a probe and comparing it with the text json.dumps writes.
 
 `indented_object` is `json.dumps(value, indent=2)`, whose indenting encoder is json's pure
 Python one (some 8 µs a task); an object of scalars is joined from its members' texts
-instead (some 2 µs).
+instead (some 2.5 µs).
 """
 
 from __future__ import annotations
