@@ -13,6 +13,21 @@ from mcptask.store.paths import ensure_private_dir
 
 BUSY_TIMEOUT_SECONDS = 10.0
 """How long a process waits for another one's write to finish (writes take milliseconds)."""
+STORE_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, UnicodeEncodeError)
+"""What using the file can raise: SQLite's errors, and text it cannot hold (SQLite keeps
+UTF-8, so a lone surrogate, from a server's JSON or an undecodable command line, cannot be
+bound)."""
+
+
+def storable(text: str) -> bool:
+    """Whether SQLite can hold `text` (see `STORE_ERRORS`)."""
+    if text.isascii():
+        return True  # the usual case, decided in C
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def open_database(path: Path) -> sqlite3.Connection:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from mcptask.store import listings, page_rows
-from mcptask.store.database import Transaction, open_database
+from mcptask.store.database import STORE_ERRORS, Transaction, open_database, storable
 from mcptask.store.identity import ServerIdentity
 from mcptask.store.listings import MAX_TTL_MS, TERMINAL, ListedPage, Listing, PageTasks
 from mcptask.store.paths import state_dir
@@ -140,7 +140,7 @@ class KnownTasks:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 if self._prune_due(db):
                     self._prune(db)
-        except (OSError, sqlite3.Error) as exc:
+        except (OSError, sqlite3.Error, UnicodeEncodeError) as exc:  # STORE_ERRORS, and OS
             raise StoreFailure(f"cannot use the record of known tasks at {path}: {exc}") from None
 
     @classmethod
@@ -193,9 +193,10 @@ class KnownTasks:
                     db.execute("DELETE FROM tasks")
                     db.execute("DELETE FROM listed")
                     return sorted(recorded)
-                db.executemany("DELETE FROM tasks WHERE task_id = ?", [(t,) for t in wanted])
-                listings.drop_tasks(db, None, wanted)
-        except sqlite3.Error as exc:
+                kept = [task_id for task_id in wanted if storable(task_id)]  # others: never kept
+                db.executemany("DELETE FROM tasks WHERE task_id = ?", [(t,) for t in kept])
+                listings.drop_tasks(db, None, kept)
+        except STORE_ERRORS as exc:
             raise StoreFailure(f"cannot write {self.path}: {exc}") from None
         return [task_id for task_id in wanted if task_id in recorded]
 
@@ -212,7 +213,7 @@ class KnownTasks:
         with self._lock:
             try:
                 return list(self._db.execute(sql, tuple(params)))
-            except sqlite3.Error as exc:
+            except STORE_ERRORS as exc:
                 raise StoreFailure(f"cannot read {self.path}: {exc}") from None
 
     def _now_value(self) -> float:
@@ -241,7 +242,7 @@ class ServerRecord:
             with self.store._snapshot() as db:
                 rows = db.execute(SELECT_ROWS, self._where).fetchall()
                 pages = listings.pages(db, self._where)
-        except sqlite3.Error as exc:
+        except STORE_ERRORS as exc:
             raise StoreFailure(f"cannot read {self.store.path}: {exc}") from None
         return merged_tasks(rows, pages, self.store._now_value())
 
@@ -322,14 +323,14 @@ class ServerRecord:
                     [(key, profile, task_id) for task_id in gone],
                 )
                 listings.drop_tasks(db, self._where, gone)
-        except sqlite3.Error as exc:
+        except STORE_ERRORS as exc:
             raise StoreFailure(f"cannot write {self.store.path}: {exc}") from None
 
     def forget(self, task_ids: Iterable[str]) -> list[str]:
         """Forget these tasks; returns the ids that were recorded."""
         wanted = list(dict.fromkeys(task_ids))
         recorded = {task.task_id for task in self.tasks()}
-        self.write((), gone=wanted)
+        self.write((), gone=[task_id for task_id in wanted if task_id in recorded])
         return [task_id for task_id in wanted if task_id in recorded]
 
     def forget_all(self) -> list[str]:

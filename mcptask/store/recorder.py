@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from mcptask.store.database import storable
 from mcptask.store.known import ServerRecord, Sighting, StoreFailure
 from mcptask.store.listings import ListedPage, Listing, storable_ttl
 
@@ -97,6 +98,8 @@ class Recorder:
             listed: list[Task] = []
             bound: list[tuple[Task, str | None]] = []
             for task, session_id in page:
+                if not storable(task.taskId):
+                    continue  # as in _queue
                 if session_id is None:
                     listed.append(task)
                 else:
@@ -132,6 +135,8 @@ class Recorder:
             pending, gone = self._pending, self._gone
             for task, session_id in page:
                 task_id = task.taskId
+                if not storable(task_id):
+                    continue  # an id the file cannot hold is not recorded (see database)
                 state = (task.status, session_id, storable_ttl(task.ttl_milliseconds))
                 written = self._written.get(task_id) or self._older.get(task_id)
                 if written == state and task_id not in gone:
@@ -145,6 +150,8 @@ class Recorder:
 
     def gone(self, task_id: str) -> None:
         """Queue forgetting a task the server no longer knows."""
+        if not storable(task_id):
+            return  # never recorded
         with self._lock:
             self._pending.pop(task_id, None)
             self._forget_written(task_id)
@@ -153,6 +160,8 @@ class Recorder:
 
     def detached(self, task_id: str) -> None:
         """Queue unbinding a task from its ended session (it is visible without it)."""
+        if not storable(task_id):
+            return  # never recorded
         with self._lock:
             self._detached.add(task_id)
             self._forget_written(task_id)

@@ -8,6 +8,7 @@ import time
 from collections.abc import Mapping
 
 from mcptask.store import listings
+from mcptask.store.database import STORE_ERRORS, storable
 from mcptask.store.identity import ServerIdentity
 from mcptask.store.known import FILE_NAME, SELECT_ROWS, merged_tasks
 from mcptask.store.paths import state_dir
@@ -24,8 +25,8 @@ def complete_task_ids(
     seen first, at most `COMPLETIONS`). Never creates, writes or fails: no record means no
     suggestions."""
     path = state_dir(environ) / FILE_NAME
-    if not path.is_file():
-        return []
+    if not storable(incomplete) or not path.is_file():
+        return []  # no recorded id holds what the file cannot
     where = None if identity is None else (identity.key, identity.profile)
     pattern = incomplete.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     sql = SELECT_ROWS.replace("server = ? AND profile = ?", "task_id LIKE ? ESCAPE '\\'")
@@ -45,7 +46,7 @@ def complete_task_ids(
             pages = listings.pages(db, where) if listed else []
         finally:
             db.close()
-    except sqlite3.Error:
+    except STORE_ERRORS:
         return []
     found = merged_tasks(rows, [_starting_with(incomplete, page) for page in pages], time.time())
     return [

@@ -200,6 +200,16 @@ def test_forget(reference_server: StartServer, tmp_path: Path) -> None:
     run_mcptask("forget", env=env).assert_one_line_error(2, "give task ids to forget, or --all")
 
 
+def test_forgetting_an_id_that_is_not_utf8_says_it_was_not_recorded(tmp_path: Path) -> None:
+    # The shell passes bytes; Python decodes \xff to a lone surrogate, which SQLite cannot
+    # bind: it was never recorded, so it is named as such, with no internal error.
+    env = {"MCPTASK_STATE_DIR": str(tmp_path)}
+    result = run_mcptask("forget", "\udcff", "-o", "json", env=env)
+    assert result.code == 0, result.stderr
+    assert result.json() == {"forgotten": [], "notRecorded": ["\udcff"], "server": None}
+    assert "internal error" not in result.stderr
+
+
 def test_a_record_that_cannot_be_used(reference_server: StartServer, tmp_path: Path) -> None:
     url = reference_server("--seed", "working=1")
     blocked = tmp_path / "a-file"

@@ -428,3 +428,25 @@ def test_completion_offers_an_id_on_two_servers_once_as_last_seen(tmp_path: Path
     with sqlite3.connect(tmp_path / FILE_NAME) as db:
         db.execute("DROP TABLE listed")  # as a record of the version before listings
     assert complete_task_ids(env, SERVER, "") == [("same", "working")]
+
+
+def test_an_id_the_file_cannot_hold_is_never_recorded_and_never_fails(tmp_path: Path) -> None:
+    """SQLite keeps UTF-8: a lone surrogate (valid in a server's JSON, or from a command
+    line that is not UTF-8) cannot be bound. Such a task is not recorded; the others are."""
+    odd = "bad-\udcff"
+    record = open_record(tmp_path, Clock())
+    recorder = listing_recorder(record)
+    recorder.seen_page(tasks_of("a", odd), via="tasks/list", first=True, last=True)
+    page_of_rows = Recorder(record, on_failure=pytest.fail)
+    page_of_rows.seen_page(tasks_of("b", odd), via="tasks/list", first=True, last=True)
+    page_of_rows.seen(
+        Task(taskId=odd, status="working", ttl=None), via="tools/call", session_id=None, tool=None
+    )
+    page_of_rows.gone(odd)
+    page_of_rows.detached(odd)
+    for feeding in (recorder, page_of_rows):
+        feeding.finish()
+    assert sorted(statuses(record)) == ["a", "b"]
+    assert record.forget([odd, "a"]) == ["a"]
+    assert record.store.forget_everywhere([odd]) == []
+    assert complete_task_ids({"MCPTASK_STATE_DIR": str(tmp_path)}, SERVER, "bad-\udcff") == []
