@@ -119,6 +119,16 @@ def old_newest_first(items: list[Task]) -> list[Task]:
 # -- the sorted runs -----------------------------------------------------------------------------
 
 
+def assert_a_stable_sort(items: list[tuple[int, str]], run_size: int, limit: int | None) -> None:
+    """SortedRuns gives the texts as a stable sort, largest key first, would (at most `limit`)."""
+    with SortedRuns(limit=limit, run_size=run_size) as runs:
+        for key, text in items:
+            runs.add(key, text)
+        merged = list(runs.merged())
+    expected = [text for _, text in sorted(items, key=lambda item: item[0], reverse=True)]
+    assert merged == expected[:limit]
+
+
 @settings(max_examples=300)
 @given(
     items=st.lists(
@@ -130,12 +140,7 @@ def old_newest_first(items: list[Task]) -> list[Task]:
 def test_sorted_runs_are_a_stable_sort_largest_first(
     items: list[tuple[int, str]], run_size: int, limit: int | None
 ) -> None:
-    with SortedRuns(limit=limit, run_size=run_size) as runs:
-        for key, text in items:
-            runs.add(key, text)
-        merged = list(runs.merged())
-    expected = [text for _, text in sorted(items, key=lambda item: item[0], reverse=True)]
-    assert merged == expected[:limit]
+    assert_a_stable_sort(items, run_size, limit)
 
 
 @settings(max_examples=300)
@@ -151,12 +156,7 @@ def test_sorted_runs_of_keys_in_order_either_way_are_a_stable_sort(
     """What a server listing in creation order brings: runs whose keys do not overlap (read
     one after another) but may tie at their edges."""
     items = [(key, f"t{number}") for number, key in enumerate(sorted(keys, reverse=descending))]
-    with SortedRuns(limit=limit, run_size=run_size) as runs:
-        for key, text in items:
-            runs.add(key, text)
-        merged = list(runs.merged())
-    expected = [text for _, text in sorted(items, key=lambda item: item[0], reverse=True)]
-    assert merged == expected[:limit]
+    assert_a_stable_sort(items, run_size, limit)
 
 
 def test_runs_that_do_not_overlap_are_read_without_a_merge(

@@ -26,17 +26,7 @@ from mcptask.store.known import (
 from mcptask.store.paths import state_dir
 from mcptask.store.recorder import Recorder
 from mcptask.store.task_ids import complete_task_ids
-
-SERVER = ServerIdentity.for_url("http://127.0.0.1:8765/mcp")
-OTHER = ServerIdentity.for_url("http://127.0.0.1:9999/mcp")
-
-
-class Clock:
-    def __init__(self, now: float = 1_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
+from tests.unit.store_support import OTHER, SERVER, Clock
 
 
 def open_store(directory: Path, clock: Clock | None = None) -> KnownTasks:

@@ -23,17 +23,7 @@ from mcptask.store.known import (
 from mcptask.store.listings import ListedPage, Listing
 from mcptask.store.recorder import Recorder
 from mcptask.store.task_ids import complete_task_ids
-
-SERVER = ServerIdentity.for_url("http://127.0.0.1:8765/mcp")
-OTHER = ServerIdentity.for_url("http://127.0.0.1:9999/mcp")
-
-
-class Clock:
-    def __init__(self, now: float = 1_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
+from tests.unit.store_support import OTHER, SERVER, Clock
 
 
 def open_record(directory: Path, clock: Clock, identity: ServerIdentity = SERVER) -> ServerRecord:
@@ -47,6 +37,12 @@ def page(listing: Listing, number: int, *tasks: tuple[str, str, int | None]) -> 
 
 def row(task_id: str, status: str, via: str = "tasks/get", ttl: int | None = None) -> Sighting:
     return Sighting(task_id, status, ttl, None, via)
+
+
+def complete_listing(record: ServerRecord, *tasks: tuple[str, str, int | None]) -> None:
+    """One listing of one page, read to the end."""
+    listing = record.begin_listing()
+    record.write((), pages=[page(listing, 0, *tasks)], completed=[listing])
 
 
 def table(directory: Path, name: str) -> int:
@@ -108,8 +104,7 @@ def test_the_later_sighting_wins_and_the_first_one_counts_for_the_ttl(tmp_path: 
     record.write([row("t", "working")])
     first_seen = clock.now
     clock.now += 10
-    listing = record.begin_listing()
-    record.write((), pages=[page(listing, 0, ("t", "completed", 60_000))], completed=[listing])
+    complete_listing(record, ("t", "completed", 60_000))
     (task,) = record.tasks()
     assert (task.status, task.ttl_ms, task.first_seen, task.via) == (
         "completed",
@@ -166,8 +161,7 @@ def test_a_complete_listing_replaces_the_earlier_ones_but_no_row(tmp_path: Path)
         listed.write((), pages=[page(listing, 0, ("a", "working", None), ("b", "working", None))])
         listed.write((), completed=[listing])
     clock.now += 1
-    listing = record.begin_listing()
-    record.write((), pages=[page(listing, 0, ("b", "completed", None))], completed=[listing])
+    complete_listing(record, ("b", "completed", None))
     assert statuses(record) == {"started": "working", "b": "completed"}
     assert sorted(statuses(other)) == ["a", "b"]  # another server's listings stay
 
@@ -254,8 +248,7 @@ def test_pruning_takes_expired_long_terminal_and_stale_tasks_off_the_pages(
 ) -> None:
     clock = Clock()
     record = open_record(tmp_path, clock)
-    old = record.begin_listing()
-    record.write((), pages=[page(old, 0, ("stale", "working", None))], completed=[old])
+    complete_listing(record, ("stale", "working", None))
     clock.now += STALE_SECONDS - RETENTION_SECONDS
     listing = record.begin_listing()
     record.write(
@@ -318,11 +311,6 @@ def test_a_failing_record_holds_no_pages_after_its_failure(tmp_path: Path) -> No
 
 
 # -- pages and rows of the same tasks ------------------------------------------------------------
-
-
-def complete_listing(record: ServerRecord, *tasks: tuple[str, str, int | None]) -> None:
-    listing = record.begin_listing()
-    record.write((), pages=[page(listing, 0, *tasks)], completed=[listing])
 
 
 def test_a_row_takes_a_later_pages_sighting_and_keeps_it_when_the_page_goes(
