@@ -87,25 +87,25 @@ class Recorder:
         """Queue a page of tasks, each with its session, as `seen` does one; or, with
         `listings_as_pages`, as one page of a listing (`first` begins one, `last` completes
         it)."""
-        if not self._as_pages:
+        if self._as_pages:
+            self._listed_page(page, via, first=first, last=last)
+        else:
             self._queue(page, via, None)
-            return
+
+    def _listed_page(
+        self, page: Sequence[tuple[Task, str | None]], via: str, *, first: bool, last: bool
+    ) -> None:
+        """One page of a listing: its tasks without a session as a page, the others as rows."""
         with self._lock:
             if first or self._listing is None:
                 self._stop_listing()
                 self._listing = self.record.begin_listing()
                 self._page_number = 0
-            listed: list[Task] = []
-            bound: list[tuple[Task, str | None]] = []
-            for task, session_id in page:
-                if not storable(task.taskId):
-                    continue  # as in _queue
-                if session_id is None:
-                    listed.append(task)
-                else:
-                    bound.append((task, session_id))
+            listed = [task for task, session_id in page if session_id is None]
+            bound = [(task, session_id) for task, session_id in page if session_id is not None]
             if bound:
                 self._queue(bound, via, None)
+            listed = [task for task in listed if storable(task.taskId)]  # as in _queue
             ids = [task.taskId for task in listed]
             if self._pending and not self._pending.keys().isdisjoint(ids):
                 self.flush()  # those sightings came before this page: written before it
