@@ -10,6 +10,9 @@ import sys
 
 def main() -> None:
     """Run mcptask with `sys.argv`."""
+    from mcptask.cli import collector
+
+    collector.defer()
     instruction = os.environ.get("_MCPTASK_COMPLETE")
     if instruction:
         from mcptask.completion import complete

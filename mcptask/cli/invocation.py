@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from mcptask.cli import collector
 from mcptask.cli.options import Common, color_wanted, finite
 from mcptask.errors import UsageError
 
@@ -114,6 +115,7 @@ class Invocation:
                 observer=self.record.recorder(listings_as_pages=listings_as_pages),
                 task_sessions=sessions,
             ) as client:
+                collector.started()
                 yield client
         finally:
             self.record.finish()

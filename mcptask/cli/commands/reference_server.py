@@ -7,6 +7,8 @@ import typer
 
 def reference_server(ctx: typer.Context) -> None:
     """Run the embedded reference MCP tasks server (--http HOST:PORT or --stdio; --help)."""
+    from mcptask.cli import collector
     from mcptask.reference_server import main as serve
 
+    collector.started()  # a server runs for long: the collector's usual pace
     raise typer.Exit(serve(list(ctx.args)))
