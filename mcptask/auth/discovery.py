@@ -24,8 +24,8 @@ import httpx
 
 from mcptask.auth.bodies import json_body
 from mcptask.auth.challenge import Challenge
+from mcptask.auth.resource import canonical_resource
 from mcptask.errors import AuthDiscoveryError, ProtocolViolation, UnreachableError
-from mcptask.store.identity import canonical_url
 from mcptask.transport.redact import display_url
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
@@ -161,17 +161,6 @@ def resource_matches(resource: str, server_url: str) -> bool:
     prefix = wanted.path.rstrip("/")
     path = actual.path.rstrip("/")
     return path == prefix or path.startswith(prefix + "/")
-
-
-def canonical_resource(server_url: str) -> str:
-    """The server URL as an RFC 8707 resource: the canonical URL of `store.identity` (no
-    user info, query or fragment, no default port), without a trailing slash.
-    (A malformed URL comes back as it is: the transport refuses it with a usage error.)"""
-    try:
-        canonical = canonical_url(server_url)
-    except ValueError:
-        return server_url
-    return canonical.rstrip("/")
 
 
 def origin_of(server_url: str) -> str:

@@ -6,29 +6,35 @@ line gave (MCPTASK_TOKEN, --token-file, -H). On 401: a cached token not yet trie
 refresh, then a sign-in as `--auth` says (client credentials, or the browser), and the
 request once more. On 403 `insufficient_scope`: one step-up with the scopes the challenge
 asks for, then InsufficientScope. Tokens obtained are cached (store.tokens).
+
+Every command with a --url server makes one, and most never sign in: the modules of signing in
+(discovery, grants, clients, the token cache's model) are imported where a refusal, a cached
+token or a sign-in first needs them, not with this one (some 10 ms of every command).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Generator
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import httpx
 
-from mcptask.auth import clients, grants, sign_in
-from mcptask.auth.challenge import Challenge, parse_challenge
-from mcptask.auth.discovery import Discovered, canonical_resource, discover
-from mcptask.auth.grants import HttpOptions, Tokens
-from mcptask.auth.settings import AuthSettings
-from mcptask.auth.sign_in import CLIENT_CREDENTIALS
+from mcptask.auth.resource import canonical_resource
+from mcptask.auth.settings import AUTHORIZATION_CODE, CLIENT_CREDENTIALS, AuthSettings, HttpOptions
 from mcptask.errors import AuthError, InsufficientScope, SignInRequired
-from mcptask.store import tokens as cache
-from mcptask.store.tokens import CachedToken
 from mcptask.transport.answers import bound, max_answer_bytes
 from mcptask.transport.redact import display_url
 
-AUTHORIZATION_CODE = "authorization_code"
+if TYPE_CHECKING:
+    from mcptask.auth.challenge import Challenge
+    from mcptask.auth.clients import ClientIdentity
+    from mcptask.auth.discovery import Discovered
+    from mcptask.auth.grants import Tokens
+    from mcptask.store.tokens import CachedToken
+
 Notice = Callable[[str], None]
 
 
@@ -83,7 +89,7 @@ class McpAuth(httpx.Auth):
         # Only the headers of a refusal are used: its body is left to the transport, which
         # reads within its bound; httpx reads the body of one that is retried, bounded here.
         if response.status_code == 401:
-            challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
+            challenge = _challenge_of(response)
             self._trace(f"< 401 {display_url(self._server_url)}{_challenge_note(challenge)}")
             with self._lock:
                 token = self._after_401(challenge, self._sent(request), ours=ours)
@@ -94,7 +100,7 @@ class McpAuth(httpx.Auth):
             _bound_before_retry(response)
             response = yield request
         if response.status_code == 403:
-            challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
+            challenge = _challenge_of(response)
             # A token the line gave cannot be stepped up: the refusal stands as it is.
             if challenge.error != "insufficient_scope" or not ours:
                 return
@@ -104,7 +110,7 @@ class McpAuth(httpx.Auth):
             _bound_before_retry(response)
             response = yield request
             if response.status_code == 403:
-                challenge = parse_challenge(response.headers.get("WWW-Authenticate"))
+                challenge = _challenge_of(response)
                 if challenge.error == "insufficient_scope":
                     raise InsufficientScope(
                         f"the server still refuses for want of scope after one step-up "
@@ -116,6 +122,8 @@ class McpAuth(httpx.Auth):
         """Sign in although no request was refused (`mcptask login` to a server whose
         handshake is open): True when the server's metadata names an authorization server,
         False when it has none (it needs no sign-in)."""
+        from mcptask.auth.challenge import Challenge
+
         with self._lock:
             discovered = self._discover(Challenge())
             if discovered.assumed:
@@ -146,9 +154,12 @@ class McpAuth(httpx.Auth):
 
     def _cached(self) -> CachedToken | None:
         """The newest usable cached token for this server, or None."""
-        if self.settings.cache_path is None:
-            return None
-        for entry in cache.load(self.settings.cache_path).for_server(self.server):
+        path = self.settings.cache_path
+        if path is None or not os.path.exists(path):
+            return None  # nothing cached: the cache's model need not be imported
+        from mcptask.store import tokens as cache
+
+        for entry in cache.load(path).for_server(self.server):
             if entry.access_token in self._tried or not self._fits(entry):
                 continue
             if entry.expired() and entry.refresh_token is None:
@@ -171,6 +182,9 @@ class McpAuth(httpx.Auth):
         entry = self._entry
         if entry is None or entry.refresh_token is None:
             return False
+        from mcptask.auth import grants
+        from mcptask.store import tokens as cache
+
         try:
             identity = self._identity_of(entry)
         except SignInRequired as exc:
@@ -258,6 +272,9 @@ class McpAuth(httpx.Auth):
     # -- signing in -----------------------------------------------------------------------------
 
     def _sign_in(self, challenge: Challenge, *, scope: str | None) -> str:
+        from mcptask.auth import sign_in
+        from mcptask.store.tokens import CachedToken
+
         settings = self.settings
         discovered = self._discover(challenge)
         metadata = discovered.metadata
@@ -316,6 +333,8 @@ class McpAuth(httpx.Auth):
 
     def _discover(self, challenge: Challenge) -> Discovered:
         if self._discovered is None:
+            from mcptask.auth.discovery import discover
+
             client = httpx.Client(verify=self._http.verify, timeout=self._http.timeout)
             with client:
                 self._discovered = discover(client, self._server_url, challenge, trace=self._trace)
@@ -326,6 +345,8 @@ class McpAuth(httpx.Auth):
     def _keep(self, entry: CachedToken) -> None:
         self._entry = entry
         if self.settings.cache_path is not None:
+            from mcptask.store import tokens as cache
+
             cache.store_token(self.settings.cache_path, entry)
 
     def _entry_from(self, tokens: Tokens, previous: CachedToken) -> CachedToken:
@@ -338,9 +359,12 @@ class McpAuth(httpx.Auth):
             issued_at=tokens.issued_at,
         )
 
-    def _identity_of(self, entry: CachedToken) -> clients.ClientIdentity:
+    def _identity_of(self, entry: CachedToken) -> ClientIdentity:
         """How the client of a cached token authenticates when refreshing it; SignInRequired
         when this run lacks the credential that takes."""
+        from mcptask.auth import clients
+        from mcptask.store import tokens as cache
+
         settings = self.settings
         if settings.client_id is not None and settings.client_id == entry.client_id:
             key_file = settings.client_key_file
@@ -378,6 +402,13 @@ def _bound_before_retry(response: httpx.Response) -> None:
     """Bound the body of a refusal that is retried: httpx reads it before the retry, outside
     the transport (which bounds only the answer it gets)."""
     bound(response, max_answer_bytes())
+
+
+def _challenge_of(response: httpx.Response) -> Challenge:
+    """The `WWW-Authenticate` challenge of a refusal."""
+    from mcptask.auth.challenge import parse_challenge
+
+    return parse_challenge(response.headers.get("WWW-Authenticate"))
 
 
 def _challenge_note(challenge: Challenge) -> str:

@@ -19,18 +19,11 @@ import httpx
 
 from mcptask.auth.bodies import json_body
 from mcptask.auth.clients import JWT_METHOD, ClientIdentity, require_credential
+from mcptask.auth.settings import HttpOptions
 from mcptask.errors import ProtocolViolation, TokenRequestRefused, UnreachableError, UsageError
 from mcptask.transport.redact import display_url, scrub
 
 JWT_ASSERTION_SECONDS = 300
-
-
-@dataclass(frozen=True)
-class HttpOptions:
-    """How mcptask's requests to authorization servers are made (as to the MCP server)."""
-
-    verify: Any = True
-    timeout: float = 30.0
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+CLIENT_CREDENTIALS = "client_credentials"
+AUTHORIZATION_CODE = "authorization_code"
+"""The OAuth grants mcptask signs in with, by their RFC 6749 names (as the token cache keeps
+them)."""
 
 AUTH_METHODS = ("auto", "none", "client-credentials", "browser")
 """`--auth` values. auto: a cached token or MCPTASK_TOKEN, and on 401 the client credentials
 grant when credentials are configured (and the server offers it), else the browser when a
 person can use one, else exit 4 with a hint. none: send only what the line gives, never sign
 in. client-credentials: the CI way, never a browser. browser: authorization code + PKCE."""
+
+
+@dataclass(frozen=True)
+class HttpOptions:
+    """How mcptask's requests to authorization servers are made (as to the MCP server)."""
+
+    verify: Any = True
+    timeout: float = 30.0
 
 
 @dataclass(frozen=True)

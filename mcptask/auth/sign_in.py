@@ -10,13 +10,11 @@ import httpx
 
 from mcptask.auth import clients, grants
 from mcptask.auth.discovery import Discovered
-from mcptask.auth.grants import HttpOptions, Tokens
-from mcptask.auth.settings import AuthSettings
+from mcptask.auth.grants import Tokens
+from mcptask.auth.settings import CLIENT_CREDENTIALS, AuthSettings, HttpOptions
 from mcptask.errors import AuthDiscoveryError, SignInRequired
 from mcptask.store import tokens as cache
 from mcptask.transport.redact import display_url
-
-CLIENT_CREDENTIALS = "client_credentials"
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from mcptask.auth.settings import AUTH_METHODS, AuthSettings
 from mcptask.errors import UsageError
+from mcptask.store.paths import tokens_path
 from mcptask.store.profiles import Profile, Reference, Value, read_secret_file
 
 if TYPE_CHECKING:
@@ -96,8 +97,6 @@ def resolve_auth(
         )
     if key_file is not None and not key_file.expanduser().is_file():
         raise UsageError(f"the client key file {str(key_file)!r} does not exist")
-    from mcptask.store.tokens import tokens_path
-
     settings = AuthSettings(
         method=method,
         client_id=client_id,

@@ -97,7 +97,7 @@ def sign_in(
     if settings.url is None or settings.auth is None or settings.auth.method == "none":
         return None
     from mcptask.auth.flow import McpAuth
-    from mcptask.auth.grants import HttpOptions
+    from mcptask.auth.settings import HttpOptions
     from mcptask.transport.tls import verification
 
     http = HttpOptions(verification(settings.ca_cert, settings.insecure), settings.timeout)

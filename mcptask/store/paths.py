@@ -30,6 +30,15 @@ def state_dir(environ: Mapping[str, str] | None = None) -> Path:
     return _directory(environ, ENV_STATE_DIR, "XDG_STATE_HOME", Path(".local", "state"))
 
 
+TOKENS_FILE = "tokens.json"
+
+
+def tokens_path(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the token cache is (`mcptask.store.tokens`; every command with a --url server
+    asks, and most never need the cache's model)."""
+    return state_dir(environ) / TOKENS_FILE
+
+
 def _directory(environ: Mapping[str, str] | None, override: str, xdg: str, fallback: Path) -> Path:
     env = os.environ if environ is None else environ
     if env.get(override):

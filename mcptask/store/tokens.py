@@ -22,14 +22,14 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from mcptask.store.paths import exclusive, state_dir, write_private
+from mcptask.store.paths import exclusive, write_private
+from mcptask.store.paths import tokens_path as tokens_path  # the commands' way in
 
-FILE_NAME = "tokens.json"
 VERSION = 1
 EXPIRY_LEEWAY_SECONDS = 30.0
 """A token this close to its expiry counts as expired (a quarter of its life, if shorter)."""
@@ -132,11 +132,6 @@ class TokenCache:
         """This cache with `client` as the registered client of its issuer."""
         kept = tuple(entry for entry in self.clients if entry.issuer != client.issuer)
         return replace(self, clients=(*kept, client))
-
-
-def tokens_path(environ: Mapping[str, str] | None = None) -> Path:
-    """Where the token cache is."""
-    return state_dir(environ) / FILE_NAME
 
 
 def load(path: Path) -> TokenCache:

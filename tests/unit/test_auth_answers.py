@@ -12,6 +12,7 @@ from mcptask.auth import clients, grants
 from mcptask.auth.challenge import Challenge
 from mcptask.auth.clients import ClientIdentity
 from mcptask.auth.discovery import ServerMetadata, discover
+from mcptask.auth.settings import HttpOptions
 from mcptask.errors import AuthDiscoveryError, TokenRequestRefused
 from mcptask.transport.answers import ENV_MAX_ANSWER_BYTES
 
@@ -75,7 +76,7 @@ def test_a_token_answer_too_deep_or_too_large_is_refused(
     monkeypatch.setattr(httpx, "Client", lambda **kwargs: original(transport=_serving(body)))
     with pytest.raises(TokenRequestRefused, match=words):
         grants.refresh(
-            grants.HttpOptions(),
+            HttpOptions(),
             ClientIdentity("c", "none"),
             "https://as/token",
             "https://as",

@@ -10,6 +10,7 @@ from mcptask.auth import clients, grants
 from mcptask.auth.challenge import Challenge
 from mcptask.auth.clients import ClientIdentity
 from mcptask.auth.discovery import ServerMetadata, discover
+from mcptask.auth.settings import HttpOptions
 from mcptask.errors import AuthDiscoveryError, TokenRequestRefused
 
 MCP = "https://mcp.example.com/mcp"
@@ -44,7 +45,7 @@ def test_a_challenge_naming_an_invalid_metadata_url_is_a_discovery_error() -> No
 def test_an_invalid_token_endpoint_is_a_refused_token_request() -> None:
     with pytest.raises(TokenRequestRefused, match="not a valid URL"):
         grants.refresh(
-            grants.HttpOptions(),
+            HttpOptions(),
             ClientIdentity("c", "none"),
             INVALID,
             "https://as",

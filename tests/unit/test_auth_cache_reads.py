@@ -9,8 +9,7 @@ import httpx
 import pytest
 
 from mcptask.auth.flow import McpAuth
-from mcptask.auth.grants import HttpOptions
-from mcptask.auth.settings import AuthSettings
+from mcptask.auth.settings import AuthSettings, HttpOptions
 from mcptask.store import tokens
 from tests.unit.auth_support import URL, cached_token
 
@@ -19,6 +18,9 @@ def test_the_cache_is_read_once_then_again_after_a_401(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cache_path = tmp_path / "tokens.json"
+    # A cache that holds nothing for this server (an absent one is not even read).
+    elsewhere = "https://elsewhere.example/mcp"
+    tokens.store_token(cache_path, cached_token("theirs", server=elsewhere, resource=elsewhere))
     reads: list[Path] = []
     real_load = tokens.load
 
@@ -39,7 +41,7 @@ def test_the_cache_is_read_once_then_again_after_a_401(
     with httpx.Client(transport=httpx.MockTransport(handler), auth=auth) as client:
         for _ in range(3):
             assert client.post(URL, content=b"{}").status_code == 200
-        assert reads == [cache_path]  # three requests, one read of an empty cache
+        assert reads == [cache_path]  # three requests, one read of a cache with nothing for URL
         tokens.store_token(
             cache_path,
             cached_token("stored-later", grant="client_credentials"),
@@ -48,3 +50,18 @@ def test_the_cache_is_read_once_then_again_after_a_401(
         assert client.post(URL, content=b"{}").status_code == 200
         assert len(reads) == before + 1  # the 401 sent the flow back to the cache
     assert sent == [None, None, None, None, "Bearer stored-later"]
+
+
+def test_an_absent_cache_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reads: list[Path] = []
+
+    def counting_load(path: Path) -> tokens.TokenCache:
+        reads.append(path)
+        return tokens.TokenCache()
+
+    monkeypatch.setattr(tokens, "load", counting_load)
+    auth = McpAuth(AuthSettings(cache_path=tmp_path / "tokens.json"), URL, http=HttpOptions())
+    transport = httpx.MockTransport(lambda request: httpx.Response(200))
+    with httpx.Client(transport=transport, auth=auth) as client:
+        assert client.post(URL, content=b"{}").status_code == 200
+    assert reads == []

@@ -9,8 +9,7 @@ from pathlib import Path
 import httpx
 
 from mcptask.auth.flow import McpAuth
-from mcptask.auth.grants import HttpOptions
-from mcptask.auth.settings import AuthSettings
+from mcptask.auth.settings import AuthSettings, HttpOptions
 from mcptask.store import tokens
 
 URL = "http://server.test/mcp"

@@ -14,13 +14,13 @@ from mcptask.auth.challenge import Challenge, parse_challenge
 from mcptask.auth.clients import configured_identity
 from mcptask.auth.discovery import (
     ServerMetadata,
-    canonical_resource,
     discover,
     metadata_urls,
     prm_urls,
     resource_matches,
 )
-from mcptask.auth.settings import AuthSettings
+from mcptask.auth.resource import canonical_resource
+from mcptask.auth.settings import AuthSettings, HttpOptions
 from mcptask.errors import AuthDiscoveryError
 from mcptask.store import tokens
 from mcptask.store.tokens import CachedToken
@@ -264,7 +264,7 @@ def test_a_server_that_quotes_a_secret_back_is_scrubbed(tmp_path: Path) -> None:
         patch.setattr(httpx, "Client", client)
         with pytest.raises(TokenRequestRefused) as refused:
             grants.refresh(
-                grants.HttpOptions(),
+                HttpOptions(),
                 identity,
                 "https://as/token",
                 "https://as",

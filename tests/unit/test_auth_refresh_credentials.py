@@ -11,8 +11,7 @@ import pytest
 from mcptask.auth import grants
 from mcptask.auth.clients import ClientIdentity
 from mcptask.auth.flow import McpAuth
-from mcptask.auth.grants import HttpOptions
-from mcptask.auth.settings import AuthSettings
+from mcptask.auth.settings import AuthSettings, HttpOptions
 from mcptask.errors import AuthError
 from mcptask.store import tokens
 from mcptask.store.tokens import CachedToken

@@ -9,10 +9,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mcptask.auth import flow, grants
+from mcptask.auth import discovery, grants
 from mcptask.auth.flow import McpAuth
-from mcptask.auth.grants import HttpOptions, Tokens
-from mcptask.auth.settings import AuthSettings
+from mcptask.auth.grants import Tokens
+from mcptask.auth.settings import AuthSettings, HttpOptions
 from mcptask.errors import TokenRequestRefused
 from mcptask.store import tokens
 from tests.unit.auth_support import URL, cached_token
@@ -50,7 +50,7 @@ def test_a_token_stored_by_another_process_survives_a_failed_refresh(
         pytest.fail("signed in anew instead of using the token the other process stored")
 
     monkeypatch.setattr(grants, "refresh", raced_refresh)
-    monkeypatch.setattr(flow, "discover", no_sign_in)
+    monkeypatch.setattr(discovery, "discover", no_sign_in)
     sent: list[str | None] = []
 
     def handler(request: httpx.Request) -> httpx.Response:

@@ -11,8 +11,7 @@ import httpx
 import pytest
 
 from mcptask.auth.flow import McpAuth
-from mcptask.auth.grants import HttpOptions
-from mcptask.auth.settings import AuthSettings
+from mcptask.auth.settings import AuthSettings, HttpOptions
 from mcptask.errors import ProtocolViolation
 from mcptask.store import tokens
 from mcptask.transport.answers import ENV_MAX_ANSWER_BYTES
