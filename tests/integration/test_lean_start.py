@@ -1,0 +1,62 @@
+"""What a one-shot command costs before and after its requests (issue 13's start-up levers):
+against a server that asks for no sign-in, the real `mcptask get` imports none of sign-in's
+modules, and once connected the collector is back at its usual pace."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.reference_server_process import running_reference_server
+
+PROBE = """\
+import atexit, gc, json, os, sys
+usual = gc.get_threshold()
+def report():
+    loaded = sorted(m for m in sys.modules if m.startswith(("mcptask.auth.", "mcptask.store.")))
+    with open(os.environ["OUT"], "w") as out:
+        json.dump({"usual": usual, "threshold": gc.get_threshold(), "loaded": loaded}, out)
+atexit.register(report)
+from mcptask.entry import main
+sys.argv = ["mcptask", *sys.argv[1:]]
+main()
+"""
+
+SIGN_IN_MODULES = (
+    "mcptask.auth.challenge",
+    "mcptask.auth.clients",
+    "mcptask.auth.discovery",
+    "mcptask.auth.grants",
+    "mcptask.auth.sign_in",
+    "mcptask.store.tokens",
+)
+
+
+def test_get_loads_no_sign_in_module_and_collects_as_usual_once_connected(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "probe.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPTASK_")} | {
+        "MCPTASK_STATE_DIR": str(tmp_path / "state"),
+        "OUT": str(out),
+    }
+    with running_reference_server("--seed", "working=1") as url:
+        done = subprocess.run(
+            [sys.executable, "-c", PROBE, "get", "working-001", "--url", url, "-o", "json"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["taskId"] == "working-001"
+    probe = json.loads(out.read_text())
+    assert probe["threshold"] == probe["usual"]  # start-up's rare collections ended
+    loaded = set(probe["loaded"])
+    assert "mcptask.auth.flow" in loaded  # the flow is there, ready for a 401
+    assert "mcptask.store.known" in loaded  # and the task was recorded
+    assert loaded.isdisjoint(SIGN_IN_MODULES)
