@@ -116,9 +116,18 @@ class Record:
             raise StateError(str(exc)) from None
 
     def finish(self) -> None:
-        """The client is closed: write whatever the recorder still holds."""
-        if self._recorder is not None:
-            self._recorder.finish()
+        """The client is closed: write whatever the recorder still holds, and close the file
+        (a later use opens it again). Closed here rather than when the interpreter ends:
+        its finalization collects nothing (`cli.collector`), and only a clean close removes
+        the file's -wal and -shm companions."""
+        try:
+            if self._recorder is not None:
+                self._recorder.finish()
+        finally:
+            if self._record is not None:
+                self._record.store.close()
+            self._record = None
+            self._recorder = None
 
     def known_hint(self) -> str:
         """How many tasks of this server are recorded here, and the flag that uses them."""

@@ -14,11 +14,19 @@ from tests.reference_server_process import running_reference_server
 
 PROBE = """\
 import atexit, gc, json, os, sys
+from mcptask.cli import collector
 usual = gc.get_threshold()
+at_start = []
+real_started = collector.started
+def started():
+    at_start.append(gc.get_threshold())
+    real_started()
+collector.started = started
 def report():
     loaded = sorted(m for m in sys.modules if m.startswith(("mcptask.auth.", "mcptask.store.")))
     with open(os.environ["OUT"], "w") as out:
-        json.dump({"usual": usual, "threshold": gc.get_threshold(), "loaded": loaded}, out)
+        json.dump({"usual": usual, "at_start": at_start, "at_exit": gc.get_threshold(),
+                   "frozen": gc.get_freeze_count(), "loaded": loaded}, out)
 atexit.register(report)
 from mcptask.entry import main
 sys.argv = ["mcptask", *sys.argv[1:]]
@@ -55,7 +63,14 @@ def test_get_loads_no_sign_in_module_and_collects_as_usual_once_connected(
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["taskId"] == "working-001"
     probe = json.loads(out.read_text())
-    assert probe["threshold"] == probe["usual"]  # start-up's rare collections ended
+    usual = probe["usual"]
+    # Start-up collected rarely until the handshake was done, then at the usual pace, and
+    # everything was frozen for the exit.
+    assert probe["at_start"] == [[50_000, *usual[1:]]]
+    assert probe["at_exit"] == usual
+    assert probe["frozen"] > 10_000
+    # The record was closed cleanly, not left to the finalization that collects nothing.
+    assert sorted(path.name for path in (tmp_path / "state").iterdir()) == ["known-tasks.sqlite3"]
     loaded = set(probe["loaded"])
     assert "mcptask.auth.flow" in loaded  # the flow is there, ready for a 401
     assert "mcptask.store.known" in loaded  # and the task was recorded
