@@ -8,7 +8,9 @@ with confirmation or `--no-wait`, and over a slow link (`--latency MS`: the refe
 waits that long before answering each tasks/* request; the default run adds 20 ms with
 `--slow-tasks` tasks). `--sdk` runs the same against the official MCP Python SDK 1.x server
 (its tasks live in one session, which both clients join). Every mcptask run's JSON report is
-checked: each task once, all `cancelled`.
+checked: each task once, all `cancelled`. Each line gives the client process's CPU time too:
+the servers' own pace varies widely from one round to the next (the SDK server's most of all),
+and the client's CPU shows what mcptask itself costs apart from it.
 
     python bench/bulk_cancel.py [--tasks 1000] [--slow-tasks 100] [--rounds 3] [--sdk]
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import time
@@ -55,13 +58,17 @@ def reference(tasks: int, *extra: str) -> Iterator[tuple[str, list[str]]]:
         stop_process(proc)
 
 
-def timed(argv: list[str]) -> tuple[float, str]:
-    started = time.perf_counter()
+def timed(argv: list[str], cpu: list[float]) -> tuple[float, str]:
+    """Run `argv`: its wall time and stdout; its CPU time (user + system) goes to `cpu`."""
     env = bench_environment()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
     done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False, timeout=600)
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise BenchError(f"{argv[:3]}… exited {done.returncode}: {done.stderr[-400:]}")
+    cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     return elapsed, done.stdout
 
 
@@ -75,7 +82,9 @@ def checked(stdout: str, tasks: int) -> None:
         )
 
 
-def variant(server: Server, tasks: int, *, wait: bool, mcptask: bool) -> Callable[[], float]:
+def variant(
+    server: Server, tasks: int, cpu: list[float], *, wait: bool, mcptask: bool
+) -> Callable[[], float]:
     def run() -> float:
         with server() as (url, session):
             joined = ["--session-id", session[0]] if session else []
@@ -91,11 +100,11 @@ def variant(server: Server, tasks: int, *, wait: bool, mcptask: bool) -> Callabl
                     "json",
                 ]
                 argv += joined + ([] if wait else ["--no-wait"])
-                elapsed, stdout = timed(argv)
+                elapsed, stdout = timed(argv, cpu)
                 checked(stdout, tasks)
                 return elapsed
             raw = [*RAW, "bulk", url, *(["--session", session[0]] if session else [])]
-            elapsed, _ = timed(raw + ([] if wait else ["--no-wait"]))
+            elapsed, _ = timed(raw + ([] if wait else ["--no-wait"]), cpu)
             return elapsed
 
     return run
@@ -129,16 +138,18 @@ def main() -> int:
     print(f"bulk cancel, median wall time of {args.rounds} rounds, client process only")
     for title, tasks, server in groups:
         for wait in (True, False):
+            cpu: dict[str, list[float]] = {"raw": [], "mcptask": []}
             variants = {
-                "raw": variant(server, tasks, wait=wait, mcptask=False),
-                "mcptask": variant(server, tasks, wait=wait, mcptask=True),
+                "raw": variant(server, tasks, cpu["raw"], wait=wait, mcptask=False),
+                "mcptask": variant(server, tasks, cpu["mcptask"], wait=wait, mcptask=True),
             }
             samples = alternate(variants, args.rounds)
             raw, ours = median(samples["raw"]), median(samples["mcptask"])
+            raw_cpu, our_cpu = median(cpu["raw"]), median(cpu["mcptask"])
             mode = "confirm" if wait else "no-wait"
             print(
                 f"  {title:<40} {mode:<8} raw {raw:7.2f} s   mcptask {ours:7.2f} s   "
-                f"{ours / raw:5.2f}x raw"
+                f"{ours / raw:5.2f}x raw   (client CPU {our_cpu / raw_cpu:4.2f}x raw's)"
             )
     return 0
 
