@@ -1,4 +1,5 @@
-"""How one invocation signs in: the method, the client identity, and what a person can do.
+"""How one invocation signs in: the method, the client identity, and what a person can do;
+how requests to authorization servers are made (`HttpOptions`); the grants' names.
 
 Kept free of heavy imports: the command line builds it on every run, OAuth or not.
 """
@@ -9,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# The OAuth grants mcptask signs in with, by their RFC 6749 names (as the token cache keeps
+# them): machines, and people in a browser.
 CLIENT_CREDENTIALS = "client_credentials"
 AUTHORIZATION_CODE = "authorization_code"
-"""The OAuth grants mcptask signs in with, by their RFC 6749 names (as the token cache keeps
-them)."""
 
 AUTH_METHODS = ("auto", "none", "client-credentials", "browser")
 """`--auth` values. auto: a cached token or MCPTASK_TOKEN, and on 401 the client credentials

@@ -115,7 +115,8 @@ def main(argv: list[str] | None = None) -> NoReturn:
     """Run the CLI; every failure ends as one line on stderr and a documented exit code."""
     code = run(argv)
     # Else Python's finalization has the collector walk every object left (the modules,
-    # Typer's and httpx's included): some 40 ms of a one-shot command.
+    # Typer's and httpx's included): some 40 ms of a one-shot command. The commands have
+    # closed what they opened (see cli.collector).
     collector.ending()
     sys.exit(code)
 

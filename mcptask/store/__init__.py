@@ -1,7 +1,8 @@
 """What mcptask keeps on this machine. Files holding settings or credentials are the user's
 own (mode 0600, in 0700 directories).
 
-- `paths`: where the configuration and state directories are (XDG, with overrides)
+- `paths`: where the configuration and state directories are (XDG, with overrides), and
+  the token cache's file
 - `profiles`: the profiles file (configuration)
 - `tokens`: the sign-in token cache (state)
 - `identity`: which server a record belongs to (canonical URL, or the stdio command)

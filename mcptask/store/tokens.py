@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from mcptask.store.paths import exclusive, write_private
-from mcptask.store.paths import tokens_path as tokens_path  # the commands' way in
+from mcptask.store.paths import tokens_path as tokens_path  # logout's way in
 
 VERSION = 1
 EXPIRY_LEEWAY_SECONDS = 30.0
