@@ -19,14 +19,16 @@ UTF-8, so a lone surrogate, from a server's JSON or an undecodable command line,
 bound)."""
 
 
-def storable(text: str) -> bool:
-    """Whether SQLite can hold `text` (see `STORE_ERRORS`)."""
-    if text.isascii():
-        return True  # the usual case, decided in C
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
+def storable(*texts: str | None) -> bool:
+    """Whether SQLite can hold every one of `texts` (None: nothing to hold; see
+    `STORE_ERRORS`)."""
+    for text in texts:
+        if text is None or text.isascii():
+            continue  # the usual case, decided in C
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
     return True
 
 

@@ -23,7 +23,8 @@ apart. The rules that keep that merge exact:
   complete listing replaces.
 - Forgetting a task, or learning that it is gone, takes it off every page it is on.
 - A page that is not what this module writes (a file edited by hand) is passed over when
-  read and deleted by the next write that rewrites pages (a prune, a forget).
+  read and deleted by the next write that rewrites every page (a prune, a forget of more
+  than `FEW_IDS` tasks; `forget --all` deletes every page).
 
 Each page's tasks are one JSON value, `[ids, statuses, ttls]` (three arrays of equal length):
 readable by any SQLite tool, and by any later Python, unlike a pickle or marshal.
@@ -94,7 +95,10 @@ def _as_json(*columns: Sequence[object]) -> str:
 
 def decode(seen_at: object, text: object) -> PageTasks:
     """A stored page; ValueError when it is not one."""
-    value = json.loads(str(text))
+    try:
+        value = json.loads(str(text))
+    except RecursionError:  # nested too deep to parse (a file edited by hand)
+        raise ValueError("not a recorded page: nested too deep") from None
     if (
         not isinstance(seen_at, float)
         or not isinstance(value, list)
@@ -112,6 +116,8 @@ def decode(seen_at: object, text: object) -> PageTasks:
 _TEXT = {str}
 _TTL = {int, type(None)}
 TERMINAL = frozenset(("completed", "failed", "cancelled"))
+FEW_IDS = 100
+"""Up to how many ids a rewrite reads only the pages that hold them (one test per id)."""
 MAX_TTL_MS = 2**63 - 1
 """The largest ttl kept (SQLite's largest integer); a larger or negative one is kept as no
 ttl (None: it expires by no ttl), which is what so long a ttl means anyway."""
@@ -153,11 +159,15 @@ def complete(db: sqlite3.Connection, where: _Where, listing: Listing) -> None:
 
 
 def pages(
-    db: sqlite3.Connection, where: _Where | None, listing_id: str | None = None
+    db: sqlite3.Connection,
+    where: _Where | None,
+    listing_id: str | None = None,
+    *,
+    containing: Sequence[str] = (),
 ) -> list[PageTasks]:
-    """The stored pages of a server (None: of every server; of one listing, if given),
-    oldest sighting first."""
-    sql, params = _selecting("SELECT seen_at, tasks FROM listed", where)
+    """The stored pages of a server (None: of every server; of one listing, if given; that
+    hold one of the texts `containing`, if any, see `id_text`), oldest sighting first."""
+    sql, params = _selecting("SELECT seen_at, tasks FROM listed", where, containing)
     if listing_id is not None:
         sql += " AND listing = ?"
         params += (listing_id,)
@@ -168,10 +178,21 @@ def pages(
     return found
 
 
-def _selecting(select: str, where: _Where | None) -> tuple[str, tuple[object, ...]]:
-    if where is None:
-        return select + " WHERE 1", ()
-    return select + " WHERE server = ? AND profile = ?", where
+def id_text(task_id: str) -> str:
+    """How a page's text holds `task_id`: a page without this text cannot hold the task,
+    and need not be decoded to know it (`encode` writes ids as `json.dumps` does)."""
+    return json.dumps(task_id)
+
+
+def _selecting(
+    select: str, where: _Where | None, containing: Sequence[str] = ()
+) -> tuple[str, tuple[object, ...]]:
+    params: tuple[object, ...] = () if where is None else where
+    sql = select + (" WHERE 1" if where is None else " WHERE server = ? AND profile = ?")
+    if containing:
+        sql += " AND (" + " OR ".join(["instr(tasks, ?) > 0"] * len(containing)) + ")"
+        params += tuple(containing)
+    return sql, params
 
 
 def take_listing(db: sqlite3.Connection, where: _Where, listing_id: str) -> list[PageTasks]:
@@ -185,10 +206,12 @@ def take_listing(db: sqlite3.Connection, where: _Where, listing_id: str) -> list
 
 
 def drop_tasks(db: sqlite3.Connection, where: _Where | None, task_ids: Iterable[str]) -> None:
-    """Take these tasks off every page of a server (None: of every server)."""
+    """Take these tasks off every page of a server (None: of every server). For a few
+    tasks (one gone, a few forgotten), only the pages that can hold them are read."""
     unwanted = set(task_ids)
     if unwanted:
-        _rewrite(db, where, lambda task_id, *_: task_id not in unwanted)
+        few = [id_text(task_id) for task_id in unwanted] if len(unwanted) <= FEW_IDS else []
+        _rewrite(db, where, lambda task_id, *_: task_id not in unwanted, containing=few)
 
 
 def prune(db: sqlite3.Connection, now: float, *, retention: float, stale: float) -> None:
@@ -205,10 +228,13 @@ def prune(db: sqlite3.Connection, now: float, *, retention: float, stale: float)
     _rewrite(db, None, keep)
 
 
-def _rewrite(db: sqlite3.Connection, where: _Where | None, keep: _Keep) -> None:
-    """Rewrite the pages that lose a task by `keep`; delete those left empty."""
+def _rewrite(
+    db: sqlite3.Connection, where: _Where | None, keep: _Keep, containing: Sequence[str] = ()
+) -> None:
+    """Rewrite the pages that lose a task by `keep` (of those holding one of the texts
+    `containing`, if any); delete those left empty."""
     sql, params = _selecting(
-        "SELECT server, profile, listing, page, seen_at, tasks FROM listed", where
+        "SELECT server, profile, listing, page, seen_at, tasks FROM listed", where, containing
     )
     changed: list[tuple[object, ...]] = []
     emptied: list[tuple[object, ...]] = []

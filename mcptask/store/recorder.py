@@ -101,11 +101,13 @@ class Recorder:
                 self._stop_listing()
                 self._listing = self.record.begin_listing()
                 self._page_number = 0
-            listed = [task for task, session_id in page if session_id is None]
             bound = [(task, session_id) for task, session_id in page if session_id is not None]
             if bound:
                 self._queue(bound, via, None)
-            listed = [task for task in listed if storable(task.taskId)]  # as in _queue
+            # As in _queue (a status is kept as JSON, which holds any text).
+            listed = [
+                task for task, session_id in page if session_id is None and storable(task.taskId)
+            ]
             ids = [task.taskId for task in listed]
             if self._pending and not self._pending.keys().isdisjoint(ids):
                 self.flush()  # those sightings came before this page: written before it
@@ -135,8 +137,10 @@ class Recorder:
             pending, gone = self._pending, self._gone
             for task, session_id in page:
                 task_id = task.taskId
-                if not storable(task_id):
-                    continue  # an id the file cannot hold is not recorded (see database)
+                if not storable(task_id, task.status, session_id, tool):
+                    # Text the file cannot hold (see database): not recorded, rather than
+                    # failing the whole batch with it.
+                    continue
                 state = (task.status, session_id, storable_ttl(task.ttl_milliseconds))
                 written = self._written.get(task_id) or self._older.get(task_id)
                 if written == state and task_id not in gone:

@@ -43,7 +43,9 @@ def complete_task_ids(
             listed = db.execute(
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'listed'"
             ).fetchone()  # a record written before listings were kept has no such table
-            pages = listings.pages(db, where) if listed else []
+            # Only pages holding an id that starts so: the id's text without its closing quote.
+            prefix = listings.id_text(incomplete)[:-1]
+            pages = listings.pages(db, where, containing=[prefix]) if listed else []
         finally:
             db.close()
     except STORE_ERRORS:

@@ -271,7 +271,15 @@ def test_pruning_takes_expired_long_terminal_and_stale_tasks_off_the_pages(
 
 
 @pytest.mark.parametrize(
-    "edited", ['[["a"], []]', '[["a"], ["working"], ["60"]]', '[["a"], [1], [null]]', "{", "[]"]
+    "edited",
+    [
+        '[["a"], []]',
+        '[["a"], ["working"], ["60"]]',
+        '[["a"], [1], [null]]',
+        "{",
+        "[]",
+        "[" * 100_000,  # nested too deep for the parser
+    ],
 )
 def test_a_page_edited_into_something_else_is_passed_over_then_dropped(
     tmp_path: Path, edited: str
@@ -438,3 +446,33 @@ def test_an_id_the_file_cannot_hold_is_never_recorded_and_never_fails(tmp_path: 
     assert record.forget([odd, "a"]) == ["a"]
     assert record.store.forget_everywhere([odd]) == []
     assert complete_task_ids({"MCPTASK_STATE_DIR": str(tmp_path)}, SERVER, "bad-\udcff") == []
+
+
+def test_a_status_the_file_cannot_hold_costs_its_own_task_only(tmp_path: Path) -> None:
+    """A server's status with a lone surrogate cannot be bound: that sighting is left out,
+    not the batch it came with, and recording goes on."""
+    record = open_record(tmp_path, Clock())
+    recorder = Recorder(record, on_failure=pytest.fail)
+    odd = [(Task(taskId="odd", status="work\udcffing", ttl=None), None)]
+    recorder.seen_page([*tasks_of("a"), *odd], via="tasks/list", first=True, last=True)
+    recorder.finish()
+    recorder.seen_page(tasks_of("b"), via="tasks/list", first=True, last=True)
+    recorder.finish()
+    assert sorted(statuses(record)) == ["a", "b"]
+
+
+def test_ids_that_json_escapes_are_found_on_their_pages(tmp_path: Path) -> None:
+    """Completion and forgetting read only the pages whose text holds the id (or the
+    prefix) as JSON writes it: quotes, backslashes and other scripts included."""
+    ids = ['say "hi"', "back\\slash", "café-1", "café-2", "\U0001f600-x", "plain"]
+    record = open_record(tmp_path, Clock())
+    complete_listing(record, *((task_id, "working", None) for task_id in ids[:3]))
+    listing = record.begin_listing()  # a second, incomplete listing: another page
+    record.write((), pages=[page(listing, 0, *((task_id, "working", None) for task_id in ids[3:]))])
+    env = {"MCPTASK_STATE_DIR": str(tmp_path)}
+    for task_id in ids:
+        assert (task_id, "working") in complete_task_ids(env, SERVER, task_id[:-1])
+    assert [found for found, _ in complete_task_ids(env, SERVER, "caf")] == ["café-2", "café-1"]
+    assert complete_task_ids(env, SERVER, 'say "') == [('say "hi"', "working")]
+    assert record.forget(["café-1", "\U0001f600-x"]) == ["café-1", "\U0001f600-x"]
+    assert sorted(statuses(record)) == sorted(set(ids) - {"café-1", "\U0001f600-x"})
