@@ -85,10 +85,9 @@ ON CONFLICT (server, profile, task_id) DO UPDATE SET
 """Numbered parameters, bound from a tuple per row: (server, profile, task_id, status,
 session_id, ttl_ms, now, terminal, via, tool, label). Named ones, bound from a dict per row,
 cost a third more for a list of many tasks."""
-SELECT_ROWS = (
-    "SELECT task_id, status, session_id, ttl_ms, first_seen, last_seen, via, tool"
-    " FROM tasks WHERE server = ? AND profile = ?"
-)
+ROW_COLUMNS = "task_id, status, session_id, ttl_ms, first_seen, last_seen, via, tool"
+"""The columns `merged_tasks` reads a row from."""
+SELECT_ROWS = f"SELECT {ROW_COLUMNS} FROM tasks WHERE server = ? AND profile = ?"  # noqa: S608
 
 
 class StoreFailure(Exception):

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from mcptask.store import listings
 from mcptask.store.database import STORE_ERRORS, storable
 from mcptask.store.identity import ServerIdentity
-from mcptask.store.known import FILE_NAME, SELECT_ROWS, merged_tasks
+from mcptask.store.known import FILE_NAME, ROW_COLUMNS, merged_tasks
 from mcptask.store.paths import state_dir
 
 COMPLETIONS = 200
@@ -29,7 +29,7 @@ def complete_task_ids(
         return []  # no recorded id holds what the file cannot
     where = None if identity is None else (identity.key, identity.profile)
     pattern = incomplete.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-    sql = SELECT_ROWS.replace("server = ? AND profile = ?", "task_id LIKE ? ESCAPE '\\'")
+    sql = f"SELECT {ROW_COLUMNS} FROM tasks WHERE task_id LIKE ? ESCAPE '\\'"  # noqa: S608
     params: tuple[object, ...] = (pattern,)
     if where is not None:
         sql += " AND server = ? AND profile = ?"
