@@ -32,19 +32,19 @@ def _c_compact() -> Callable[[object], str] | None:
     if make is None:
         return None
     try:
-        # The arguments JSONEncoder.iterencode passes (CPython 3.11 to 3.13): no circular
-        # check (decoded JSON cannot refer to itself), no indent, the separators, no key
-        # sorting, no skipped keys, NaN allowed, ASCII output.
+        # The arguments JSONEncoder.iterencode passes (CPython 3.11 to 3.13), but no
+        # circular check: what is written is decoded JSON, or a report built of it, and
+        # neither refers to itself.
         encode_chunks = make(
             None,
             _ENCODER.default,
             json_encoder.encode_basestring_ascii,
             None,
-            ":",
-            ",",
-            False,
-            False,
-            True,
+            _ENCODER.key_separator,
+            _ENCODER.item_separator,
+            _ENCODER.sort_keys,
+            _ENCODER.skipkeys,
+            _ENCODER.allow_nan,
         )
 
         def compact(value: object) -> str:
