@@ -145,14 +145,15 @@ class Task:
         task's wire form as it is, not copied: it is a decoded answer, which nothing
         changes, and a page of tasks/list reads hundreds of tasks.
         """
-        task = cls.__new__(cls)
         if _is_plain_task(value):
             assert isinstance(value, dict)
+            task = cls.__new__(cls)
             task._fill(value)
             return task
         if _task_problem(value) is not None:
             return None
         assert isinstance(value, dict)
+        task = cls.__new__(cls)
         task._set(value)
         return task
 
