@@ -1,4 +1,7 @@
-"""Shared fixtures: reference server processes, started on 127.0.0.1 and stopped by PID."""
+"""Shared fixtures (reference server processes, started on 127.0.0.1 and stopped by PID) and
+the test tiers: plain `pytest` runs every tier that needs no network; the tiers that install
+third-party servers or the conformance runner (NETWORK_TIERS) are collected only when the
+marker expression selects them (`pytest -m network`) or when their path is named."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import os
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -21,6 +25,37 @@ settings.register_profile(
     "deep", max_examples=10_000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+TESTS = Path(__file__).resolve().parent
+# The tiers that pip- or npm-install what they test against; every test in them is marked
+# `network` (and with the tier's own marker, to select one tier: -m "network and interop").
+NETWORK_TIERS = frozenset({"interop", "thirdparty", "conformance"})
+NETWORK_MARKERS = NETWORK_TIERS | {"network"}
+
+
+def _selects_network(config: pytest.Config) -> bool:
+    """True when the -m expression names a network marker other than after `not`."""
+    words = str(config.getoption("markexpr") or "").replace("(", " ").replace(")", " ").split()
+    return any(
+        word in NETWORK_MARKERS and (index == 0 or words[index - 1] != "not")
+        for index, word in enumerate(words)
+    )
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Leave the network tiers out unless selected (pytest never asks about a named path)."""
+    if collection_path.parent == TESTS and collection_path.name in NETWORK_TIERS:
+        return True if not _selects_network(config) else None
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        relative = item.path.relative_to(TESTS) if item.path.is_relative_to(TESTS) else None
+        if relative is not None and relative.parts[0] in NETWORK_TIERS:
+            item.add_marker(pytest.mark.network)
+            item.add_marker(relative.parts[0])
 
 
 @pytest.fixture(autouse=True, scope="session")

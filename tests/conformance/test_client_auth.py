@@ -13,8 +13,6 @@ import pytest
 
 from tests.conformance import client_auth, run
 
-pytestmark = pytest.mark.conformance
-
 
 @pytest.fixture(scope="session")
 def tools() -> run.Tools:

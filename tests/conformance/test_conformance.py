@@ -13,8 +13,6 @@ import pytest
 
 from tests.conformance import run
 
-pytestmark = pytest.mark.conformance
-
 REQUIRED = [
     pytest.param(runner, scenario, id=f"{runner.version}-{scenario}")
     for runner in run.RUNNERS

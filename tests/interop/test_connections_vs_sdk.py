@@ -18,8 +18,6 @@ from tests.network import TlsTerminator
 
 from .sdk_env import create_tasks_in_session, ensure_sdk_venv, start_sdk_server, stop
 
-pytestmark = pytest.mark.interop
-
 TASKS = 12
 
 

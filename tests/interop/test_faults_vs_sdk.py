@@ -16,8 +16,6 @@ from tests.network import FaultProxy
 
 from .sdk_env import HttpMode, ensure_sdk_venv, initialize_session, post_rpc, start_sdk_server, stop
 
-pytestmark = pytest.mark.interop
-
 TASKS = 200
 LONG_TASK = {
     "name": "long_job",

@@ -16,8 +16,6 @@ from tests.cli_process import Result, run_mcptask
 
 from .sdk_env import HttpMode, ensure_sdk_venv, start_sdk_server, stop
 
-pytestmark = pytest.mark.interop
-
 MODES: tuple[HttpMode, ...] = ("sse", "json")
 LONG = 600
 

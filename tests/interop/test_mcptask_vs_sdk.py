@@ -56,8 +56,6 @@ from .sdk_env import (
     stop,
 )
 
-pytestmark = pytest.mark.interop
-
 JSON = dict[str, Any]
 
 MODES: tuple[HttpMode, ...] = ("sse", "json")

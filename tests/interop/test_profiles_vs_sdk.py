@@ -15,8 +15,6 @@ from tests.cli_process import run_mcptask
 
 from .sdk_env import ensure_sdk_venv, initialize_session, post_rpc, start_sdk_server, stop
 
-pytestmark = pytest.mark.interop
-
 LONG_TASK = {
     "name": "long_job",
     "arguments": {"seconds": 600.0, "outcome": "completed"},

@@ -35,8 +35,6 @@ from .sdk_env import (
     stop,
 )
 
-pytestmark = pytest.mark.interop
-
 JSON = dict[str, Any]
 
 # The initialize result's capabilities, exactly as mcp 1.30.0 sends them for a low-level Server

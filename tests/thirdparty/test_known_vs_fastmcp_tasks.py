@@ -24,8 +24,6 @@ from tests.cli_process import Result, run_mcptask
 from .env import TERMINAL, RpcError, cancel_task, get_task, start_ext_tasks_server, stop
 from .env import wait_for_status as raw_wait
 
-pytestmark = pytest.mark.thirdparty
-
 JSON = dict[str, Any]
 DEADLINE = 60.0
 LONG = 600

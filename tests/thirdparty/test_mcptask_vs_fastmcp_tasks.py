@@ -49,8 +49,6 @@ from .env import (
     wait_for_status,
 )
 
-pytestmark = pytest.mark.thirdparty
-
 JSON = dict[str, Any]
 
 SERVER_NAME = "mcptask-thirdparty-ext-tasks"
