@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcptask.protocol import JsonObject, ServerInfo, Task
+from mcptask.protocol import JsonObject, ServerInfo
 
 if TYPE_CHECKING:  # types only: a command's document must not import the other commands
     from mcptask.operations.outcomes import CancelReport
@@ -60,14 +60,6 @@ def _task_support(server: ServerInfo) -> JsonObject:
         "cancel": support.cancel,
         "toolCalls": support.tool_calls,
     }
-
-
-def list_document(tasks: list[Task], gone: list[str] | None = None) -> JsonObject:
-    """`list -o json`; with `--known`, also the recorded ids the server no longer knows."""
-    document: JsonObject = {"tasks": [task.to_wire() for task in tasks], "count": len(tasks)}
-    if gone is not None:
-        document["gone"] = list(gone)
-    return document
 
 
 def start_document(report: StartReport) -> JsonObject:

@@ -1,15 +1,15 @@
-"""`list` printed in bounded memory prints exactly what the whole-list view prints.
+"""`list` prints exactly the documented rendering of the tasks it is given.
 
-The reference is `ListView.show` over the whole list (what `list` printed before it
-streamed, and still prints for tables and `--known`): the streamed output must be byte for
-byte the same, in both orders, for every streaming format, however the tasks are cut into
-pages, sorted runs and writes. Then what happens when a page fails half way, and when the
-reader of stdout goes away.
+The reference is the rendering the README documents, written with `json.dumps` (the
+document indented by 2; one compact object per line; one id per line): what `ListView`
+prints must be byte for byte the same, in both orders, for every format that is not a
+table, however the tasks are cut into pages and writes, and for `--known`'s whole list
+(`show`, with the ids that are gone). Then what happens when a page fails half way, and
+when the reader of stdout goes away.
 """
 
 from __future__ import annotations
 
-import heapq
 import io
 import json
 from collections.abc import Iterator
@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from mcptask.errors import ProtocolViolation, UnreachableError
 from mcptask.operations.listing import newest_first_key, task_pages
-from mcptask.output import list_stream, sorted_runs
+from mcptask.output.sanitize import clean
 from mcptask.output.screen import Screen
-from mcptask.output.sorted_runs import SortedRuns
+from mcptask.output.views import list_tasks
 from mcptask.output.views.list_tasks import Listing, ListView
 from mcptask.protocol import Task
 
@@ -90,11 +90,17 @@ def cut(items: list[Task], sizes: list[int]) -> list[list[Task]]:
     return pages
 
 
-def whole_list_output(output: str, shown: list[Task]) -> str:
-    screen = Screen(output, stdout=io.StringIO(), stderr=io.StringIO())
-    ListView(screen).show(Listing(shown, transport="http", filtered=False, joined=False))
-    assert isinstance(screen.stdout, io.StringIO)
-    return screen.stdout.getvalue()
+def whole_list_output(output: str, shown: list[Task], gone: list[str] | None = None) -> str:
+    """What `list -o OUTPUT` prints for these tasks, as the README documents it."""
+    wire = [task.to_wire() for task in shown]
+    if output == "json":
+        document: dict[str, object] = {"tasks": wire, "count": len(wire)}
+        if gone is not None:
+            document["gone"] = gone
+        return json.dumps(document, indent=2) + "\n"
+    if output == "jsonl":
+        return "".join(json.dumps(task, separators=(",", ":")) + "\n" for task in wire)
+    return "".join(clean(task.taskId) + "\n" for task in shown)
 
 
 def streamed_output(
@@ -116,87 +122,7 @@ def old_newest_first(items: list[Task]) -> list[Task]:
     return sorted(items, key=lambda task: task.created or oldest, reverse=True)
 
 
-# -- the sorted runs -----------------------------------------------------------------------------
-
-
-def assert_a_stable_sort(items: list[tuple[int, str]], run_size: int, limit: int | None) -> None:
-    """SortedRuns gives the texts as a stable sort, largest key first, would (at most `limit`)."""
-    with SortedRuns(limit=limit, run_size=run_size) as runs:
-        for key, text in items:
-            runs.add(key, text)
-        merged = list(runs.merged())
-    expected = [text for _, text in sorted(items, key=lambda item: item[0], reverse=True)]
-    assert merged == expected[:limit]
-
-
-@settings(max_examples=300)
-@given(
-    items=st.lists(
-        st.tuples(st.integers(-3, 3) | st.integers(-(2**63), 2**63 - 1), texts), max_size=60
-    ),
-    run_size=st.integers(2, 9),
-    limit=st.none() | st.integers(1, 70),
-)
-def test_sorted_runs_are_a_stable_sort_largest_first(
-    items: list[tuple[int, str]], run_size: int, limit: int | None
-) -> None:
-    assert_a_stable_sort(items, run_size, limit)
-
-
-@settings(max_examples=300)
-@given(
-    keys=st.lists(st.integers(0, 5), max_size=60),
-    descending=st.booleans(),
-    run_size=st.integers(2, 9),
-    limit=st.none() | st.integers(1, 70),
-)
-def test_sorted_runs_of_keys_in_order_either_way_are_a_stable_sort(
-    keys: list[int], descending: bool, run_size: int, limit: int | None
-) -> None:
-    """What a server listing in creation order brings: runs whose keys do not overlap (read
-    one after another) but may tie at their edges."""
-    items = [(key, f"t{number}") for number, key in enumerate(sorted(keys, reverse=descending))]
-    assert_a_stable_sort(items, run_size, limit)
-
-
-def test_runs_that_do_not_overlap_are_read_without_a_merge(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    def no_merge(*args: object, **kwargs: object) -> None:
-        raise AssertionError("merged")
-
-    monkeypatch.setattr(heapq, "merge", no_merge)  # as sorted_runs calls it
-    with SortedRuns(run_size=4) as runs:
-        for number in range(10):
-            runs.add(number, f"t{number}")
-        assert list(runs.merged()) == [f"t{number}" for number in range(9, -1, -1)]
-    with SortedRuns(run_size=4) as runs:
-        for number in range(10):
-            runs.add(number % 3, f"t{number}")
-        with pytest.raises(AssertionError, match="merged"):
-            list(runs.merged())
-
-
-def test_sorted_runs_keep_text_a_server_sent_as_it_is() -> None:
-    odd = ["lone \ud800 surrogate", "nul \x00 inside", "emoji \U0001f600", ""]
-    with SortedRuns(run_size=2) as runs:
-        for number, text in enumerate(odd):
-            runs.add(number, text)
-        assert runs.spilled
-        assert list(runs.merged()) == odd[::-1]
-
-
-def test_sorted_runs_spill_to_disk_only_when_they_must() -> None:
-    with SortedRuns(run_size=4) as runs:
-        for number in range(10):
-            runs.add(number % 3, f"t{number}")
-        assert runs.spilled  # ten pieces, four in memory at most
-        assert list(runs.merged()) == ["t2", "t5", "t8", "t1", "t4", "t7", "t0", "t3", "t6", "t9"]
-    with SortedRuns(run_size=4, limit=2) as runs:
-        for number in range(100):
-            runs.add(number, f"t{number}")
-        assert not runs.spilled  # a small limit stays in memory
-        assert list(runs.merged()) == ["t99", "t98"]
+# -- the order ---------------------------------------------------------------------------------
 
 
 @settings(max_examples=300)
@@ -214,15 +140,13 @@ def test_the_newest_first_key_orders_as_the_datetimes_did(items: list[Task]) -> 
     items=st.lists(tasks(), max_size=25),
     sizes=st.lists(st.integers(0, 7), max_size=6),
     output=st.sampled_from(FORMATS),
-    run_size=st.integers(2, 6),
     limit=st.none() | st.integers(1, 30),
 )
 def test_newest_first_streams_exactly_what_the_whole_list_prints(
-    items: list[Task], sizes: list[int], output: str, run_size: int, limit: int | None
+    items: list[Task], sizes: list[int], output: str, limit: int | None
 ) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sorted_runs, "RUN_SIZE", run_size)
-        patch.setattr(list_stream, "WRITE_SIZE", 64)
+        patch.setattr(list_tasks, "WRITE_SIZE", 64)
         streamed, _ = streamed_output(output, cut(items, sizes), newest=True, limit=limit)
     assert streamed == whole_list_output(output, old_newest_first(items)[:limit])
 
@@ -232,15 +156,30 @@ def test_newest_first_streams_exactly_what_the_whole_list_prints(
     items=st.lists(tasks(), max_size=25),
     sizes=st.lists(st.integers(0, 7), max_size=6),
     output=st.sampled_from(FORMATS),
-    spool=st.sampled_from([16, 1 << 20]),
 )
 def test_the_servers_order_streams_exactly_what_the_whole_list_prints(
-    items: list[Task], sizes: list[int], output: str, spool: int
+    items: list[Task], sizes: list[int], output: str
 ) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(list_stream, "SPOOL_SIZE", spool)  # 16: the document goes to disk
+        patch.setattr(list_tasks, "WRITE_SIZE", 64)
         streamed, _ = streamed_output(output, cut(items, sizes), newest=False)
     assert streamed == whole_list_output(output, items)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    items=st.lists(tasks(), max_size=10),
+    gone=st.none() | st.lists(texts, max_size=3),
+    output=st.sampled_from(FORMATS),
+)
+def test_a_whole_list_shows_what_the_readme_documents(
+    items: list[Task], gone: list[str] | None, output: str
+) -> None:
+    """`--known`: the refreshed tasks as they are, and the document names the gone ids."""
+    screen = Screen(output, stdout=io.StringIO(), stderr=io.StringIO())
+    ListView(screen).show(Listing(items, transport="http", filtered=False, joined=False, gone=gone))
+    assert isinstance(screen.stdout, io.StringIO)
+    assert screen.stdout.getvalue() == whole_list_output(output, items, gone)
 
 
 @pytest.mark.parametrize("output", FORMATS)

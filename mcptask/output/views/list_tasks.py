@@ -1,15 +1,33 @@
-"""`mcptask list`: the tasks, and why a list came back empty."""
+"""`mcptask list`: the tasks, and why a list came back empty.
+
+One rendering path for every format and both orders. Each task is rendered as it comes
+(a JSON line, an id, an item of the `-o json` document; a table needs every task first).
+In the server's order, `-o jsonl` and `-o ids` print each page as it arrives (one write and
+one flush per page), so that a reader sees the first tasks at once and `| head` stops the
+listing. Newest first is known only after the last page: the rendered tasks are kept in
+memory with their keys and sorted there (stably) at the end. `-o json` is one document,
+printed whole at the end, so that a failure half way never leaves half a document.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import json
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from operator import itemgetter
 
-from mcptask.output import documents
+from mcptask.errors import McptaskError
+from mcptask.output.json_text import compact, indented_object
+from mcptask.output.sanitize import clean
 from mcptask.output.views.base import View
-from mcptask.protocol import JsonObject, Task
+from mcptask.protocol import Task
 
-STREAMING_FORMATS = ("jsonl", "ids", "json")
+WRITE_SIZE = 1 << 16
+"""Characters gathered before each write while printing output kept until the last page."""
+
+_JSON_HEAD = '{\n  "tasks": ['
+# The document `json.dumps(..., indent=2)` writes: each task indented two levels (4 spaces).
+_MARGIN = "    "
 
 
 @dataclass(frozen=True)
@@ -28,18 +46,17 @@ class ListView(View[Listing]):
     """A table, a document, one line per task, or ids; an empty list is explained on stderr."""
 
     command = "list"
-
-    def show(self, shown: Listing) -> None:
-        """Print the tasks, then the likely reasons when there were none."""
-        super().show(shown)
-        self.gone(shown.gone or [])
-        if not shown.tasks:
-            self.screen.warn(_empty_list_reasons(shown))
+    _printed = 0
+    """Tasks whose output has reached stdout (for the message of a listing cut short)."""
 
     @property
     def streams(self) -> bool:
-        """True for the formats `stream` prints (all but the table)."""
-        return self.screen.format in STREAMING_FORMATS
+        """True: every format is printed by `stream` (the table once every page is read)."""
+        return True
+
+    def show(self, shown: Listing) -> None:
+        """Print `shown.tasks` as they are, as `stream` prints a single page."""
+        self.stream([shown.tasks], shown, sort_key=None)
 
     def stream(
         self,
@@ -49,45 +66,127 @@ class ListView(View[Listing]):
         sort_key: Callable[[Task], int] | None,
         limit: int | None = None,
     ) -> None:
-        """Print the tasks of `pages` as `show` would print them all (see
-        `output/list_stream.py`), in memory that does not grow with the list; `about` says
-        why a list may be empty (its own `tasks` are not used). On an error from `pages`,
-        the tasks already printed are counted in the exception's message."""
-        from mcptask.errors import McptaskError
-        from mcptask.output.list_stream import ListStream
-
-        stream = ListStream(self.screen, sort_key=sort_key, limit=limit)
+        """Print the tasks of `pages`: largest `sort_key` first (stably), else in the order
+        given; at most `limit` of them. `about` says what is gone (`--known`) and why a list
+        may be empty (its own `tasks` are not used). On an error from `pages`, the tasks
+        already printed are counted in the exception's message."""
+        self._printed = 0
         try:
-            stream.write(pages)
+            listed = self._write(pages, sort_key, limit, about.gone)
         except McptaskError as exc:
-            if stream.printed:
-                count = stream.printed
+            if self._printed:
+                count = self._printed
                 exc.message += (
                     f" (after {count} task{'s were' if count != 1 else ' was'} printed: "
                     "the list is incomplete)"
                 )
             raise
-        if not stream.listed:
+        self.gone(about.gone or [])
+        if not listed:
             self.screen.warn(_empty_list_reasons(about))
 
-    def table(self, shown: Listing) -> None:
-        """The task table (nothing at all for an empty list)."""
-        from mcptask.output import tables
+    def _write(
+        self,
+        pages: Iterable[list[Task]],
+        sort_key: Callable[[Task], int] | None,
+        limit: int | None,
+        gone: list[str] | None,
+    ) -> int:
+        """Print the tasks in the screen's format; returns how many were listed."""
+        output = self.screen.format
+        if output == "table":
+            tasks = [task for page in pages for task in page]
+            if sort_key is not None:
+                tasks.sort(key=sort_key, reverse=True)
+            if tasks:
+                from mcptask.output import tables
 
-        if shown.tasks:
-            self.screen.out.print(tables.task_table(shown.tasks))
+                self.screen.out.print(tables.task_table(tasks[:limit]))
+            return len(tasks)
+        render = _RENDERERS[output]
+        if sort_key is None and output != "json":
+            return self._paged(pages, render)
+        listed = 0
+        texts: list[str] = []
+        keyed: list[tuple[int, str]] = []
+        for page in pages:
+            listed += len(page)
+            if sort_key is None:
+                texts += [render(task) for task in page]
+            else:
+                keyed += [(sort_key(task), render(task)) for task in page]
+        if sort_key is not None:
+            keyed.sort(key=_KEY, reverse=True)  # stable: ties keep the order they came in
+            texts = [text for _, text in keyed[:limit]]
+            del keyed
+        if limit is not None:
+            del texts[limit:]
+        count = len(texts)
+        pieces: Iterable[str] = _document(texts, gone) if output == "json" else texts
+        self._print(pieces)
+        self._printed = count
+        return listed
 
-    def document(self, shown: Listing) -> JsonObject:
-        """The `list -o json` document."""
-        return documents.list_document(shown.tasks, shown.gone)
+    def _paged(self, pages: Iterable[list[Task]], render: Callable[[Task], str]) -> int:
+        """Each page as it comes; stops early when stdout's reader has gone."""
+        listed = 0
+        for page in pages:
+            listed += len(page)
+            if page:
+                self.screen.text("".join([render(task) for task in page]))
+                self._printed += len(page)
+            if self.screen.reader_gone:
+                break
+        return listed
 
-    def lines(self, shown: Listing) -> Iterable[JsonObject]:
-        """One task per line."""
-        return (task.to_wire() for task in shown.tasks)
+    def _print(self, pieces: Iterable[str]) -> None:
+        """Write `pieces` in writes of about WRITE_SIZE characters."""
+        batch: list[str] = []
+        size = 0
+        for piece in pieces:
+            batch.append(piece)
+            size += len(piece)
+            if size >= WRITE_SIZE:
+                self.screen.text("".join(batch))
+                batch, size = [], 0
+                if self.screen.reader_gone:
+                    return
+        if batch:
+            self.screen.text("".join(batch))
 
-    def ids(self, shown: Listing) -> Iterable[str]:
-        """One id per line."""
-        return (task.taskId for task in shown.tasks)
+
+_KEY = itemgetter(0)
+
+
+def _jsonl_line(task: Task) -> str:
+    return compact(task.to_wire()) + "\n"
+
+
+def _id_line(task: Task) -> str:
+    return clean(task.taskId) + "\n"
+
+
+def _json_item(task: Task) -> str:
+    return _MARGIN + indented_object(task.to_wire(), _MARGIN)
+
+
+_RENDERERS: dict[str, Callable[[Task], str]] = {
+    "jsonl": _jsonl_line,
+    "ids": _id_line,
+    "json": _json_item,
+}
+
+
+def _document(items: list[str], gone: list[str] | None) -> Iterator[str]:
+    """The `list -o json` document, as `json.dumps(document, indent=2)` writes
+    `{"tasks": [...], "count": N}` (and `"gone": [...]` with `--known`), around the items."""
+    yield _JSON_HEAD
+    for index, item in enumerate(items):
+        yield ("\n" if index == 0 else ",\n") + item
+    tail = ("\n  ]" if items else "]") + f',\n  "count": {len(items)}'
+    if gone is not None:
+        tail += ',\n  "gone": ' + json.dumps(gone, indent=2).replace("\n", "\n  ")
+    yield tail + "\n}\n"
 
 
 def _empty_list_reasons(listing: Listing) -> str:
