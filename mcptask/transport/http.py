@@ -33,7 +33,6 @@ from mcptask.transport.answers import (
     own_response,
 )
 from mcptask.transport.base import NotificationHandler, WireLog
-from mcptask.transport.direct import Posts
 from mcptask.transport.http_errors import status_failure, translate_errors
 from mcptask.transport.redact import display_url, redact_headers
 from mcptask.transport.sse import StreamPosition, answer_in, media_type, resumable_id
@@ -101,7 +100,6 @@ class HttpTransport:
         )
         self._given_headers = dict(headers or {})
         """The user's headers (-H, the token), sent on every request: logged, redacted."""
-        self._posts = Posts(parsed, self._client, wire=wire)
 
     # -- the Transport interface ---------------------------------------------------------------
 
@@ -270,9 +268,15 @@ class HttpTransport:
         if self._log is not None:  # no formatting on the hot path when not logging
             self._trace(f"> POST {self.target} {self._shown(headers)} {body}")
         sent_session = session if session is not None else self.session_id
-        request = self._posts.build(body.encode(), headers, timeout)
+        request = self._client.build_request(
+            "POST",
+            self.url,
+            content=body.encode(),
+            headers=headers,
+            timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else httpx.Timeout(timeout),
+        )
         with translate_errors(self.target):
-            response = self._posts.send(request)
+            response = self._client.send(request, stream=True)
             try:
                 if self._log is not None:
                     self._trace(f"< {response.status_code} {media_type(response) or '-'}")

@@ -1,9 +1,8 @@
 """A server behind a sticky load balancer: its session lives on the node its cookie names.
 
 The reference server's `--affinity-cookie` sets that cookie on initialize and refuses the
-session's later requests without it. mcptask sends its POSTs past httpx.Client
-(transport/direct.py), so keeping and returning cookies is its own work: proven here over a
-real socket.
+session's later requests without it. mcptask keeps and returns the cookie through
+httpx.Client's own cookie jar: proven here over a real socket.
 """
 
 from __future__ import annotations

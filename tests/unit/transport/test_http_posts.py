@@ -1,8 +1,9 @@
-"""The transport's POSTs go past httpx.Client.send (transport/direct.py): they must reach the
-server exactly as the Client would send them, auth flows and cookies included."""
+"""The transport's POSTs reach the server exactly as `httpx.Client` sends them: its headers,
+timeouts, cookies, Basic credentials from the URL and auth flows."""
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable, Generator
 
@@ -88,7 +89,7 @@ def test_userinfo_in_the_url_is_sent_as_basic_credentials() -> None:
         "http://ops:s3cret@server.test/mcp", transport=httpx.MockTransport(answering(seen))
     )
     transport.request(request_message(1, "ping", None))
-    assert seen[0].headers["Authorization"] == httpx.BasicAuth("ops", "s3cret")._auth_header
+    assert seen[0].headers["Authorization"] == "Basic " + base64.b64encode(b"ops:s3cret").decode()
     assert seen[0].headers["Host"] == "server.test"
 
 
