@@ -51,8 +51,17 @@ class ReferenceServerProcess(subprocess.Popen[bytes]):
         return b"".join(list(self.stderr_chunks)).decode("utf-8", "replace")
 
 
+# The test suite's own switch (not the reference server's): run the server with the
+# conformance runner's fixture tools (tests/conformance/fixture_server.py).
+FIXTURES_ARG = "--conformance-fixtures"
+
+
 def reference_server_argv(*args: str) -> list[str]:
-    """The command line that runs the reference server with `args`."""
+    """The command line that runs the reference server with `args` (with FIXTURES_ARG among
+    them: the one that also offers the conformance fixture tools)."""
+    if FIXTURES_ARG in args:
+        rest = [arg for arg in args if arg != FIXTURES_ARG]
+        return [sys.executable, "-m", "tests.conformance.fixture_server", *rest]
     return [sys.executable, "-m", "mcptask.reference_server", *args]
 
 

@@ -16,8 +16,8 @@ server (--protocol-eras). Layout:
 - modern (+ modern_wire, request_state, subscriptions): ModernDispatcher, 2026-07-28 +
   tasks extension, listen streams
 - router: decides each message's era, once, for both transports
-- tools: the long_job tool; fixtures/: the conformance runner's tools
-  (--conformance-fixtures)
+- tools / calls: the long_job tool; tools/list and tools/call, and the interface of tools
+  given in code (ServerConfig.tools: the test suite's conformance fixtures)
 - http_transport/ and stdio_transport: the wire, over the router
 - faults: deliberately broken answers (--fault) and the fault switches (--fault-rate,
   --die-after: a FaultPlan that the transports apply) for client tests
@@ -27,14 +27,20 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from mcptask.reference_server.options import PROG, UsageError, parse_config
 
+if TYPE_CHECKING:
+    from mcptask.reference_server.calls import Tool
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the reference server with `argv` (default: sys.argv[1:]); returns the exit status."""
+
+def main(argv: Sequence[str] | None = None, tools: Sequence[Tool] = ()) -> int:
+    """Run the reference server with `argv` (default: sys.argv[1:]), offering `tools`
+    besides long_job; returns the exit status."""
     try:
-        config = parse_config(argv)
+        config = replace(parse_config(argv), tools=tuple(tools))
     except UsageError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2

@@ -1,7 +1,7 @@
 """The task store's time: a Clock protocol, the real clock, and a manual clock for tests.
 
 Everything time-driven about tasks (script steps, delayed cancels, ttl expiry, the work of
-fixture tools, timestamps) reads the store's clock, and the store's scheduler runs on it.
+tools given in code, timestamps) reads the store's clock, and the store's scheduler runs on it.
 With the SystemClock a scheduler thread applies changes as they fall due. With a
 ManualClock time stands still until `advance()`, which applies every change due by then
 before it returns, so tests say "a second later" instead of sleeping.
@@ -107,8 +107,8 @@ class ManualClock:
 
     There is no scheduler thread: `advance` runs every driven scheduler itself, so that
     every change due by the new time has happened (and its listeners were called) when it
-    returns. Threads that wait on the clock (fixture tools' work, tasks/result) wake up
-    then and re-check; `wait_for_waiting` tells a test that a thread is blocked.
+    returns. Threads that wait on the clock (the work of tools given in code, tasks/result)
+    wake up then and re-check; `wait_for_waiting` tells a test that a thread is blocked.
     """
 
     def __init__(self, start: datetime = MANUAL_EPOCH, monotonic: float = 0.0) -> None:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mcptask.reference_server.oauth.config import OAuthConfig
 from mcptask.reference_server.scripting import ScriptedTask
+
+if TYPE_CHECKING:
+    from mcptask.reference_server.calls import Tool
 
 
 class CancelMode(enum.StrEnum):
@@ -139,8 +143,9 @@ class ServerConfig:
     get_stream: bool = True
     server_name: str = "mcptask-reference"
     protocol_eras: ProtocolEras = DEFAULT_PROTOCOL_ERAS
-    # Offer the fixture tools of the official MCP conformance runner (fixtures.py).
-    conformance_fixtures: bool = False
+    # Tools offered besides long_job; not on the command line: the test suite gives the
+    # conformance runner's fixture tools (tests/conformance/fixtures).
+    tools: tuple[Tool, ...] = ()
     log_requests: bool = False
     # --oauth: /mcp is a protected resource of a built-in authorization server (oauth/).
     oauth: OAuthConfig | None = None

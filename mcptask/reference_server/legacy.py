@@ -16,21 +16,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mcptask.reference_server.calls import (
-    fixture_arguments,
+    Complete,
+    StartTask,
+    Tool,
+    ToolCall,
     progress_token,
     resolve_tool,
-    start_fixture_task,
     start_long_job,
+    start_tool_task,
+    tool_arguments,
     tool_list,
+    tools_of_era,
 )
 from mcptask.reference_server.config import Scope, ServerConfig
-from mcptask.reference_server.fixtures import (
-    Complete,
-    FixtureTool,
-    StartTask,
-    ToolCall,
-    fixture_tools,
-)
 from mcptask.reference_server.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -95,9 +93,7 @@ class LegacyDispatcher:
         self._cancel_policy = CancelPolicy(config.cancel_mode, config.cancel_delay_ms)
         # Cursors carry this nonce so that a cursor from another server run is rejected.
         self._cursor_nonce = secrets.token_hex(4)
-        self._fixtures = (
-            fixture_tools("legacy", config.tasks_enabled) if config.conformance_fixtures else {}
-        )
+        self._tools = tools_of_era(config.tools, "legacy", config.tasks_enabled)
         self._methods: dict[str, Handler] = {
             "initialize": self._initialize,
             "ping": lambda params, session, emit: {},
@@ -157,7 +153,7 @@ class LegacyDispatcher:
 
     def closes_stream(self, message: object) -> bool:
         """True for a call of a tool whose SSE answer stream the transport closes early, to
-        deliver the response on the resumed stream (the fixture test_reconnection)."""
+        deliver the response on the resumed stream (Tool.closes_stream)."""
         if classify(message) is not MessageKind.REQUEST:
             return False
         assert isinstance(message, dict)
@@ -165,7 +161,7 @@ class LegacyDispatcher:
         if message["method"] != "tools/call" or not isinstance(params, dict):
             return False
         name = params.get("name")
-        tool = self._fixtures.get(name) if isinstance(name, str) else None
+        tool = self._tools.get(name) if isinstance(name, str) else None
         return tool is not None and tool.closes_stream
 
     def task_wire(self, view: TaskView) -> JsonObject:
@@ -239,12 +235,12 @@ class LegacyDispatcher:
         }
 
     def _tools_list(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
-        return {"tools": tool_list(self._fixtures, self.config.tasks_enabled, modern=False)}
+        return {"tools": tool_list(self._tools, self.config.tasks_enabled, modern=False)}
 
     def _tools_call(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
-        tool = resolve_tool(params, self._fixtures)
-        if isinstance(tool, FixtureTool):
-            return self._call_fixture(tool, params, session_id, emit)
+        tool = resolve_tool(params, self._tools)
+        if isinstance(tool, Tool):
+            return self._call_tool(tool, params, session_id, emit)
         return self._call_long_job(tool, params, session_id)
 
     def _call_long_job(
@@ -259,10 +255,10 @@ class LegacyDispatcher:
         view = start_long_job(self.store, job, ttl_ms=ttl, owner=self._owner(session_id))
         return {"task": self.task_wire(view)}
 
-    def _call_fixture(
-        self, tool: FixtureTool, params: JsonObject, session_id: str | None, emit: Emit
+    def _call_tool(
+        self, tool: Tool, params: JsonObject, session_id: str | None, emit: Emit
     ) -> JsonObject:
-        """tools/call of a conformance fixture tool, with the tool-level task negotiation of
+        """tools/call of a Tool given in code, with the tool-level task negotiation of
         2025-11-25: -32601 for a task-augmented call of a tool that forbids it, and for a
         plain call of a tool that requires it."""
         task_params = params.get("task")
@@ -280,7 +276,7 @@ class LegacyDispatcher:
         ttl = self._requested_ttl(task_params) if as_task else self.config.ttl_ms
         call = ToolCall(
             name=tool.name,
-            arguments=fixture_arguments(params),
+            arguments=tool_arguments(params),
             era="legacy",
             as_task=as_task,
             progress_token=progress_token(params.get("_meta")),
@@ -293,7 +289,7 @@ class LegacyDispatcher:
             return outcome.result
         if not isinstance(outcome, StartTask) or not as_task:
             raise JsonRpcError(INTERNAL_ERROR, f"{tool.name} gave an answer 2025-11-25 lacks")
-        view = start_fixture_task(self.store, outcome, ttl_ms=ttl, owner=self._owner(session_id))
+        view = start_tool_task(self.store, outcome, ttl_ms=ttl, owner=self._owner(session_id))
         return {"task": self.task_wire(view)}
 
     # -- tasks ----------------------------------------------------------------------------

@@ -17,22 +17,20 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mcptask.reference_server.calls import (
-    fixture_arguments,
-    progress_token,
-    resolve_tool,
-    start_fixture_task,
-    start_long_job,
-    tool_list,
-)
-from mcptask.reference_server.config import ServerConfig
-from mcptask.reference_server.fixtures import (
     Complete,
-    FixtureTool,
     NeedInput,
     StartTask,
+    Tool,
     ToolCall,
-    fixture_tools,
+    progress_token,
+    resolve_tool,
+    start_long_job,
+    start_tool_task,
+    tool_arguments,
+    tool_list,
+    tools_of_era,
 )
+from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -113,9 +111,7 @@ class ModernDispatcher:
         if config.notify and config.tasks_enabled:
             store.add_listener(self._publish)
         self._default_cancel = OnCancel(kind="delay", delay_ms=config.modern_cancel_delay_ms)
-        self._fixtures = (
-            fixture_tools("modern", config.tasks_enabled) if config.conformance_fixtures else {}
-        )
+        self._tools = tools_of_era(config.tools, "modern", config.tasks_enabled)
         self._request_state = RequestStateSeal()
         # ping was removed from 2026-07-28; it is kept here so that simple liveness probes
         # work in both eras.
@@ -256,13 +252,13 @@ class ModernDispatcher:
         }
 
     def _tools_list(self, request: ModernRequest) -> JsonObject:
-        tools = tool_list(self._fixtures, self.config.tasks_enabled, modern=True)
+        tools = tool_list(self._tools, self.config.tasks_enabled, modern=True)
         return {"resultType": "complete", "tools": tools, "ttlMs": 0, "cacheScope": "public"}
 
     def _tools_call(self, request: ModernRequest) -> JsonObject:
-        tool = resolve_tool(request.params, self._fixtures)
-        if isinstance(tool, FixtureTool):
-            return self._call_fixture(tool, request)
+        tool = resolve_tool(request.params, self._tools)
+        if isinstance(tool, Tool):
+            return self._call_tool(tool, request)
         return self._call_long_job(tool, request)
 
     def _call_long_job(self, job: LongJob, request: ModernRequest) -> JsonObject:
@@ -277,8 +273,8 @@ class ModernDispatcher:
             raise JsonRpcError(INTERNAL_ERROR, message)
         return {"resultType": "complete", **call_result(status, message)}
 
-    def _call_fixture(self, tool: FixtureTool, request: ModernRequest) -> JsonObject:
-        """tools/call of a conformance fixture tool: a result, an InputRequiredResult (multi
+    def _call_tool(self, tool: Tool, request: ModernRequest) -> JsonObject:
+        """tools/call of a Tool given in code: a result, an InputRequiredResult (multi
         round-trip request), or a task (only for a client that declared the extension)."""
         params = request.params
         as_task = self.config.tasks_enabled and request.declares_tasks
@@ -290,7 +286,7 @@ class ModernDispatcher:
                 "Missing required client capability: elicitation",
                 {"requiredCapabilities": {"elicitation": {}}},
             )
-        arguments = fixture_arguments(params)
+        arguments = tool_arguments(params)
         responses = params.get("inputResponses", {})
         if not isinstance(responses, dict):
             raise JsonRpcError(INVALID_PARAMS, "inputResponses must be an object")
@@ -320,7 +316,7 @@ class ModernDispatcher:
             return result
         assert isinstance(outcome, StartTask)
         assert as_task, f"{tool.name} answered with a task that the client cannot take"
-        view = start_fixture_task(self.store, outcome, ttl_ms=self.config.ttl_ms)
+        view = start_tool_task(self.store, outcome, ttl_ms=self.config.ttl_ms)
         return {"resultType": "task", **self.task_wire(view)}
 
     def _tasks_get(self, request: ModernRequest) -> JsonObject:

@@ -239,13 +239,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="serverInfo.name (default mcptask-reference)",
     )
-    misc.add_argument(
-        "--conformance-fixtures",
-        action="store_true",
-        help="also offer the fixture tools that the official MCP conformance runner calls "
-        "(greet, slow_compute, failing_job, protocol_error_job, confirm_delete, multi_input, "
-        "test_tool_with_task, test_simple_text, ...)",
-    )
     misc.add_argument("--log", action="store_true", help="log every request on stderr")
     return parser
 
@@ -333,7 +326,6 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
         get_stream=not args.no_get_stream,
         server_name=args.server_name,
         protocol_eras=ProtocolEras(args.protocol_eras),
-        conformance_fixtures=args.conformance_fixtures,
         log_requests=args.log,
         oauth=oauth,
     )

@@ -2,7 +2,7 @@
 
 One store is shared by every session, transport and protocol era. Every read and write
 happens under one condition variable, which also wakes `tasks/result` waiters and the work
-of fixture tools when a task changes. Time comes from the store's Clock (clock.py): timed
+of tools given in code when a task changes. Time comes from the store's Clock (clock.py): timed
 changes (script steps, delayed cancels, ttl expiry) wait in a heap of deadlines, applied by
 the clock's scheduler as they fall due.
 

@@ -17,10 +17,10 @@ Two runner versions are used:
 
 Every scenario of a runner's catalogue below is expected to pass except the ones in
 NOT_APPLICABLE, each with its reason. For each scenario a fresh reference server is started
-(``python -m mcptask reference-server --http 127.0.0.1:0 ...``), the runner is run against
-its URL with ``--scenario``, and the server is stopped by PID. The server runs with
-``--conformance-fixtures``, which adds the tools the scenarios call (greet, slow_compute,
-test_simple_text, ...). A scenario passes when its ``checks.json`` has at least one SUCCESS
+(``python -m tests.conformance.fixture_server --http 127.0.0.1:0 ...``: the reference server
+with the tools the scenarios call, greet, slow_compute, test_simple_text, ..., from
+fixtures/), the runner is run against its URL with ``--scenario``, and the server is stopped
+by PID. A scenario passes when its ``checks.json`` has at least one SUCCESS
 and no FAILURE or SKIPPED check, and every check that REQUIRED_CHECKS names for it succeeded
 (where the runner only warns about a missing fixture); a runner crash, a timeout, or only
 skipped/informational checks is not a pass.
@@ -199,11 +199,9 @@ REQUIRED_CHECKS: dict[str, frozenset[str]] = {
     ),
 }
 
-# Reference-server options: for every scenario, and per scenario on top. The runner calls
-# fixture tools of fixed names (greet, slow_compute, test_simple_text, ...); the reference
-# server offers them only with --conformance-fixtures, so that its normal tool list stays
-# long_job alone.
-SERVER_ARGS: tuple[str, ...] = ("--conformance-fixtures",)
+# Reference-server options per scenario. The runner calls fixture tools of fixed names
+# (greet, slow_compute, test_simple_text, ...): fixture_server.py offers them, so that the
+# reference server's own tool list stays long_job alone.
 SCENARIO_SERVER_ARGS: dict[str, tuple[str, ...]] = {}
 
 Outcome = Literal["pass", "fail", "error", "skipped", "n/a", "xfail", "xpass"]
@@ -370,7 +368,7 @@ def catalogue_problems(tools: Tools, runner: Runner) -> list[str]:
 
 
 def server_args(scenario: str, extra: Sequence[str] = ()) -> list[str]:
-    return [*SERVER_ARGS, *SCENARIO_SERVER_ARGS.get(scenario, ()), *extra]
+    return [*SCENARIO_SERVER_ARGS.get(scenario, ()), *extra]
 
 
 def _drain(stream: IO[bytes], first: queue.Queue[bytes]) -> None:
@@ -382,8 +380,9 @@ def _drain(stream: IO[bytes], first: queue.Queue[bytes]) -> None:
 
 @contextlib.contextmanager
 def reference_server(args: Sequence[str]) -> Iterator[str]:
-    """Start ``mcptask reference-server --http 127.0.0.1:0 ARGS``; yield its URL; stop it."""
-    argv = [sys.executable, "-m", "mcptask", "reference-server", "--http", "127.0.0.1:0", *args]
+    """Start the fixture server (``--http 127.0.0.1:0 ARGS``); yield its URL; stop it."""
+    argv = [sys.executable, "-m", "tests.conformance.fixture_server", "--http", "127.0.0.1:0"]
+    argv += args
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
     env["PYTHONUNBUFFERED"] = "1"

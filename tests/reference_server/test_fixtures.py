@@ -1,7 +1,7 @@
-"""The conformance fixture tools (--conformance-fixtures), driven in-process through both
-dispatchers: listing per era, the tasks fixtures of runner 0.2.0 (tasks, input, errors,
-multi round-trip requests), tool-level task negotiation of 2025-11-25, and the content,
-logging and progress fixtures of runner 0.1.16."""
+"""The conformance fixture tools (tests/conformance/fixtures, given as ServerConfig.tools),
+driven in-process through both dispatchers: listing per era, the tasks fixtures of runner
+0.2.0 (tasks, input, errors, multi round-trip requests), tool-level task negotiation of
+2025-11-25, and the content, logging and progress fixtures of runner 0.1.16."""
 
 from __future__ import annotations
 
@@ -11,30 +11,28 @@ import struct
 import wave
 import zlib
 
-from mcptask.reference_server.fixtures import (
-    FIXTURES,
-    JSON_SCHEMA_2020_12,
-    PNG_BASE64,
-    WAV_BASE64,
-    fixture_tools,
-)
-from mcptask.reference_server.options import parse_config
+import pytest
+
+from mcptask.reference_server.calls import tools_of_era
+from mcptask.reference_server.options import UsageError, parse_config
+from tests.conformance.fixtures import FIXTURES, JSON_SCHEMA_2020_12, PNG_BASE64, WAV_BASE64
 from tests.reference_server.conftest import MakeServer
 from tests.reference_server.harness import JsonObject
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 MODERN_ONLY = {"confirm_delete", "multi_input", "test_tool_with_task"}
 # The fixture tools are on unless a test switches them off.
-SERVER_DEFAULTS = {"conformance_fixtures": True}
+SERVER_DEFAULTS = {"tools": FIXTURES}
 
 
 # -- listing and options ---------------------------------------------------------------------
 
 
 def test_fixtures_are_off_by_default_and_listed_per_era(make: MakeServer) -> None:
-    assert parse_config([]).conformance_fixtures is False
-    assert parse_config(["--conformance-fixtures"]).conformance_fixtures is True
-    plain = make(conformance_fixtures=False)
+    assert parse_config([]).tools == ()
+    with pytest.raises(UsageError):  # the test suite's, not the reference server's
+        parse_config(["--conformance-fixtures"])
+    plain = make(tools=())
     assert [t["name"] for t in plain.modern.result("tools/list")["tools"]] == ["long_job"]
     assert [t["name"] for t in plain.legacy.result("tools/list")["tools"]] == ["long_job"]
     _, unoffered = plain.modern.error("tools/call", {"name": "greet", "arguments": {"name": "x"}})
@@ -58,7 +56,7 @@ def test_fixtures_are_off_by_default_and_listed_per_era(make: MakeServer) -> Non
     assert all(
         "execution" not in tool for tool in no_tasks.legacy.result("tools/list")["tools"][1:]
     )
-    assert set(fixture_tools("legacy")) == every - MODERN_ONLY
+    assert set(tools_of_era(FIXTURES, "legacy", True)) == every - MODERN_ONLY
     required = {"failing_job", "test_tool_with_task"}
     assert {t["name"] for t in no_tasks.modern.result("tools/list")["tools"]} == (
         {"long_job"} | every - {"test_reconnection"} - required
@@ -160,9 +158,7 @@ def test_closes_stream_only_for_test_reconnection(make: MakeServer) -> None:
     assert server.legacy.dispatcher.closes_stream(call("test_reconnection"))
     assert not server.legacy.dispatcher.closes_stream(call("greet"))
     assert not server.legacy.dispatcher.closes_stream({"jsonrpc": "2.0", "method": "tools/call"})
-    assert not make(conformance_fixtures=False).legacy.dispatcher.closes_stream(
-        call("test_reconnection")
-    )
+    assert not make(tools=()).legacy.dispatcher.closes_stream(call("test_reconnection"))
     result = server.legacy.result("tools/call", {"name": "test_reconnection"})
     assert result["content"][0]["text"] == "Reconnection test completed successfully"
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import base64
 
+from tests.conformance.fixtures import FIXTURES
 from tests.reference_server.conftest import MakeServer
 from tests.reference_server.harness import TASKS, accept, capabilities
 
-SERVER_DEFAULTS = {"conformance_fixtures": True}
+SERVER_DEFAULTS = {"tools": FIXTURES}
 
 
 # -- 2026-07-28: the tasks fixtures ----------------------------------------------------------

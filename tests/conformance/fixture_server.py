@@ -1,0 +1,25 @@
+"""`python -m tests.conformance.fixture_server ARGS`: `mcptask reference-server ARGS` that
+also offers the conformance runner's fixture tools (tests/conformance/fixtures).
+
+The test rig's launchers (tests/reference_server_process.py) run this module when given
+FIXTURES_ARG, the test suite's own switch, which is not one of the reference server's.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from mcptask.reference_server import main as serve
+from tests.conformance.fixtures import FIXTURES
+
+FIXTURES_ARG = "--conformance-fixtures"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the reference server with `argv` and the fixture tools."""
+    return serve(sys.argv[1:] if argv is None else argv, tools=FIXTURES)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
