@@ -6,21 +6,21 @@ core protocol, initialize, sessions) and 2026-07-28 with the `io.modelcontextpro
 extension (stateless requests with per-request `_meta`), selected per request like a dual-era
 server (--protocol-eras). Layout:
 
-- options / config (+ fault_options): command line -> ServerConfig
+- cli_options / config: command line -> ServerConfig (and the OAuth demo's OAuthConfig)
 - scripting / seeding: task scripts, --seed, --tasks-file
-- store (+ records, creation_order, timers, workers, clock): the tasks, shared by all
-  sessions and both eras; timed changes on an injectable clock, ttl, cancel, input
-- jsonrpc / wire / calls: JSON-RPC envelopes; what both eras write alike (the Task
-  object, taskId, errors); tools/list and tools/call plumbing
-- legacy: LegacyDispatcher, the protocol logic of 2025-11-25
-- modern (+ modern_wire, request_state, subscriptions): ModernDispatcher, 2026-07-28 +
-  tasks extension, listen streams
-- router: decides each message's era, once, for both transports
+- store (+ records, indexes, workers, clock): the tasks, shared by all sessions and both
+  eras; timed changes on an injectable clock, ttl, cancel, input
+- rpc / wire: JSON-RPC envelopes; what both eras write alike (the Task object, taskId,
+  errors)
 - tools / calls: the long_job tool; tools/list and tools/call, and the interface of tools
   given in code (ServerConfig.tools: the test suite's conformance fixtures)
-- http_transport/ and stdio_transport: the wire, over the router
+- eras/: the protocol logic of each era: legacy (LegacyDispatcher, 2025-11-25), modern
+  (+ modern_wire, subscriptions: ModernDispatcher, 2026-07-28 + tasks extension, listen
+  streams), and router, which decides each message's era, once, for both transports
+- http/ and stdio: the wire, over the router
+- oauth/: the OAuth 2.1 authorization server of --oauth
 - faults: deliberately broken answers (--fault) and the fault switches (--fault-rate,
-  --die-after: a FaultPlan that the transports apply) for client tests
+  --die-after: a FaultPlan that the transports apply), with their command line
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from mcptask.reference_server.options import PROG, UsageError, parse_config
+from mcptask.reference_server.cli_options import PROG, UsageError, parse_config
 
 if TYPE_CHECKING:
     from mcptask.reference_server.calls import Tool

@@ -17,14 +17,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from mcptask.reference_server.jsonrpc import (
+from mcptask.reference_server.records import TaskView
+from mcptask.reference_server.rpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     JsonObject,
     JsonRpcError,
     notification,
 )
-from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.tools import LONG_JOB, LongJob, parse_long_job, tool_definitions
 

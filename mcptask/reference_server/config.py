@@ -1,4 +1,5 @@
-"""The reference server's settings, as one immutable value built from the command line."""
+"""The reference server's settings, as one immutable value built from the command line, and
+those of its OAuth demo (--oauth)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mcptask.reference_server.oauth.config import OAuthConfig
 from mcptask.reference_server.scripting import ScriptedTask
 
 if TYPE_CHECKING:
@@ -151,3 +151,34 @@ class ServerConfig:
     oauth: OAuthConfig | None = None
     # Not on the command line: tests shorten it to see heartbeats quickly.
     heartbeat_seconds: float = 15.0
+
+
+# -- --oauth: the authorization server's settings ------------------------------------------
+
+READ_SCOPE = "tasks:read"
+WRITE_SCOPE = "tasks:write"
+OFFLINE_SCOPE = "offline_access"
+SCOPES = (READ_SCOPE, WRITE_SCOPE, OFFLINE_SCOPE)
+# Methods that change tasks need the write scope; everything else the read scope.
+WRITE_METHODS = frozenset({"tasks/cancel", "tasks/update", "tools/call"})
+
+
+@dataclass(frozen=True)
+class PreRegistered:
+    """A client registered ahead of time (the CI way): a secret, or a public key."""
+
+    client_id: str
+    secret: str | None = None
+    public_key_pem: str | None = None
+
+    def __repr__(self) -> str:
+        return f"PreRegistered(client_id={self.client_id!r}, <credentials redacted>)"
+
+
+@dataclass(frozen=True)
+class OAuthConfig:
+    """The authorization server's settings."""
+
+    token_ttl_seconds: int = 3600
+    code_ttl_seconds: int = 120
+    clients: tuple[PreRegistered, ...] = field(default=())

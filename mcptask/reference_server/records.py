@@ -14,7 +14,7 @@ from datetime import datetime
 from types import MappingProxyType
 
 from mcptask.reference_server.config import CancelMode
-from mcptask.reference_server.jsonrpc import JsonObject
+from mcptask.reference_server.rpc import JsonObject
 from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, Step
 
 CANCELLED_MESSAGE = "Cancelled by client"

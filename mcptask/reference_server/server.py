@@ -8,13 +8,13 @@ import sys
 from collections.abc import Callable
 from types import FrameType
 
+from mcptask.reference_server.cli_options import PROG
 from mcptask.reference_server.config import ServerConfig
+from mcptask.reference_server.eras.router import Router
 from mcptask.reference_server.faults import FaultPlan
-from mcptask.reference_server.http_transport import serve_http
-from mcptask.reference_server.options import PROG
-from mcptask.reference_server.router import Router
+from mcptask.reference_server.http import serve_http
 from mcptask.reference_server.seeding import populate
-from mcptask.reference_server.stdio_transport import StdioServer
+from mcptask.reference_server.stdio import StdioServer
 from mcptask.reference_server.store import TaskStore
 
 

@@ -20,8 +20,7 @@ from datetime import datetime
 
 from mcptask.reference_server.clock import Clock, SystemClock
 from mcptask.reference_server.config import CancelMode
-from mcptask.reference_server.creation_order import CreationOrder
-from mcptask.reference_server.jsonrpc import JsonObject
+from mcptask.reference_server.indexes import CreationOrder, DeadlineQueue
 from mcptask.reference_server.records import (
     CANCELLED_MESSAGE,
     COMPLETED_DURING_CANCEL_MESSAGE,
@@ -34,8 +33,8 @@ from mcptask.reference_server.records import (
     TaskTerminalError,
     TaskView,
 )
+from mcptask.reference_server.rpc import JsonObject
 from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, Step
-from mcptask.reference_server.timers import DeadlineQueue
 from mcptask.reference_server.workers import WorkerCalls
 
 Listener = Callable[[TaskView], None]

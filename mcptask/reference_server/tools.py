@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from mcptask.reference_server.jsonrpc import JsonObject
 from mcptask.reference_server.records import TaskView
+from mcptask.reference_server.rpc import JsonObject
 from mcptask.reference_server.scripting import (
     MAX_SECONDS,
     TERMINAL_STATUSES,

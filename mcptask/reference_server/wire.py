@@ -1,6 +1,6 @@
 """Wire helpers both protocol eras share: the Task object, task ids, elicitations, errors.
 
-The envelopes of JSON-RPC itself are in jsonrpc.py; this module is about MCP's objects as
+The envelopes of JSON-RPC itself are in rpc.py; this module is about MCP's objects as
 both dispatchers (legacy.py, modern.py) write them, so that what the eras have in common is
 spelled once and what differs (field names, answers) is a parameter.
 """
@@ -14,13 +14,13 @@ from datetime import UTC, datetime
 
 from mcptask import __version__
 from mcptask.reference_server.config import ServerConfig
-from mcptask.reference_server.jsonrpc import (
+from mcptask.reference_server.records import TaskNotFoundError, TaskTerminalError, TaskView
+from mcptask.reference_server.rpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     JsonObject,
     JsonRpcError,
 )
-from mcptask.reference_server.records import TaskNotFoundError, TaskTerminalError, TaskView
 
 LEGACY_VERSION = "2025-11-25"
 MODERN_VERSION = "2026-07-28"

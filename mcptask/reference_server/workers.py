@@ -12,8 +12,8 @@ import threading
 from collections.abc import Mapping
 
 from mcptask.reference_server.clock import Clock
-from mcptask.reference_server.jsonrpc import JsonObject
 from mcptask.reference_server.records import INPUT_REQUIRED, TaskRecord
+from mcptask.reference_server.rpc import JsonObject
 from mcptask.reference_server.scripting import TERMINAL_STATUSES
 
 

@@ -25,15 +25,15 @@ import pytest
 
 from mcptask.reference_server.clock import ManualClock
 from mcptask.reference_server.config import ServerConfig
-from mcptask.reference_server.legacy import LegacyDispatcher, Reply
-from mcptask.reference_server.modern import ModernDispatcher
-from mcptask.reference_server.modern_wire import ModernReply, Validator
+from mcptask.reference_server.eras.legacy import LegacyDispatcher, Reply
+from mcptask.reference_server.eras.modern import ModernDispatcher
+from mcptask.reference_server.eras.modern_wire import ModernReply, Validator
+from mcptask.reference_server.eras.router import Router
+from mcptask.reference_server.eras.subscriptions import Subscription
 from mcptask.reference_server.records import TaskView
-from mcptask.reference_server.router import Router
 from mcptask.reference_server.scripting import ScriptedTask, Step
 from mcptask.reference_server.seeding import populate
 from mcptask.reference_server.store import TaskStore
-from mcptask.reference_server.subscriptions import Subscription
 
 JsonObject = dict[str, Any]
 DEADLINE = 10.0  # real seconds; generous, only reached when something is broken

@@ -9,9 +9,9 @@ import os
 
 import pytest
 
-from mcptask.reference_server.fault_options import _number
-from mcptask.reference_server.jsonrpc import JsonRpcError
-from mcptask.reference_server.request_state import RequestStateSeal
+from mcptask.reference_server.eras.modern_wire import RequestStateSeal
+from mcptask.reference_server.faults import _number
+from mcptask.reference_server.rpc import JsonRpcError
 from mcptask.reference_server.scripting import parse_seconds
 from mcptask.reference_server.tools import parse_long_job
 from tests.reference_server.wire_harness import http_server, request, stdio_server

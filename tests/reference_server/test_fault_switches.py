@@ -17,6 +17,7 @@ from dataclasses import replace
 import pytest
 
 from mcptask.reference_server import main
+from mcptask.reference_server.cli_options import UsageError, parse_config
 from mcptask.reference_server.config import (
     DEFAULT_OVERSIZE_BYTES,
     STDIO_KINDS,
@@ -25,7 +26,6 @@ from mcptask.reference_server.config import (
     FaultSwitches,
 )
 from mcptask.reference_server.faults import PADDING_KEY, PIECE_BYTES, FaultPlan, padded
-from mcptask.reference_server.options import UsageError, parse_config
 from tests.reference_server.harness import DEADLINE, JsonObject
 from tests.reference_server.wire_harness import (
     http_server,

@@ -14,7 +14,7 @@ import zlib
 import pytest
 
 from mcptask.reference_server.calls import tools_of_era
-from mcptask.reference_server.options import UsageError, parse_config
+from mcptask.reference_server.cli_options import UsageError, parse_config
 from tests.conformance.fixtures import FIXTURES, JSON_SCHEMA_2020_12, PNG_BASE64, WAV_BASE64
 from tests.reference_server.conftest import MakeServer
 from tests.reference_server.harness import JsonObject

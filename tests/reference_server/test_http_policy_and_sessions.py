@@ -6,14 +6,14 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from mcptask.reference_server.http_transport.policy import (
+from mcptask.reference_server.http.policy import (
     accepted_types,
     auth_failure,
     decode_header_value,
     modern_header_problem,
     origin_allowed,
 )
-from mcptask.reference_server.http_transport.sessions import POST_STREAM_LIMIT, Session
+from mcptask.reference_server.http.sessions import POST_STREAM_LIMIT, Session
 from tests.reference_server.harness import DEADLINE, VERSION, JsonObject, in_thread
 
 

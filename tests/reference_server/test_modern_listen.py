@@ -3,7 +3,7 @@ closing), and where the HTTP transport's header checks run among the dispatcher'
 
 from __future__ import annotations
 
-from mcptask.reference_server.modern_wire import ModernRequest
+from mcptask.reference_server.eras.modern_wire import ModernRequest
 from tests.reference_server.conftest import MakeServer
 from tests.reference_server.harness import MODERN_TASK_FIELDS, TASKS, drain, meta, scripted
 

@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from mcptask.reference_server.oauth.config import OAuthConfig, PreRegistered
+from mcptask.reference_server.config import OAuthConfig, PreRegistered
 from mcptask.reference_server.oauth.server import (
     AUTHORIZE_PATH,
     METADATA_PATH,

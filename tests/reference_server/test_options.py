@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from mcptask.reference_server import main
+from mcptask.reference_server.cli_options import UsageError, parse_config
 from mcptask.reference_server.config import CancelMode, ProtocolEras, Scope
-from mcptask.reference_server.options import UsageError, parse_config
 from mcptask.reference_server.scripting import OnCancel, Step, parse_seed, parse_tasks_file
 
 

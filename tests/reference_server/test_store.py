@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from mcptask.reference_server.clock import MANUAL_EPOCH, ManualClock, SystemClock
-from mcptask.reference_server.creation_order import COMPACT_AFTER
+from mcptask.reference_server.indexes import COMPACT_AFTER
 from mcptask.reference_server.scripting import OnCancel, Step
 from mcptask.reference_server.store import TaskStore
 from tests.reference_server.conftest import MakeServer

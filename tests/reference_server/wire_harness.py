@@ -29,11 +29,11 @@ import httpx
 
 from mcptask.reference_server.clock import ManualClock
 from mcptask.reference_server.config import ServerConfig
+from mcptask.reference_server.eras.router import Router
 from mcptask.reference_server.faults import FaultPlan
-from mcptask.reference_server.http_transport import http_server as make_http_server
-from mcptask.reference_server.router import Router
+from mcptask.reference_server.http import http_server as make_http_server
 from mcptask.reference_server.seeding import populate
-from mcptask.reference_server.stdio_transport import StdioServer
+from mcptask.reference_server.stdio import StdioServer
 from mcptask.reference_server.store import TaskStore
 from tests.reference_server.harness import DEADLINE, JsonObject
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from mcptask.reference_server.oauth.config import PreRegistered
+from mcptask.reference_server.config import PreRegistered
 
 JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 AUTH_METHODS = ("client_secret_basic", "client_secret_post", "private_key_jwt", "none")

@@ -28,8 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from mcptask.reference_server.oauth.clients import AUTH_METHODS, OAuthError, Registry
-from mcptask.reference_server.oauth.config import (
+from mcptask.reference_server.config import (
     OFFLINE_SCOPE,
     READ_SCOPE,
     SCOPES,
@@ -37,6 +36,7 @@ from mcptask.reference_server.oauth.config import (
     WRITE_SCOPE,
     OAuthConfig,
 )
+from mcptask.reference_server.oauth.clients import AUTH_METHODS, OAuthError, Registry
 
 PRM_PATH = "/.well-known/oauth-protected-resource/mcp"
 METADATA_PATH = "/.well-known/oauth-authorization-server"

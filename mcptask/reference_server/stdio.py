@@ -23,6 +23,10 @@ import threading
 from typing import BinaryIO, Protocol
 
 from mcptask.reference_server.config import Fault, FaultKind, ServerConfig
+from mcptask.reference_server.eras.legacy import LegacyDispatcher
+from mcptask.reference_server.eras.modern import ModernDispatcher
+from mcptask.reference_server.eras.router import Era, Router, Routes
+from mcptask.reference_server.eras.subscriptions import Subscription
 from mcptask.reference_server.faults import (
     FaultPlan,
     PaddedAnswer,
@@ -32,7 +36,8 @@ from mcptask.reference_server.faults import (
     replacement_body,
     with_wrong_id,
 )
-from mcptask.reference_server.jsonrpc import (
+from mcptask.reference_server.records import TaskView
+from mcptask.reference_server.rpc import (
     INVALID_REQUEST,
     PARSE_ERROR,
     JsonObject,
@@ -42,12 +47,7 @@ from mcptask.reference_server.jsonrpc import (
     error_response,
     request_id,
 )
-from mcptask.reference_server.legacy import LegacyDispatcher
-from mcptask.reference_server.modern import ModernDispatcher
-from mcptask.reference_server.records import TaskView
-from mcptask.reference_server.router import Era, Router, Routes
 from mcptask.reference_server.store import TaskStore
-from mcptask.reference_server.subscriptions import Subscription
 from mcptask.reference_server.wire import INVALID_MESSAGE
 
 STDIO_SESSION = "stdio"

@@ -31,7 +31,34 @@ from mcptask.reference_server.calls import (
     tools_of_era,
 )
 from mcptask.reference_server.config import ServerConfig
-from mcptask.reference_server.jsonrpc import (
+from mcptask.reference_server.eras.modern_wire import (
+    ACKNOWLEDGED_NOTIFICATION,
+    LISTEN,
+    META_LOG_LEVEL,
+    META_SERVER_INFO,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    TASK_METHODS,
+    TASK_NOTIFICATION,
+    TASKS_EXTENSION,
+    ModernError,
+    ModernReply,
+    ModernRequest,
+    RequestStateSeal,
+    Validator,
+    check_request,
+    client_capabilities,
+    declares_tasks,
+    http_status_for,
+    missing_tasks_capability,
+    parse_request,
+)
+from mcptask.reference_server.eras.subscriptions import (
+    SUBSCRIPTION_ID_META,
+    Subscription,
+    SubscriptionHub,
+)
+from mcptask.reference_server.records import TaskNotFoundError, TaskView
+from mcptask.reference_server.rpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -45,35 +72,8 @@ from mcptask.reference_server.jsonrpc import (
     request_id,
     result_response,
 )
-from mcptask.reference_server.modern_wire import (
-    ACKNOWLEDGED_NOTIFICATION,
-    LISTEN,
-    META_LOG_LEVEL,
-    META_SERVER_INFO,
-    MISSING_REQUIRED_CLIENT_CAPABILITY,
-    TASK_METHODS,
-    TASK_NOTIFICATION,
-    TASKS_EXTENSION,
-    ModernError,
-    ModernReply,
-    ModernRequest,
-    Validator,
-    check_request,
-    client_capabilities,
-    declares_tasks,
-    http_status_for,
-    missing_tasks_capability,
-    parse_request,
-)
-from mcptask.reference_server.records import TaskNotFoundError, TaskView
-from mcptask.reference_server.request_state import RequestStateSeal
 from mcptask.reference_server.scripting import OnCancel
 from mcptask.reference_server.store import TaskStore
-from mcptask.reference_server.subscriptions import (
-    SUBSCRIPTION_ID_META,
-    Subscription,
-    SubscriptionHub,
-)
 from mcptask.reference_server.tools import LONG_JOB, LongJob, call_result, run_script
 from mcptask.reference_server.wire import (
     INVALID_MESSAGE,

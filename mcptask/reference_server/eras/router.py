@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from mcptask.reference_server.config import ServerConfig
-from mcptask.reference_server.legacy import LegacyDispatcher
-from mcptask.reference_server.modern import ModernDispatcher
-from mcptask.reference_server.modern_wire import META_PROTOCOL_VERSION, MODERN_ONLY_METHODS
+from mcptask.reference_server.eras.legacy import LegacyDispatcher
+from mcptask.reference_server.eras.modern import ModernDispatcher
+from mcptask.reference_server.eras.modern_wire import META_PROTOCOL_VERSION, MODERN_ONLY_METHODS
 from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.wire import LEGACY_VERSION, MODERN_VERSION
 

@@ -7,7 +7,7 @@ import threading
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 
-from mcptask.reference_server.jsonrpc import JsonObject
+from mcptask.reference_server.rpc import JsonObject
 
 EVENT_BUFFER_SIZE = 1000
 # Closed POST streams kept for resumption, per session (the oldest are forgotten first).

@@ -2,7 +2,8 @@
 JSON or SSE answers (per --answer, broken per --fault) and chunked event streams, and what the
 fault switches do to an answer (refused, reset, lost, late, oversized, cut short).
 
-Exchange knows HTTP and the SSE wire format, not the protocol eras: the era endpoints
+Exchange knows HTTP and the Server-Sent Events wire format (the event builders at the end),
+not the protocol eras: the era endpoints
 (legacy.py, modern.py) decide what to send, through these methods.
 """
 
@@ -28,8 +29,7 @@ from mcptask.reference_server.faults import (
     replacement_body,
     with_wrong_id,
 )
-from mcptask.reference_server.http_transport.sse import message_event, plain_event, priming_event
-from mcptask.reference_server.jsonrpc import (
+from mcptask.reference_server.rpc import (
     JsonObject,
     encode_message,
     error_response,
@@ -343,3 +343,22 @@ def _sse_pieces(answer: PaddedAnswer) -> Iterable[bytes]:
     yield b"event: message\ndata: "
     yield from answer.pieces()
     yield b"\n\n"
+
+
+HEARTBEAT = b": heartbeat\n\n"
+
+
+def message_event(event_id: str, message: JsonObject) -> bytes:
+    """An SSE `message` event carrying one JSON-RPC message."""
+    return f"event: message\nid: {event_id}\ndata: {encode_message(message)}\n\n".encode()
+
+
+def priming_event(event_id: str, retry_ms: int | None = None) -> bytes:
+    """An event with an id and empty data: lets the client resume with Last-Event-ID."""
+    retry = f"retry: {retry_ms}\n" if retry_ms is not None else ""
+    return f"id: {event_id}\n{retry}data:\n\n".encode()
+
+
+def plain_event(message: JsonObject) -> bytes:
+    """An SSE `message` event without an id (2026-07-28 streams are not resumable)."""
+    return f"event: message\ndata: {encode_message(message)}\n\n".encode()

@@ -15,18 +15,20 @@ import socket
 from http.cookies import CookieError, SimpleCookie
 
 from mcptask.reference_server.config import AnswerMode, FaultKind
-from mcptask.reference_server.http_transport.framing import (
+from mcptask.reference_server.eras.legacy import LegacyDispatcher
+from mcptask.reference_server.http.framing import (
     BAD_REQUEST,
     EVENT_STREAM,
+    HEARTBEAT,
     LAST_CHUNK,
     Exchange,
     chunk,
+    message_event,
+    priming_event,
 )
-from mcptask.reference_server.http_transport.policy import accepted_types
-from mcptask.reference_server.http_transport.sessions import Session, SessionRegistry
-from mcptask.reference_server.http_transport.sse import HEARTBEAT, message_event, priming_event
-from mcptask.reference_server.jsonrpc import JsonObject, MessageKind, classify
-from mcptask.reference_server.legacy import LegacyDispatcher
+from mcptask.reference_server.http.policy import accepted_types
+from mcptask.reference_server.http.sessions import Session, SessionRegistry
+from mcptask.reference_server.rpc import JsonObject, MessageKind, classify
 from mcptask.reference_server.store import TaskStore
 
 # An unknown session (JSON-RPC server-error range, as the official SDKs use it).

@@ -29,7 +29,8 @@ from mcptask.reference_server.calls import (
     tools_of_era,
 )
 from mcptask.reference_server.config import Scope, ServerConfig
-from mcptask.reference_server.jsonrpc import (
+from mcptask.reference_server.records import CancelPolicy, SortKey, TaskView
+from mcptask.reference_server.rpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -43,7 +44,6 @@ from mcptask.reference_server.jsonrpc import (
     request_id,
     result_response,
 )
-from mcptask.reference_server.records import CancelPolicy, SortKey, TaskView
 from mcptask.reference_server.scripting import parse_ttl
 from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.tools import LongJob, run_inline, task_result

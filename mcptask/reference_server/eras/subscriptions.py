@@ -13,8 +13,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from mcptask.reference_server.jsonrpc import JsonObject
 from mcptask.reference_server.records import TaskView
+from mcptask.reference_server.rpc import JsonObject
 
 SUBSCRIPTION_ID_META = "io.modelcontextprotocol/subscriptionId"
 

@@ -2,7 +2,7 @@
 
 A request goes through the checks every request gets (path, Origin, bearer token; for a
 POST also the body, Content-Type, Accept, JSON, one JSON-RPC message), then to the endpoint
-of its era (legacy.py or modern.py) as the router decides; this module has no era rules of
+of its era (http/legacy.py or http/modern.py) as the router decides; this module has no era rules of
 its own.
 """
 
@@ -18,23 +18,27 @@ from http.server import ThreadingHTTPServer
 from typing import Protocol
 
 from mcptask.reference_server.config import FaultKind, ServerConfig
+from mcptask.reference_server.eras.router import Router, Routes
 from mcptask.reference_server.faults import FaultPlan
-from mcptask.reference_server.http_transport.framing import (
+from mcptask.reference_server.http.framing import (
     BAD_REQUEST,
     EVENT_STREAM,
     JSON,
     Done,
     Exchange,
 )
-from mcptask.reference_server.http_transport.legacy import LegacyEndpoint
-from mcptask.reference_server.http_transport.modern import ModernEndpoint
-from mcptask.reference_server.http_transport.policy import (
+from mcptask.reference_server.http.legacy import LegacyEndpoint
+from mcptask.reference_server.http.modern import ModernEndpoint
+from mcptask.reference_server.http.policy import (
     AuthFailure,
     accepted_types,
     auth_failure,
     origin_allowed,
 )
-from mcptask.reference_server.jsonrpc import (
+from mcptask.reference_server.oauth.server import PATHS as OAUTH_PATHS
+from mcptask.reference_server.oauth.server import AuthorizationServer, Refusal
+from mcptask.reference_server.oauth.server import Request as OAuthRequest
+from mcptask.reference_server.rpc import (
     INVALID_REQUEST,
     PARSE_ERROR,
     JsonObject,
@@ -42,10 +46,6 @@ from mcptask.reference_server.jsonrpc import (
     classify,
     request_id,
 )
-from mcptask.reference_server.oauth.server import PATHS as OAUTH_PATHS
-from mcptask.reference_server.oauth.server import AuthorizationServer, Refusal
-from mcptask.reference_server.oauth.server import Request as OAuthRequest
-from mcptask.reference_server.router import Router, Routes
 from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.wire import INVALID_MESSAGE
 

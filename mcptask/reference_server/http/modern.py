@@ -8,17 +8,22 @@ from __future__ import annotations
 import time
 from typing import NoReturn
 
-from mcptask.reference_server.http_transport.framing import LAST_CHUNK, Exchange, chunk
-from mcptask.reference_server.http_transport.policy import modern_header_problem
-from mcptask.reference_server.http_transport.sse import HEARTBEAT, plain_event
-from mcptask.reference_server.jsonrpc import JsonObject
-from mcptask.reference_server.modern import ModernDispatcher
-from mcptask.reference_server.modern_wire import (
+from mcptask.reference_server.eras.modern import ModernDispatcher
+from mcptask.reference_server.eras.modern_wire import (
     HEADER_MISMATCH,
     ModernError,
     ModernReply,
     ModernRequest,
 )
+from mcptask.reference_server.http.framing import (
+    HEARTBEAT,
+    LAST_CHUNK,
+    Exchange,
+    chunk,
+    plain_event,
+)
+from mcptask.reference_server.http.policy import modern_header_problem
+from mcptask.reference_server.rpc import JsonObject
 
 # How often an idle subscriptions/listen stream checks whether its client went away.
 STREAM_POLL_SECONDS = 0.25
