@@ -3,23 +3,29 @@
 Commands live one per module in `mcptask.cli.commands`; they raise mcptask errors and end
 with `typer.Exit(code)` where `cli.exit_codes` decided the code of a report. `run` turns
 everything else into one line on stderr and a documented exit code, never a traceback.
+
+The root is a lazy group (as hatch's `LazyGroup`): a command's module is imported, and its
+Click command built, only when that command is looked up: to run it, to complete it, or to
+list it in the root's help.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import signal
 import sys
 import threading
+from collections.abc import Callable, Iterator, Mapping
 from typing import Annotated, Any, NoReturn
 
 import typer
+import typer.main
+from typer.core import TyperCommand, TyperGroup
 
 from mcptask import __version__
 from mcptask.cli import collector
-from mcptask.cli.command_line import command_named
-from mcptask.cli.help_width import CappedCommand, CappedGroup
 from mcptask.cli.options import color_wanted, root_options
 from mcptask.errors import ExitCode, McptaskError
 
@@ -50,9 +56,111 @@ COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
 """Every command, in the order help lists them: its module in `mcptask.cli.commands` (whose
 function of the same name is the command), and its Typer settings."""
 
+HELP_COLUMNS = 80
+"""Help is at most this wide: lines a reader can follow on a wide terminal."""
+UNWRAPPED = 100_000
+"""The width completions' help is drawn at: one line each, however long."""
 
-def _version_callback(value: bool) -> None:
-    if value:
+
+def help_columns() -> int:
+    """The width help is drawn at: the terminal's (or TERMINAL_WIDTH's, COLUMNS'), at most 80."""
+    for name in ("TERMINAL_WIDTH", "COLUMNS"):  # Typer's setting, then the shell's
+        value = os.environ.get(name, "")
+        if value.isdigit() and int(value) > 0:
+            return min(int(value), HELP_COLUMNS)
+    try:
+        columns = os.get_terminal_size(1).columns or HELP_COLUMNS
+    except OSError:  # not a terminal
+        columns = HELP_COLUMNS
+    return min(columns, HELP_COLUMNS)
+
+
+@contextlib.contextmanager
+def _help_width(columns: int) -> Iterator[None]:
+    """Typer's Rich output is `columns` wide in this block (Typer reads its width from this
+    module setting). Imported here: only a line that shows help (or completes for zsh and
+    fish, whose answers carry help) pays for Rich."""
+    from typer import rich_utils
+
+    saved = rich_utils.MAX_WIDTH
+    rich_utils.MAX_WIDTH = columns
+    try:
+        yield
+    finally:
+        rich_utils.MAX_WIDTH = saved
+
+
+def _capped(format_help: Callable[[Any, Any], None], ctx: Any, formatter: Any) -> None:
+    """Draw help at most 80 columns wide. A reader that went away (`mcptask --help | true`)
+    ends it quietly with exit 0, like every output of mcptask (Rich would exit 1)."""
+    with _help_width(help_columns()):
+        try:
+            format_help(ctx, formatter)
+        except SystemExit as exit:  # Rich's answer to a broken pipe, stdout now /dev/null
+            if exit.code != 1:
+                raise
+
+
+def _in_declared_order(names: list[str], ctx: Any) -> list[str]:
+    """The help option's names as declared (-h, --help): Click gathers them in a set, which
+    iterates in another order in each process (and completion would list them so)."""
+    return [name for name in ctx.help_option_names if name in names]
+
+
+class CappedCommand(TyperCommand):
+    """A command whose help is at most 80 columns wide."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _capped(super().format_help, ctx, formatter)
+
+    def get_help_option_names(self, ctx: Any) -> list[str]:
+        return _in_declared_order(super().get_help_option_names(ctx), ctx)
+
+
+class LazyCommands(Mapping[str, TyperCommand]):
+    """The commands by name, in help's order; each is built on its first lookup."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, TyperCommand] = {}
+
+    def __getitem__(self, name: str) -> TyperCommand:
+        if name not in self._built:
+            module_name, settings = COMMANDS[name]
+            module = importlib.import_module(f"mcptask.cli.commands.{module_name}")
+            # reference-server parses its own options (argparse): it keeps Typer's plain class.
+            one = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+            one.command(name, **(settings or {"cls": CappedCommand}))(getattr(module, module_name))
+            command = typer.main.get_command(one)
+            assert isinstance(command, TyperCommand)
+            self._built[name] = command
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS)
+
+
+class LazyGroup(TyperGroup):
+    """The root: its commands are built as they are looked up, its help at most 80 wide."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self.commands = LazyCommands()  # type: ignore[assignment]
+
+    def list_commands(self, ctx: object) -> list[str]:
+        return list(COMMANDS)  # names only: listing builds nothing
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _capped(super().format_help, ctx, formatter)
+
+    def get_help_option_names(self, ctx: Any) -> list[str]:
+        return _in_declared_order(super().get_help_option_names(ctx), ctx)
+
+
+def _version_callback(ctx: typer.Context, value: bool) -> None:
+    if value and not ctx.resilient_parsing:  # not while completing a line
         print(f"mcptask {__version__}")
         raise typer.Exit()
 
@@ -77,38 +185,17 @@ def _root(
     """
 
 
-def build_app(only: str | None = None) -> typer.Typer:
-    """The app with every command, or with the one command `only` names: a command line
-    that names its command pays for importing and building that one alone (the parse, the
-    errors and the help of that command are the same either way)."""
-    app = typer.Typer(
-        name="mcptask",
-        help="Manage the long-running tasks of MCP servers: connect, start, list, get, "
-        "result, cancel, watch.",
-        cls=CappedGroup,
-        no_args_is_help=True,
-        add_completion=True,
-        pretty_exceptions_enable=False,
-        context_settings={"help_option_names": ["-h", "--help"]},
-    )
-    app.callback()(_root)
-    for name in [only] if only in COMMANDS else COMMANDS:
-        module_name, settings = COMMANDS[name]
-        module = importlib.import_module(f"mcptask.cli.commands.{module_name}")
-        # reference-server parses its own options (argparse): it keeps Typer's plain class.
-        options: dict[str, Any] = settings or {"cls": CappedCommand}
-        app.command(name, **options)(getattr(module, module_name))
-    return app
-
-
-def __getattr__(name: str) -> typer.Typer:
-    """`app`: the whole app, built on first use (by the generators of the completion table
-    and the help pages, and by tests)."""
-    if name != "app":
-        raise AttributeError(name)
-    app = build_app()
-    globals()["app"] = app
-    return app
+app = typer.Typer(
+    name="mcptask",
+    help="Manage the long-running tasks of MCP servers: connect, start, list, get, "
+    "result, cancel, watch.",
+    cls=LazyGroup,
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.callback()(_root)
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
@@ -132,14 +219,16 @@ def run(argv: list[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, _interrupt)
+    completing = os.environ.get("_MCPTASK_COMPLETE", "")
+    # zsh and fish show each answer's help: on one line, however long (Rich would wrap it).
+    unwrapped = completing in ("complete_zsh", "complete_fish")
     try:
-        completing = bool(os.environ.get("_MCPTASK_COMPLETE"))
-        app = build_app(None if completing else command_named(args))
-        if not args and not completing:
-            # No command: the help, as a usage error (exit 2) that needs no error line.
-            app(args=["--help"], prog_name="mcptask", standalone_mode=False)
-            return int(ExitCode.USAGE)
-        result = app(args=args, prog_name="mcptask", standalone_mode=False)
+        with _help_width(UNWRAPPED) if unwrapped else contextlib.nullcontext():
+            if not args and not completing:
+                # No command: the help, as a usage error (exit 2) that needs no error line.
+                app(args=["--help"], prog_name="mcptask", standalone_mode=False)
+                return int(ExitCode.USAGE)
+            result = app(args=args, prog_name="mcptask", standalone_mode=False)
     except McptaskError as exc:
         errors.error(exc.message)
         return int(exc.exit_code)

@@ -1,30 +1,42 @@
-"""Shell completion of task ids from the record of known tasks.
-
-It runs at every Tab: it reads the SQLite record directly, makes no network call and imports
-neither httpx, pydantic nor Rich (only `mcptask.store`, which is standard library).
-"""
+"""Shell completion's values that live on this machine: profile names (the profiles file)
+and known task ids (the record of known tasks). Nothing goes over the network, and neither
+httpx nor Rich is imported; Typer and Click do the rest of each TAB."""
 
 from __future__ import annotations
 
+import os
+
 import typer
+
+
+def complete_profile(incomplete: str) -> list[str]:
+    """Saved profile names that start with `incomplete`."""
+    from mcptask.store.profile_names import profile_names
+
+    return [name for name in profile_names() if name.startswith(incomplete)]
 
 
 def complete_task_id(ctx: typer.Context, incomplete: str) -> list[tuple[str, str]]:
     """Recorded task ids that start with `incomplete`, each with its last status: those of
     the server on the command line (or in MCPTASK_URL / MCPTASK_SERVER), else of every
-    server. The same answer as the fast path's (`mcptask.completion`), which it asks."""
-    from mcptask.completion import SOURCES
+    server. An id with control characters is not offered (the shell would print them), and
+    a status is shown cleaned."""
+    from mcptask.output.sanitize import clean
+    from mcptask.store.identity import ServerIdentity
+    from mcptask.store.task_ids import complete_task_ids
 
-    given = {
-        option: value
-        for option, value in (
-            ("--url", ctx.params.get("url")),
-            ("--server", ctx.params.get("server")),
-        )
-        if isinstance(value, str) and value
-    }
-    return [(value, status or "") for value, status in SOURCES["task"](incomplete, given)]
-
-
-complete_task_id.completion_source = "task"  # type: ignore[attr-defined]
-"""The fast completion path (mcptask/completion.py) knows these values by this name."""
+    url = ctx.params.get("url") or os.environ.get("MCPTASK_URL")
+    command = ctx.params.get("server") or os.environ.get("MCPTASK_SERVER")
+    identity: ServerIdentity | None = None
+    try:
+        if url:
+            identity = ServerIdentity.for_url(url)
+        elif command:
+            identity = ServerIdentity.for_command(command)
+    except ValueError:
+        identity = None
+    return [
+        (task_id, clean(status) if status else "")
+        for task_id, status in complete_task_ids(os.environ, identity, incomplete)
+        if clean(task_id) == task_id
+    ]

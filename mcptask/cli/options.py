@@ -14,6 +14,7 @@ from typing import Annotated, Any, Protocol, TypeVar, cast
 
 import typer
 
+from mcptask.cli.completion import complete_profile
 from mcptask.cli.sign_in_options import (
     AuthOption,
     ClientIdOption,
@@ -23,18 +24,6 @@ from mcptask.cli.sign_in_options import (
     ScopeOption,
 )
 from mcptask.errors import UsageError
-
-
-def complete_profile(incomplete: str) -> list[str]:
-    """Shell completion of profile names: reads the profiles file, nothing more."""
-    from mcptask.completion import SOURCES
-
-    return [value for value, _ in SOURCES["profile"](incomplete, {})]
-
-
-complete_profile.completion_source = "profile"  # type: ignore[attr-defined]
-"""The fast completion path (mcptask/completion.py) knows these values by this name."""
-
 
 UrlOption = Annotated[
     str | None,

@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from mcptask.cli.options import OutputOption, color_wanted, complete_profile
+from mcptask.cli.completion import complete_profile
+from mcptask.cli.options import OutputOption, color_wanted
 from mcptask.errors import UsageError
 
 
