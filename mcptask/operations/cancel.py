@@ -54,10 +54,11 @@ class CancelRun:
     """One bulk cancel: sequential `tasks/cancel`, each confirmed by `tasks/get` at once;
     tasks still settling are then polled until they settle or `wait_timeout` runs out.
 
-    Where confirmations overlap (`overlap`), they go out on a thread of their own while the
-    next cancels are sent (confirmations.py); their answers are applied here, in order, and a
-    final result waits for the confirmations of the tasks before it, so that the results are
-    heard as they would be one request after the other. `on_result` hears each result once,
+    The confirmations are the piece beside the run (confirmations.py): where they overlap
+    (`overlap`), they go out on a thread of their own while the next cancels are sent. Their
+    answers are applied here, and a final result waits for the confirmations of the tasks
+    before it, so that the results are heard in the targets' order either way, as they would
+    be one request after the other. `on_result` hears each result once,
     as soon as it is final; `on_progress` after each cancel request. `stop` is polled between
     requests: the request in flight always completes, and nothing more is sent.
     """
@@ -75,7 +76,7 @@ class CancelRun:
     take long enough for it to pay."""
     _results: dict[str, CancelResult] = field(default_factory=dict)
     _awaiting: dict[str, _Awaiting] = field(default_factory=dict)
-    _confirmations: Confirmations | None = None
+    _confirmations: Confirmations = field(init=False)
     _order: dict[str, int] = field(default_factory=dict)
     _held: list[CancelResult] = field(default_factory=list)
 
@@ -83,6 +84,9 @@ class CancelRun:
         """Cancel every target; whatever happens, every target is in the report exactly once."""
         ordered = list(targets)
         self._order = {target.task_id: index for index, target in enumerate(ordered)}
+        self._confirmations = Confirmations(
+            self.client.get_task, overlap=self._worth_overlapping, stopped=self.stop
+        )
         report = CancelReport(results=[])
         try:
             self._cancel_each(ordered)
@@ -115,7 +119,7 @@ class CancelRun:
         for target in targets:
             if self.stop():
                 return
-            if self._confirmations is not None and self._confirmations.full:
+            if self._confirmations.full:
                 self._settle(wait=True, count=1)
             self._cancel_one(target, resends=self._resends())
             self.on_progress()
@@ -208,19 +212,13 @@ class CancelRun:
         # Confirm at once, so that results stream out task by task; a task that is still
         # settling (a cooperative cancel) is polled again after the last cancel is sent.
         self._awaiting[target.task_id] = awaiting
-        if self._overlapping(target):
-            if self._confirmations is None:
-                self._confirmations = Confirmations(self.client.get_task, stopped=self.stop)
-            self._confirmations.ask(target.task_id)
-        else:
-            self._observe(target.task_id, self._fetch(target.task_id))
+        last = self._order[target.task_id] == len(self._order) - 1  # nothing to go beside
+        self._confirmations.ask(target.task_id, last=last)
+        self._settle(wait=False)
 
-    def _overlapping(self, target: Target) -> bool:
-        """Whether this task's confirmation goes out beside the next cancel: not for the last
-        task (nothing to go beside), and by default only where two requests may travel at once
-        and the server is far enough away for it to pay (`worth_overlapping`)."""
-        if self._order[target.task_id] == len(self._order) - 1:
-            return False
+    def _worth_overlapping(self) -> bool:
+        """Whether a confirmation goes out beside the next cancel: by default only where two
+        requests may travel at once and the server is far enough away for it to pay."""
         if self.overlap is not None:
             return self.overlap
         return self.client.concurrent and worth_overlapping(self.client.round_trips.typical)
@@ -248,12 +246,6 @@ class CancelRun:
 
     # -- phase 2: poll until each task shows a terminal status ----------------------------------
 
-    def _fetch(self, task_id: str) -> Task | RpcError:
-        try:
-            return self.client.get_task(task_id)
-        except RpcError as exc:
-            return exc
-
     def _confirm(self) -> None:
         PollLoop(
             fetch=self.client.get_task,
@@ -265,9 +257,7 @@ class CancelRun:
         ).run(deadline=time.monotonic() + self.wait_timeout)
 
     def _settle(self, *, wait: bool, count: int | None = None) -> None:
-        """Apply the overlapped confirmations that are in (`wait`: all, or `count` of them)."""
-        if self._confirmations is None:
-            return
+        """Apply the confirmations that are in (`wait`: all, or `count` of them)."""
         for task_id, answer in self._confirmations.settled(wait=wait, count=count):
             self._observe(task_id, answer)
         self._release()
@@ -276,8 +266,6 @@ class CancelRun:
         """Stop the confirmations (`wait`: the one in flight finishes first), apply what came
         in, and drop the rest: their tasks end with what their cancel's answer said."""
         confirmations = self._confirmations
-        if confirmations is None:
-            return
         confirmations.close(wait=wait)
         while True:
             try:
@@ -286,7 +274,6 @@ class CancelRun:
             except McptaskError:
                 continue  # the run has already stopped: this task ends with what is known
         confirmations.abandon()
-        self._confirmations = None
         self._release()
 
     def _observe(self, task_id: str, answer: Task | RpcError) -> None:
@@ -334,7 +321,7 @@ class CancelRun:
     def _release(self) -> None:
         """Pass on the final results held back: in the targets' order, up to the first task
         whose overlapped confirmation is still out (without one out: all, at once)."""
-        oldest = self._confirmations.oldest if self._confirmations is not None else None
+        oldest = self._confirmations.oldest
         while self._held and (
             oldest is None or self._order[self._held[0].task_id] < self._order[oldest]
         ):

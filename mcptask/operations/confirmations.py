@@ -1,13 +1,16 @@
-"""Confirming accepted cancels with `tasks/get` on a thread of their own, while the next
-cancels go out: over a slow link a bulk cancel then costs one round trip per task, not two.
+"""Confirming accepted cancels with `tasks/get`: the piece a cancel run plugs in beside its
+cancels. Over a slow link it sends the confirmations on a thread of its own while the next
+cancels go out, so that a bulk cancel costs one round trip per task, not two.
 
-The cancels stay where they were, on the caller's thread, strictly one after the other. The
-confirmations go out one at a time too, in the order they were asked for, on one worker
-thread (over HTTP each request holds a connection of its own, so the worker's get and the
-next cancel travel side by side). Their answers are applied back on the caller's thread, in
-order (`settled`), so that everything that decides an outcome or shows one runs where it ran
-before. Once `stopped()` says so, or the run ends, no confirmation that was not sent yet is
-sent: its task ends with what its cancel's answer said.
+The cancels stay where they are, on the caller's thread, strictly one after the other. A
+confirmation is sent at once on the caller's thread, or, where `overlap()` says it pays, by
+one worker thread, one at a time in the order asked (over HTTP each request holds a
+connection of its own, so the worker's get and the next cancel travel side by side). The
+answers are applied back on the caller's thread (`settled`), so that everything that decides
+an outcome or shows one runs there; `oldest` names the first task whose answer is not
+applied yet, so that the run can hear its results in order. Once `stopped()` says so, or the
+run ends, no confirmation that was not sent yet is sent: its task ends with what its
+cancel's answer said.
 """
 
 from __future__ import annotations
@@ -48,17 +51,22 @@ class _Confirmation:
 
 
 class Confirmations:
-    """`tasks/get` for accepted cancels, sent by a worker thread in the order asked."""
+    """`tasks/get` for accepted cancels: sent when asked for, or by a worker thread."""
 
-    def __init__(self, fetch: Callable[[str], Task], *, stopped: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        fetch: Callable[[str], Task],
+        *,
+        overlap: Callable[[], bool] = lambda: False,
+        stopped: Callable[[], bool] = lambda: False,
+    ) -> None:
         self._fetch = fetch
+        self._overlap = overlap
         self._stopped = stopped
         self._pending: deque[_Confirmation] = deque()
         self._queue: queue.SimpleQueue[_Confirmation | None] = queue.SimpleQueue()
         self._closing = False
-        # A daemon: a request the worker is in never keeps the process from exiting.
-        self._worker = threading.Thread(target=self._work, name="confirmations", daemon=True)
-        self._worker.start()
+        self._worker: threading.Thread | None = None
 
     @property
     def oldest(self) -> str | None:
@@ -70,39 +78,55 @@ class Confirmations:
         """True when the next cancel should wait for the oldest confirmation first."""
         return len(self._pending) >= OUTSTANDING
 
-    def ask(self, task_id: str) -> None:
-        """Queue the confirmation of one accepted cancel."""
+    def ask(self, task_id: str, *, last: bool = False) -> None:
+        """Confirm one accepted cancel: on the worker where `overlap()` says it pays and a
+        cancel follows (not `last`), else at once. A failure other than the server's error
+        answer is raised from here (at once) or from `settled` (on the worker)."""
         confirmation = _Confirmation(task_id)
+        if last or not self._overlap():
+            self._send(confirmation)
+            if confirmation.failure is not None:
+                raise confirmation.failure
+            self._pending.append(confirmation)
+            return
+        if self._worker is None:
+            # A daemon: a request the worker is in never keeps the process from exiting.
+            self._worker = threading.Thread(target=self._work, name="confirmations", daemon=True)
+            self._worker.start()
         self._pending.append(confirmation)
         self._queue.put(confirmation)
 
     def settled(
         self, *, wait: bool, count: int | None = None
     ) -> Iterator[tuple[str, Task | RpcError]]:
-        """The answers at the head of the queue, in order: those already in (`wait=False`),
-        else all of them (or the first `count`), waiting for each. A confirmation that was
-        never sent yields nothing; one that failed raises its failure (the rest stay)."""
-        taken = 0
-        while self._pending and (count is None or taken < count):
-            head = self._pending[0]
-            if not wait and not head.done.is_set():
-                return
-            head.done.wait()
-            self._pending.popleft()
+        """The answers that are in, in the order asked (one still out on the worker holds
+        back only itself and those after it on the worker); with `wait`, all of them (or the
+        first `count`), waiting for each. A confirmation that was never sent yields nothing;
+        one that failed raises its failure (the rest stay)."""
+        taken = index = 0
+        while index < len(self._pending) and (count is None or taken < count):
+            confirmation = self._pending[index]
+            if not confirmation.done.is_set():
+                if not wait:
+                    index += 1
+                    continue
+                confirmation.done.wait()
+            del self._pending[index]
             taken += 1
-            if head.failure is not None:
-                raise head.failure
-            if head.answer is not None:
-                yield head.task_id, head.answer
+            if confirmation.failure is not None:
+                raise confirmation.failure
+            if confirmation.answer is not None:
+                yield confirmation.task_id, confirmation.answer
 
     def close(self, *, wait: bool) -> None:
         """Send nothing more; with `wait`, let the get in flight finish first. Confirmations
         that were never sent, or (without `wait`) are still in flight, stay unanswered:
         `settled(wait=False)` leaves them, and `abandon` drops them."""
         self._closing = True
-        self._queue.put(None)
-        if wait:
-            self._worker.join()
+        if self._worker is not None:
+            self._queue.put(None)
+            if wait:
+                self._worker.join()
 
     def abandon(self) -> None:
         """Drop every confirmation not yet applied (their tasks keep their cancel's answer)."""
@@ -113,11 +137,14 @@ class Confirmations:
             if self._closing or self._stopped():
                 confirmation.done.set()  # never sent
                 continue
-            try:
-                confirmation.answer = self._fetch(confirmation.task_id)
-            except RpcError as exc:
-                confirmation.answer = exc
-            except BaseException as exc:  # handed to the caller's thread, raised there
-                confirmation.failure = exc
-            finally:
-                confirmation.done.set()
+            self._send(confirmation)
+
+    def _send(self, confirmation: _Confirmation) -> None:
+        try:
+            confirmation.answer = self._fetch(confirmation.task_id)
+        except RpcError as exc:
+            confirmation.answer = exc
+        except BaseException as exc:  # handed to the caller's thread, raised there
+            confirmation.failure = exc
+        finally:
+            confirmation.done.set()

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from mcptask.errors import RpcError
-from mcptask.protocol import Task
+from mcptask.protocol import Task, is_terminal
 
 POLL_FLOOR_SECONDS = 0.1
 """Never poll faster than this, whatever the server asks: it protects the server from us."""
@@ -42,12 +42,15 @@ def poll_delay(tasks: Iterable[Task | None], override: float | None = None) -> f
 
 @dataclass
 class PollLoop:
-    """Poll `tasks/get` for a changing set of tasks until none is left, time runs out, or stop.
+    """Poll `tasks/get` for a changing set of tasks until none is left, time runs out, or stop:
+    the one loop of `cancel` (confirming outcomes), `result` (waiting for the end) and `watch`.
 
-    Shared by `cancel` (confirming outcomes) and `result` (waiting for the end). Each round asks
-    about every id `pending()` returns, one request at a time, and hands each answer (a task,
-    or the `RpcError` the server gave) to `observe`, which decides what stays pending. Between
-    rounds it waits the server's poll interval; `wait` may return early (a status push).
+    Each round asks about every id `pending()` returns, in order, one request at a time, and
+    hands each answer (a task, or the `RpcError` the server gave) to `observe`, which decides
+    what stays pending. `known` may answer for the round first (watch: from `tasks/list`
+    pages): a task it gives that is not terminal is not asked for. `after_round` follows each
+    whole round. Between rounds it waits the server's poll interval (`delay`); `wait` may
+    return early (a status push).
     """
 
     fetch: Callable[[str], Task]
@@ -56,22 +59,36 @@ class PollLoop:
     delay: Callable[[], float]
     wait: Callable[[float], object] = time.sleep
     stop: Callable[[], bool] = lambda: False
+    known: Callable[[list[str]], Mapping[str, Task]] = lambda pending: {}
+    after_round: Callable[[], None] = lambda: None
+    clock: Callable[[], float] = time.monotonic
 
     def run(self, *, deadline: float | None, until_settled: bool = True) -> None:
         """Poll round after round until nothing is pending (if `until_settled`), `stop`, or
-        `deadline` (a `time.monotonic()` value; None = no limit)."""
+        `deadline` (a `clock()` value; None = no limit)."""
         while not self.stop():
-            for task_id in self.pending():
+            pending = self.pending()
+            known = self.known(pending)
+            if self.stop():
+                return
+            for task_id in pending:
                 if self.stop():
                     return
-                try:
-                    answer: Task | RpcError = self.fetch(task_id)
-                except RpcError as exc:
-                    answer = exc
+                listed = known.get(task_id)
+                answer: Task | RpcError
+                if listed is not None and not is_terminal(listed.status):
+                    answer = listed
+                else:
+                    try:
+                        answer = self.fetch(task_id)
+                    except RpcError as exc:
+                        answer = exc
                 self.observe(task_id, answer)
+            self.after_round()
             if until_settled and not self.pending():
                 return
-            remaining = None if deadline is None else deadline - time.monotonic()
+            remaining = None if deadline is None else deadline - self.clock()
             if remaining is not None and remaining <= 0:
                 return
-            self.wait(self.delay() if remaining is None else min(self.delay(), remaining))
+            delay = self.delay()
+            self.wait(delay if remaining is None else min(delay, remaining))

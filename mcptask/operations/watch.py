@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 
 from mcptask.client.session import McpClient
 from mcptask.errors import RpcError, TaskNotFound
-from mcptask.operations.polling import poll_delay
+from mcptask.operations.polling import PollLoop, poll_delay
 from mcptask.operations.watch_pages import PagePolling
 from mcptask.protocol import ACTIVE_STATUSES, COMPLETED, JsonObject, Task, is_terminal
 
@@ -164,57 +164,31 @@ class Watch:
 
     def _poll(self) -> None:
         self.client.set_notification_handler(self._on_notification)
-        deadline = (
-            None if self.options.timeout is None else (time.monotonic() + self.options.timeout)
-        )
+        clock = time.monotonic
+        deadline = None if self.options.timeout is None else clock() + self.options.timeout
         try:
-            self._rounds(deadline, until_settled=not self.options.forever)
+            PollLoop(
+                fetch=self.client.get_task,
+                pending=self._pending,
+                observe=self._observe,
+                delay=self.poll_interval,
+                wait=self._wait,
+                stop=self._stop.is_set,
+                known=self._listed,
+                after_round=self._between_rounds,
+                clock=clock,
+            ).run(deadline=deadline, until_settled=not self.options.forever)
         finally:
             self.client.set_notification_handler(None)
-        self.timed_out = (
-            deadline is not None and time.monotonic() >= deadline and bool(self._pending())
-        )
+        self.timed_out = deadline is not None and clock() >= deadline and bool(self._pending())
 
-    def _rounds(self, deadline: float | None, *, until_settled: bool) -> None:
-        """Round after round until nothing is pending (if `until_settled`), a stop request,
-        or `deadline` (as `polling.PollLoop` does for a cancel's confirmations)."""
-        while not self._stop.is_set():
-            if not self._round():
-                return
-            self._between_rounds()
-            if until_settled and not self._pending():
-                return
-            remaining = None if deadline is None else deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
-                return
-            delay = self.poll_interval()
-            self._wait(delay if remaining is None else min(delay, remaining))
-
-    def _round(self) -> bool:
-        """Ask about every pending task, in the order they were first watched; False when a
-        stop request cut the round short."""
-        pending = self._pending()
+    def _listed(self, pending: list[str]) -> dict[str, Task]:
+        """The pending tasks this round's `tasks/list` pages show, where reading them is the
+        cheaper round (and, when a re-list is due, the tasks it would look at)."""
         keep = self._keeps_listed if self._relist_due() else None
         page = self._pages.round(pending, keep)
-        if self._stop.is_set():
-            return False
         self._round_listing = page.listed if page is not None else None
-        for task_id in pending:
-            if self._stop.is_set():
-                return False
-            listed = page.found.get(task_id) if page is not None else None
-            answer: Task | RpcError
-            if listed is not None and not is_terminal(listed.status):
-                answer = listed
-            else:
-                # Not on the pages (gone? tasks/get says), or finished there: the watch
-                # ends on the task as tasks/get gives it.
-                try:
-                    answer = self._fetch(task_id)
-                except RpcError as exc:
-                    answer = exc
-            self._observe(task_id, answer)
-        return True
+        return page.found if page is not None else {}
 
     @contextmanager
     def _push_stream(self) -> Iterator[None]:
@@ -240,10 +214,6 @@ class Watch:
 
     def _pending(self) -> list[str]:
         return [task_id for task_id, watched in self.tasks.items() if not watched.settled]
-
-    def _fetch(self, task_id: str) -> Task:
-        """`tasks/get` (the client retries an unreachable server within its retry policy)."""
-        return self.client.get_task(task_id)
 
     def _observe(self, task_id: str, answer: Task | RpcError) -> None:
         watched = self.tasks[task_id]
