@@ -346,7 +346,7 @@ def finite(option: str, value: float | None) -> None:
 
 def statuses(text: str | None) -> tuple[str, ...] | None:
     """The parsed `--status` filter, or None when not given."""
-    from mcptask.protocol import parse_statuses
+    from mcptask.protocol.tasks import parse_statuses
 
     if text is None:
         return None

@@ -78,7 +78,7 @@ def resolve(
     """
     from mcptask.cli.auth_settings import resolve_auth
     from mcptask.client.connect import ConnectionSettings
-    from mcptask.protocol import PROTOCOL_CHOICES
+    from mcptask.protocol.handshake import PROTOCOL_CHOICES
 
     env = os.environ if environ is None else environ
     profile = profile_in_use(line, book, env)

@@ -8,7 +8,7 @@ from mcptask.errors import (
     UnsupportedError,
     UnsupportedVersionError,
 )
-from mcptask.protocol import (
+from mcptask.protocol.jsonrpc import (
     HEADER_MISMATCH,
     METHOD_NOT_FOUND,
     MISSING_CLIENT_CAPABILITY,

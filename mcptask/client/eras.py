@@ -23,21 +23,18 @@ from mcptask.errors import (
     UnsupportedError,
     UsageError,
 )
-from mcptask.protocol import (
-    FAILED,
-    INVALID_PARAMS,
+from mcptask.protocol.handshake import (
     LEGACY_ERA,
     LEGACY_VERSION,
     MODERN_ERA,
     MODERN_VERSION,
-    CancelAnswer,
-    JsonObject,
-    Task,
     TaskSupport,
     encode_header_value,
     modern_meta,
 )
-from mcptask.protocol_tools import (
+from mcptask.protocol.jsonrpc import INVALID_PARAMS, JsonObject
+from mcptask.protocol.tasks import FAILED, CancelAnswer, Task
+from mcptask.protocol.tools import (
     TASK_SUPPORT_OPTIONAL,
     TASK_SUPPORT_REQUIRED,
     TaskOutcome,

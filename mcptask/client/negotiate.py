@@ -21,14 +21,8 @@ from mcptask.errors import (
     UnsupportedError,
     UnsupportedVersionError,
 )
-from mcptask.protocol import (
-    CLIENT_INFO,
-    LEGACY_VERSION,
-    MODERN_ERROR_CODES,
-    MODERN_VERSION,
-    JsonObject,
-    ServerInfo,
-)
+from mcptask.protocol.handshake import CLIENT_INFO, LEGACY_VERSION, MODERN_VERSION, ServerInfo
+from mcptask.protocol.jsonrpc import MODERN_ERROR_CODES, JsonObject
 from mcptask.transport import Transport
 
 # Versions released before tasks existed: a server that negotiates one of them is reachable

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from mcptask.protocol import Task
+from mcptask.protocol.tasks import Task
 
 
 class TaskObserver(Protocol):

@@ -24,17 +24,16 @@ from mcptask.errors import (
     TaskNotFound,
     UnsupportedError,
 )
-from mcptask.jsonrpc import notification_message, request_message
-from mcptask.protocol import (
+from mcptask.protocol.handshake import ServerInfo
+from mcptask.protocol.jsonrpc import (
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
-    CancelAnswer,
     JsonObject,
-    ServerInfo,
-    Task,
-    TaskPage,
+    notification_message,
+    request_message,
 )
-from mcptask.protocol_tools import TaskOutcome, ToolCallAnswer, ToolInfo, ToolPage
+from mcptask.protocol.tasks import CancelAnswer, Task, TaskPage
+from mcptask.protocol.tools import TaskOutcome, ToolCallAnswer, ToolInfo, ToolPage
 from mcptask.transport import NotificationHandler, Transport
 
 SessionChange = Callable[[str | None, str], None]

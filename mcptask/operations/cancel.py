@@ -34,7 +34,7 @@ from mcptask.operations.outcomes import (
     Target,
 )
 from mcptask.operations.polling import PollLoop, poll_delay
-from mcptask.protocol import CANCELLED, CancelAnswer, Task, is_terminal
+from mcptask.protocol.tasks import CANCELLED, CancelAnswer, Task, is_terminal
 
 DEFAULT_WAIT_TIMEOUT_SECONDS = 5.0
 MAX_RESENDS = 4

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from mcptask.errors import RpcError
-from mcptask.protocol import Task
+from mcptask.protocol.tasks import Task
 
 OVERLAP_FROM_SECONDS = 0.004
 """The typical round trip from which a confirmation goes out beside the next cancel. Below it

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from mcptask.client.session import McpClient
 from mcptask.errors import RpcError, TaskNotFound
 from mcptask.operations.listing import newest_first_key
-from mcptask.protocol import ACTIVE_STATUSES, Task
+from mcptask.protocol.tasks import ACTIVE_STATUSES, Task
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from mcptask.client.session import McpClient
-from mcptask.protocol import Task
+from mcptask.protocol.tasks import Task
 
 ListOrder = Literal["newest", "server"]
 ORDERS: tuple[ListOrder, ...] = ("newest", "server")

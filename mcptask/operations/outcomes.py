@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from mcptask.errors import McptaskError
-from mcptask.protocol import JsonObject
+from mcptask.protocol.jsonrpc import JsonObject
 
 
 class Outcome(StrEnum):

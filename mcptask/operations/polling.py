@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from mcptask.errors import RpcError
-from mcptask.protocol import Task, is_terminal
+from mcptask.protocol.tasks import Task, is_terminal
 
 POLL_FLOOR_SECONDS = 0.1
 """Never poll faster than this, whatever the server asks: it protects the server from us."""

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from mcptask.client.session import McpClient
 from mcptask.errors import RpcError
 from mcptask.operations.polling import PollLoop, poll_delay
-from mcptask.protocol import Task, is_terminal
-from mcptask.protocol_tools import TaskOutcome
+from mcptask.protocol.tasks import Task, is_terminal
+from mcptask.protocol.tools import TaskOutcome
 
 DEFAULT_WAIT_SECONDS = 30.0
 

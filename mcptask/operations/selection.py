@@ -10,7 +10,7 @@ from mcptask.errors import NoTaskList, UnsupportedError
 from mcptask.operations.known import refresh_known
 from mcptask.operations.listing import collect_tasks
 from mcptask.operations.outcomes import Target, unique_targets
-from mcptask.protocol import ACTIVE_STATUSES, Task
+from mcptask.protocol.tasks import ACTIVE_STATUSES, Task
 
 
 @dataclass(frozen=True)

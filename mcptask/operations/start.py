@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 
 from mcptask.client.session import McpClient
 from mcptask.errors import UsageError
-from mcptask.protocol import JsonObject, Task
-from mcptask.protocol_tools import ToolInfo
+from mcptask.protocol.jsonrpc import JsonObject
+from mcptask.protocol.tasks import Task
+from mcptask.protocol.tools import ToolInfo
 
 MAX_TOOLS_NAMED = 20
 """How many tool names an unknown-tool message lists."""

@@ -20,7 +20,8 @@ from mcptask.client.session import McpClient
 from mcptask.errors import RpcError, TaskNotFound
 from mcptask.operations.polling import PollLoop, poll_delay
 from mcptask.operations.watch_pages import PagePolling
-from mcptask.protocol import ACTIVE_STATUSES, COMPLETED, JsonObject, Task, is_terminal
+from mcptask.protocol.jsonrpc import JsonObject
+from mcptask.protocol.tasks import ACTIVE_STATUSES, COMPLETED, Task, is_terminal
 
 GONE = "gone"
 """The pseudo-status of a task the server no longer knows (expired or purged)."""

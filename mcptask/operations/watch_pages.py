@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from mcptask.client.session import McpClient
 from mcptask.errors import ProtocolViolation, RpcError, UnsupportedError
-from mcptask.protocol import Task
+from mcptask.protocol.tasks import Task
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcptask.protocol import JsonObject, ServerInfo
+from mcptask.protocol.handshake import ServerInfo
+from mcptask.protocol.jsonrpc import JsonObject
 
 if TYPE_CHECKING:  # types only: a command's document must not import the other commands
     from mcptask.operations.outcomes import CancelReport

@@ -14,7 +14,9 @@ from rich.text import Text
 
 from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome
 from mcptask.output.sanitize import clean, clean_block
-from mcptask.protocol import JsonObject, ServerInfo, Task
+from mcptask.protocol.handshake import ServerInfo
+from mcptask.protocol.jsonrpc import JsonObject
+from mcptask.protocol.tasks import Task
 
 STATUS_STYLES = {
     "working": "yellow",

@@ -27,7 +27,7 @@ from mcptask.store.known import ServerRecord, Sighting, StoreFailure
 from mcptask.store.listings import ListedPage, Listing, storable_ttl
 
 if TYPE_CHECKING:
-    from mcptask.protocol import Task
+    from mcptask.protocol.tasks import Task
 
 _State = tuple[str, str | None, int | None]
 """(status, session, ttl ms) as last written."""

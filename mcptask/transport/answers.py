@@ -15,8 +15,7 @@ from typing import Any
 import httpx
 
 from mcptask.errors import ProtocolViolation, UsageError
-from mcptask.jsonrpc import check_message, is_response
-from mcptask.protocol import JsonObject
+from mcptask.protocol.jsonrpc import JsonObject, check_message, is_response
 
 DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024
 ENV_MAX_ANSWER_BYTES = "MCPTASK_MAX_ANSWER_BYTES"

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable
 from typing import Protocol
 
-from mcptask.protocol import JsonObject
+from mcptask.protocol.jsonrpc import JsonObject
 
 WireLog = Callable[[str], None]
 """Receives one human-readable line per message on the wire (already redacted)."""

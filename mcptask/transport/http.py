@@ -23,8 +23,7 @@ from mcptask.errors import (
     SessionExpired,
     UsageError,
 )
-from mcptask.jsonrpc import is_notification
-from mcptask.protocol import JsonObject
+from mcptask.protocol.jsonrpc import JsonObject, is_notification
 from mcptask.transport.answers import (
     bound,
     decode,

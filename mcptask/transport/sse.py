@@ -7,8 +7,7 @@ import httpx
 from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from mcptask.errors import ProtocolViolation
-from mcptask.jsonrpc import is_notification, is_response
-from mcptask.protocol import JsonObject
+from mcptask.protocol.jsonrpc import JsonObject, is_notification, is_response
 from mcptask.transport.answers import decode, own_response
 from mcptask.transport.base import NotificationHandler, WireLog
 from mcptask.transport.keepalive import read_to_end

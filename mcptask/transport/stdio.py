@@ -19,8 +19,7 @@ from mcptask.errors import (
     ServerExited,
     UsageError,
 )
-from mcptask.jsonrpc import is_notification, is_response
-from mcptask.protocol import METHOD_NOT_FOUND, JsonObject
+from mcptask.protocol.jsonrpc import METHOD_NOT_FOUND, JsonObject, is_notification, is_response
 from mcptask.transport.answers import decode, max_answer_bytes, too_large
 from mcptask.transport.base import NotificationHandler, WireLog
 from mcptask.transport.redact import display_command

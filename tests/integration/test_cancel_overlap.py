@@ -17,7 +17,7 @@ import pytest
 from mcptask.client.connect import ConnectionSettings, connected_client
 from mcptask.operations.cancel import CancelRun
 from mcptask.operations.outcomes import Target
-from mcptask.protocol import JsonObject
+from mcptask.protocol.jsonrpc import JsonObject
 from tests.cli_process import Result, mcptask_argv, reference_stdio_command, run_mcptask
 from tests.conftest import StartServer
 from tests.network import FaultProxy

@@ -13,7 +13,7 @@ import pytest
 from mcptask.client.retries import RetryPolicy
 from mcptask.client.session import McpClient
 from mcptask.errors import AnswerLost, ProtocolViolation, ResponseTimeout
-from mcptask.jsonrpc import request_message
+from mcptask.protocol.jsonrpc import request_message
 from mcptask.transport.stdio import StdioTransport
 
 # Answers every request with its own id, except that the first one is answered only after

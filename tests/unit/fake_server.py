@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mcptask.errors import SessionExpired
-from mcptask.protocol import JsonObject
+from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.transport import NotificationHandler
 
 TERMINAL = ("completed", "failed", "cancelled")

@@ -18,7 +18,8 @@ from mcptask.errors import (
 from mcptask.operations.cancel import CancelRun
 from mcptask.operations.listing import collect_tasks
 from mcptask.operations.outcomes import CancelResult, Outcome, Target, unique_targets
-from mcptask.protocol import Task, encode_header_value
+from mcptask.protocol.handshake import encode_header_value
+from mcptask.protocol.tasks import Task
 from tests.unit.fake_server import FakeServer, raise_error
 
 

@@ -21,8 +21,7 @@ from mcptask.errors import (
     ServerBusy,
     TransientError,
 )
-from mcptask.jsonrpc import request_message
-from mcptask.protocol import JsonObject
+from mcptask.protocol.jsonrpc import JsonObject, request_message
 from mcptask.transport.http import HttpTransport
 from mcptask.transport.http_errors import parse_retry_after
 

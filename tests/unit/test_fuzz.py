@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from mcptask.client.retries import RetryPolicy
 from mcptask.client.session import McpClient
 from mcptask.errors import ExitCode, McptaskError
-from mcptask.jsonrpc import request_message
-from mcptask.protocol import JsonObject, Task, TaskPage
+from mcptask.protocol.jsonrpc import JsonObject, request_message
+from mcptask.protocol.tasks import Task, TaskPage
 from mcptask.transport.answers import decode
 from mcptask.transport.http import HttpTransport
 

@@ -15,8 +15,7 @@ from mcptask.errors import (
     UnreachableError,
     UsageError,
 )
-from mcptask.jsonrpc import request_message
-from mcptask.protocol import JsonObject
+from mcptask.protocol.jsonrpc import JsonObject, request_message
 from mcptask.transport.http import HttpTransport
 
 URL = "http://server.test/mcp"

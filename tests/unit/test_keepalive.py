@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from mcptask.jsonrpc import request_message
+from mcptask.protocol.jsonrpc import request_message
 from mcptask.transport import keepalive
 from mcptask.transport.http import HttpTransport
 

@@ -25,7 +25,7 @@ from mcptask.output.sanitize import clean
 from mcptask.output.screen import Screen
 from mcptask.output.views import list_tasks
 from mcptask.output.views.list_tasks import Listing, ListView
-from mcptask.protocol import Task
+from mcptask.protocol.tasks import Task
 
 FORMATS = ("jsonl", "ids", "json")
 

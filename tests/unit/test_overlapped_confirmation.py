@@ -17,7 +17,7 @@ from mcptask.errors import AnswerLost, ServerExited
 from mcptask.operations.cancel import CancelRun
 from mcptask.operations.confirmations import OUTSTANDING, OVERLAP_FROM_SECONDS, worth_overlapping
 from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome, Target
-from mcptask.protocol import JsonObject
+from mcptask.protocol.jsonrpc import JsonObject
 from tests.unit.fake_server import FakeServer, raise_error
 
 STATUSES = ("working", "input_required", "completed", "failed", "cancelled")

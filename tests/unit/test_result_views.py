@@ -15,8 +15,8 @@ from mcptask.output.screen import Screen
 from mcptask.output.views.forget import ForgetView, Forgotten
 from mcptask.output.views.result import ResultView
 from mcptask.output.views.start import StartView
-from mcptask.protocol import Task
-from mcptask.protocol_tools import TaskOutcome
+from mcptask.protocol.tasks import Task
+from mcptask.protocol.tools import TaskOutcome
 
 HOSTILE = "line one\x1b[31m [bold]not markup[/bold]\x1b]0;TITLE\x07\r\nline two\u202e\ttab"
 

@@ -9,7 +9,8 @@ import threading
 from pathlib import Path
 
 from mcptask.client.session import McpClient
-from mcptask.protocol import JsonObject, Task
+from mcptask.protocol.jsonrpc import JsonObject
+from mcptask.protocol.tasks import Task
 from mcptask.store.identity import ServerIdentity
 from mcptask.store.known import KnownTasks
 from mcptask.store.recorder import Recorder

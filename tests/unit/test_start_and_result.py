@@ -25,7 +25,8 @@ from mcptask.operations.known import refresh_known
 from mcptask.operations.outcomes import Outcome, Target
 from mcptask.operations.result import fetch_result
 from mcptask.operations.start import StartRequest, start_task
-from mcptask.protocol import JsonObject, Task
+from mcptask.protocol.jsonrpc import JsonObject
+from mcptask.protocol.tasks import Task
 from tests.unit.fake_server import FakeServer
 
 LEGACY_CAPS: JsonObject = {

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mcptask.protocol import Task
+from mcptask.protocol.tasks import Task
 from mcptask.store.database import use_wal
 from mcptask.store.identity import ServerIdentity, canonical_url, command_key
 from mcptask.store.known import (

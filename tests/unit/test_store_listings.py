@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mcptask.protocol import Task
+from mcptask.protocol.tasks import Task
 from mcptask.store.identity import ServerIdentity
 from mcptask.store.known import (
     FILE_NAME,

@@ -22,7 +22,7 @@ from mcptask.errors import RpcError
 from mcptask.operations import watch as watch_module
 from mcptask.operations.watch import Change, Watch, WatchOptions, WatchReport
 from mcptask.operations.watch_pages import PagePolling
-from mcptask.protocol import JsonObject
+from mcptask.protocol.jsonrpc import JsonObject
 from tests.unit.fake_server import FakeServer
 
 Step = Callable[[FakeServer], None]

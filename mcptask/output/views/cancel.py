@@ -12,7 +12,7 @@ from mcptask.operations.selection import Selection
 from mcptask.output import documents
 from mcptask.output.screen import Screen
 from mcptask.output.views.base import View
-from mcptask.protocol import JsonObject
+from mcptask.protocol.jsonrpc import JsonObject
 
 PROGRESS_THRESHOLD = 5
 """Show a progress bar only for runs longer than this many tasks."""

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from mcptask.output import documents
 from mcptask.output.views.base import View
-from mcptask.protocol import JsonObject, ServerInfo
+from mcptask.protocol.handshake import ServerInfo
+from mcptask.protocol.jsonrpc import JsonObject
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from mcptask.output import documents
 from mcptask.output.sanitize import clean
 from mcptask.output.views.base import View
-from mcptask.protocol import JsonObject
+from mcptask.protocol.jsonrpc import JsonObject
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mcptask.output.views.base import View
-from mcptask.protocol import JsonObject, Task
+from mcptask.protocol.jsonrpc import JsonObject
+from mcptask.protocol.tasks import Task
 
 
 class GetView(View[Task]):

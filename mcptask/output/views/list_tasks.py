@@ -20,7 +20,7 @@ from mcptask.errors import McptaskError
 from mcptask.output.json_text import compact, indented_object
 from mcptask.output.sanitize import clean
 from mcptask.output.views.base import View
-from mcptask.protocol import Task
+from mcptask.protocol.tasks import Task
 
 WRITE_SIZE = 1 << 16
 """Characters gathered before each write while printing output kept until the last page."""

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from mcptask.output.sanitize import clean
 from mcptask.output.views.base import View
-from mcptask.protocol import JsonObject
+from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.store.tokens import CachedToken
 
 

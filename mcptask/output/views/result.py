@@ -6,7 +6,7 @@ from mcptask.operations.result import ResultReport
 from mcptask.output import documents, tables
 from mcptask.output.sanitize import clean
 from mcptask.output.views.base import View
-from mcptask.protocol import JsonObject
+from mcptask.protocol.jsonrpc import JsonObject
 
 
 class ResultView(View[ResultReport]):

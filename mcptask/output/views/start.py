@@ -13,7 +13,7 @@ from mcptask.output.sanitize import clean
 from mcptask.output.screen import OutputFormat, Screen
 from mcptask.output.views.base import View
 from mcptask.output.views.watch import WatchView
-from mcptask.protocol import JsonObject
+from mcptask.protocol.jsonrpc import JsonObject
 
 
 class StartView(View[StartReport]):

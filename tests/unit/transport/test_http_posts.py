@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from mcptask.errors import AuthError
-from mcptask.jsonrpc import request_message
+from mcptask.protocol.jsonrpc import request_message
 from mcptask.transport.http import HttpTransport
 
 URL = "http://server.test:8080/mcp?x=1"

@@ -1,10 +1,23 @@
-"""JSON-RPC 2.0 envelopes: building requests and notifications, telling messages apart, and
-checking that a decoded value is a message at all. Nothing in here is MCP's own."""
+"""JSON-RPC 2.0 envelopes: building requests and notifications, telling messages apart,
+checking that a decoded value is a message at all, and the error codes that change what
+mcptask does (JSON-RPC's own, and those MCP 2026-07-28 adds)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from mcptask.errors import ProtocolViolation
-from mcptask.protocol import JsonObject
+
+JsonObject = dict[str, Any]
+
+# JSON-RPC error codes that change what mcptask does. Messages are never parsed for meaning.
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+HEADER_MISMATCH = -32020
+MISSING_CLIENT_CAPABILITY = -32021
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+# Errors only a modern (2026-07-28) server sends: one of them means "do not fall back".
+MODERN_ERROR_CODES = (HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION)
 
 
 def request_message(request_id: int | str, method: str, params: JsonObject | None) -> JsonObject:

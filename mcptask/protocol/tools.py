@@ -1,7 +1,7 @@
 """Wire models of tool calls: `tools/list` entries, the answer to a task-augmented
 `tools/call`, and how a finished task ended (its tool result or its error).
 
-Kept beside `protocol.py` (the tasks vocabulary) and read the same way: tolerant reading,
+Kept beside `tasks.py` and read the same way: tolerant reading,
 values kept exactly as the server sent them.
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mcptask.errors import ProtocolViolation
-from mcptask.protocol import CANCELLED, FAILED, JsonObject, Task
+from mcptask.protocol.jsonrpc import JsonObject
+from mcptask.protocol.tasks import CANCELLED, FAILED, Task
 
 TASK_SUPPORT_FORBIDDEN = "forbidden"
 TASK_SUPPORT_OPTIONAL = "optional"

@@ -1,4 +1,5 @@
-"""MCP wire vocabulary: versions, error codes and the Task model (JSON-RPC envelopes: jsonrpc.py).
+"""Tasks on the wire: the statuses (the one place they are declared), the Task model, a page
+of `tasks/list` and the answer to `tasks/cancel`.
 
 Plain classes with hand-written tolerant readers rather than pydantic models: importing
 pydantic and building its schemas cost about 100 ms at every start of mcptask, for the few
@@ -10,37 +11,13 @@ writing is exact (only what the specification defines).
 
 from __future__ import annotations
 
-import base64
 import math
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from mcptask import __version__
 from mcptask.errors import ProtocolViolation
-
-LEGACY_VERSION = "2025-11-25"
-MODERN_VERSION = "2026-07-28"
-TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
-LEGACY_ERA = "legacy"
-MODERN_ERA = "modern"
-
-CLIENT_INFO: dict[str, str] = {"name": "mcptask", "version": __version__}
-PROTOCOL_CHOICES: tuple[str, ...] = ("auto", LEGACY_VERSION, MODERN_VERSION)
-
-# Per-request `_meta` keys of the modern era.
-META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
-META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
-META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
-
-# JSON-RPC error codes that change what mcptask does. Messages are never parsed for meaning.
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-HEADER_MISMATCH = -32020
-MISSING_CLIENT_CAPABILITY = -32021
-UNSUPPORTED_PROTOCOL_VERSION = -32022
-# Errors only a modern (2026-07-28) server sends: one of them means "do not fall back".
-MODERN_ERROR_CODES = (HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION)
+from mcptask.protocol.jsonrpc import JsonObject
 
 WORKING = "working"
 INPUT_REQUIRED = "input_required"
@@ -50,8 +27,6 @@ CANCELLED = "cancelled"
 ACTIVE_STATUSES: tuple[str, ...] = (WORKING, INPUT_REQUIRED)
 TERMINAL_STATUSES: tuple[str, ...] = (COMPLETED, FAILED, CANCELLED)
 ALL_STATUSES: tuple[str, ...] = ACTIVE_STATUSES + TERMINAL_STATUSES
-
-JsonObject = dict[str, Any]
 
 
 def is_terminal(status: str) -> bool:
@@ -304,96 +279,6 @@ class TaskPage:
 
 
 @dataclass(frozen=True)
-class TaskSupport:
-    """Which task operations a server offers, read from its negotiated capabilities."""
-
-    tasks: bool
-    list: bool
-    cancel: bool
-    tool_calls: bool
-
-    @classmethod
-    def from_legacy_capabilities(cls, capabilities: JsonObject) -> TaskSupport:
-        """Read `capabilities.tasks` of a 2025-11-25 initialize result."""
-        tasks = capabilities.get("tasks")
-        if not isinstance(tasks, dict):
-            return cls(tasks=False, list=False, cancel=False, tool_calls=False)
-        requests = tasks.get("requests")
-        tools = requests.get("tools") if isinstance(requests, dict) else None
-        return cls(
-            tasks=True,
-            list=isinstance(tasks.get("list"), dict),
-            cancel=isinstance(tasks.get("cancel"), dict),
-            tool_calls=isinstance(tools, dict) and isinstance(tools.get("call"), dict),
-        )
-
-    @classmethod
-    def from_modern_capabilities(cls, capabilities: JsonObject) -> TaskSupport:
-        """Read `capabilities.extensions` of a 2026-07-28 discover result.
-
-        The extension has get and cancel but no list; tool calls may become tasks.
-        """
-        extensions = capabilities.get("extensions")
-        offered = isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
-        return cls(tasks=offered, list=False, cancel=offered, tool_calls=offered)
-
-    def offered(self) -> tuple[str, ...]:
-        """Names of the task operations offered, for messages."""
-        flags = (("get", self.tasks), ("list", self.list), ("cancel", self.cancel))
-        return tuple(name for name, offered in flags if offered)
-
-
-@dataclass(frozen=True)
-class ServerInfo:
-    """What the handshake told us about the server."""
-
-    name: str
-    version: str
-    protocol_version: str
-    era: str
-    """`legacy` (2025-11-25) or `modern` (2026-07-28): for display; code never branches on it."""
-    capabilities: JsonObject
-    task_support: TaskSupport
-    instructions: str | None = None
-    title: str | None = None
-    supported_versions: tuple[str, ...] = ()
-
-    @classmethod
-    def from_result(
-        cls,
-        result: JsonObject,
-        info: object,
-        *,
-        protocol_version: str,
-        era: str,
-        capabilities: JsonObject,
-        task_support: TaskSupport,
-        supported_versions: tuple[str, ...] = (),
-    ) -> ServerInfo:
-        """Read the server's identity and instructions from a handshake result."""
-        identity: JsonObject = info if isinstance(info, dict) else {}
-        title = identity.get("title")
-        instructions = result.get("instructions")
-        return cls(
-            name=str(identity.get("name", "")),
-            version=str(identity.get("version", "")),
-            title=title if isinstance(title, str) else None,
-            protocol_version=protocol_version,
-            era=era,
-            capabilities=capabilities,
-            task_support=task_support,
-            instructions=instructions if isinstance(instructions, str) else None,
-            supported_versions=supported_versions,
-        )
-
-    @property
-    def extensions(self) -> tuple[str, ...]:
-        """The extension identifiers the server advertises (modern era)."""
-        extensions = self.capabilities.get("extensions")
-        return tuple(extensions) if isinstance(extensions, dict) else ()
-
-
-@dataclass(frozen=True)
 class CancelAnswer:
     """What the server answered to one accepted `tasks/cancel`, in either era.
 
@@ -413,33 +298,3 @@ class CancelAnswer:
     def message(self) -> str | None:
         """The status message the answer reports, if any."""
         return self.task.statusMessage if self.task is not None else None
-
-
-def modern_meta() -> JsonObject:
-    """The `_meta` every modern request carries: version, capabilities, identity."""
-    return {
-        META_PROTOCOL_VERSION: MODERN_VERSION,
-        META_CLIENT_CAPABILITIES: {"extensions": {TASKS_EXTENSION: {}}},
-        META_CLIENT_INFO: dict(CLIENT_INFO),
-    }
-
-
-_SENTINEL_PREFIX, _SENTINEL_SUFFIX = "=?base64?", "?="
-
-
-def encode_header_value(value: str) -> str:
-    """A value for `Mcp-Name` (and the like): as is when header-safe, else the Base64 sentinel.
-
-    Header-safe means printable ASCII without leading or trailing white space, and not itself
-    shaped like the sentinel (which would be ambiguous).
-    """
-    safe = (
-        value != ""
-        and all(0x20 <= ord(char) <= 0x7E for char in value)
-        and value == value.strip()
-        and not (value.startswith(_SENTINEL_PREFIX) and value.endswith(_SENTINEL_SUFFIX))
-    )
-    if safe:
-        return value
-    encoded = base64.b64encode(value.encode("utf-8")).decode("ascii")
-    return f"{_SENTINEL_PREFIX}{encoded}{_SENTINEL_SUFFIX}"
