@@ -23,7 +23,6 @@ from typing import Any
 
 import pytest
 
-from mcptask.reference_server.clock import ManualClock
 from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.eras.legacy import LegacyDispatcher, Reply
 from mcptask.reference_server.eras.modern import ModernDispatcher
@@ -34,6 +33,7 @@ from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.scripting import ScriptedTask, Step
 from mcptask.reference_server.seeding import populate
 from mcptask.reference_server.store import TaskStore
+from tests.reference_server.manual_clock import ManualClock
 
 JsonObject = dict[str, Any]
 DEADLINE = 10.0  # real seconds; generous, only reached when something is broken

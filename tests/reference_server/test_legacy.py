@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from mcptask.reference_server.clock import ManualClock
 from mcptask.reference_server.config import CancelMode, Scope, ServerConfig
 from mcptask.reference_server.scripting import OnCancel
 from mcptask.reference_server.seeding import populate
 from mcptask.reference_server.store import TaskStore
 from tests.reference_server.conftest import MakeServer
 from tests.reference_server.harness import DEADLINE, JsonObject, in_thread, scripted
+from tests.reference_server.manual_clock import ManualClock
 
 # -- lifecycle and capabilities -----------------------------------------------------------
 

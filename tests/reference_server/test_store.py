@@ -8,12 +8,13 @@ from datetime import timedelta
 
 import pytest
 
-from mcptask.reference_server.clock import MANUAL_EPOCH, ManualClock, SystemClock
+from mcptask.reference_server.clock import SystemClock
 from mcptask.reference_server.indexes import COMPACT_AFTER
 from mcptask.reference_server.scripting import OnCancel, Step
 from mcptask.reference_server.store import TaskStore
 from tests.reference_server.conftest import MakeServer
 from tests.reference_server.harness import DEADLINE, Server, in_thread
+from tests.reference_server.manual_clock import MANUAL_EPOCH, ManualClock
 
 
 @pytest.fixture

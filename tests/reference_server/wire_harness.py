@@ -27,7 +27,6 @@ from typing import Any, BinaryIO
 
 import httpx
 
-from mcptask.reference_server.clock import ManualClock
 from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.eras.router import Router
 from mcptask.reference_server.faults import FaultPlan
@@ -36,6 +35,7 @@ from mcptask.reference_server.seeding import populate
 from mcptask.reference_server.stdio import StdioServer
 from mcptask.reference_server.store import TaskStore
 from tests.reference_server.harness import DEADLINE, JsonObject
+from tests.reference_server.manual_clock import ManualClock
 
 ACCEPT = "application/json, text/event-stream"
 _ids = iter(range(1, 1_000_000))
