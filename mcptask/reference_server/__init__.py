@@ -12,8 +12,8 @@ server (--protocol-eras). Layout:
   eras; timed changes on an injectable clock, ttl, cancel, input
 - rpc / wire: JSON-RPC envelopes; what both eras write alike (the Task object, taskId,
   errors)
-- tools / calls: the long_job tool; tools/list and tools/call, and the interface of tools
-  given in code (ServerConfig.tools: the test suite's conformance fixtures)
+- tools: the long_job tool, and ToolSet, the interface of tools given in code
+  (ServerConfig.tools: the test suite's conformance fixtures)
 - eras/: the protocol logic of each era: legacy (LegacyDispatcher, 2025-11-25), modern
   (+ modern_wire, subscriptions: ModernDispatcher, 2026-07-28 + tasks extension, listen
   streams), and router, which decides each message's era, once, for both transports
@@ -33,14 +33,14 @@ from typing import TYPE_CHECKING
 from mcptask.reference_server.cli_options import PROG, UsageError, parse_config
 
 if TYPE_CHECKING:
-    from mcptask.reference_server.calls import Tool
+    from mcptask.reference_server.tools import ToolSet
 
 
-def main(argv: Sequence[str] | None = None, tools: Sequence[Tool] = ()) -> int:
+def main(argv: Sequence[str] | None = None, tools: ToolSet | None = None) -> int:
     """Run the reference server with `argv` (default: sys.argv[1:]), offering `tools`
     besides long_job; returns the exit status."""
     try:
-        config = replace(parse_config(argv), tools=tuple(tools))
+        config = replace(parse_config(argv), tools=tools)
     except UsageError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2

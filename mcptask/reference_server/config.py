@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from mcptask.reference_server.scripting import ScriptedTask
 
 if TYPE_CHECKING:
-    from mcptask.reference_server.calls import Tool
+    from mcptask.reference_server.tools import ToolSet
 
 
 class CancelMode(enum.StrEnum):
@@ -145,7 +145,7 @@ class ServerConfig:
     protocol_eras: ProtocolEras = DEFAULT_PROTOCOL_ERAS
     # Tools offered besides long_job; not on the command line: the test suite gives the
     # conformance runner's fixture tools (tests/conformance/fixtures).
-    tools: tuple[Tool, ...] = ()
+    tools: ToolSet | None = None
     log_requests: bool = False
     # --oauth: /mcp is a protected resource of a built-in authorization server (oauth/).
     oauth: OAuthConfig | None = None

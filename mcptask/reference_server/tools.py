@@ -1,12 +1,16 @@
-"""The server's one tool, `long_job`: its definition, argument parsing, and results."""
+"""The server's one tool, `long_job` (its definition, argument parsing and results), and
+ToolSet, the tools given in code besides it (ServerConfig.tools, never on the command line:
+the test suite's conformance fixtures, tests/conformance/fixtures)."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from mcptask.reference_server.records import TaskView
-from mcptask.reference_server.rpc import JsonObject
+from mcptask.reference_server.rpc import INVALID_PARAMS, JsonObject, JsonRpcError
 from mcptask.reference_server.scripting import (
     MAX_SECONDS,
     TERMINAL_STATUSES,
@@ -16,6 +20,17 @@ from mcptask.reference_server.scripting import (
     parse_seconds,
     parse_steps,
 )
+from mcptask.reference_server.store import TaskStore
+
+if TYPE_CHECKING:
+    from mcptask.reference_server.config import ServerConfig
+    from mcptask.reference_server.eras.legacy import LegacyDispatcher
+    from mcptask.reference_server.eras.modern import ModernDispatcher
+    from mcptask.reference_server.eras.modern_wire import ModernRequest
+
+Era = Literal["legacy", "modern"]
+# Sends a notification that belongs to the request (before its response on an SSE answer).
+Emit = Callable[[JsonObject], None]
 
 LONG_JOB = "long_job"
 DEFAULT_SECONDS = 30.0
@@ -148,3 +163,63 @@ def task_result(view: TaskView) -> JsonObject:
         result = call_result(view.status, view.status_message)
     result["_meta"] = {RELATED_TASK_META: {"taskId": view.task_id}}
     return result
+
+
+class ToolSet(Protocol):
+    """Tools offered besides long_job. Each era's dispatcher asks the set first about a
+    tools/call; None means the tool is not one of the set's (long_job, or unknown)."""
+
+    def definitions(self, era: Era, tasks_enabled: bool) -> list[JsonObject]:
+        """The tools/list entries of the tools the era offers."""
+        ...
+
+    def closes_stream(self, name: str, tasks_enabled: bool) -> bool:
+        """True for a 2025-11-25 tool whose SSE answer stream the HTTP transport closes
+        after its priming event, delivering the response on the resumed stream (SEP-1699)."""
+        ...
+
+    def call_legacy(
+        self, dispatcher: LegacyDispatcher, params: JsonObject, session_id: str | None, emit: Emit
+    ) -> JsonObject | None:
+        """The result of a 2025-11-25 tools/call of one of the set's tools."""
+        ...
+
+    def call_modern(
+        self, dispatcher: ModernDispatcher, request: ModernRequest
+    ) -> JsonObject | None:
+        """The result of a 2026-07-28 tools/call of one of the set's tools."""
+        ...
+
+
+def tool_list(config: ServerConfig, era: Era) -> list[JsonObject]:
+    """The tools/list entries: long_job, then the tools of config.tools the era offers."""
+    entries = tool_definitions(config.tasks_enabled, modern=era == "modern")
+    if config.tools is not None:
+        entries += config.tools.definitions(era, config.tasks_enabled)
+    return entries
+
+
+def resolve_long_job(params: JsonObject) -> LongJob:
+    """The parsed long_job arguments of a tools/call; -32602 for an unknown tool or bad
+    long_job arguments."""
+    name = params.get("name")
+    if name != LONG_JOB:
+        raise JsonRpcError(INVALID_PARAMS, f"Unknown tool: {name}")
+    try:
+        return parse_long_job(params.get("arguments"))
+    except ValueError as exc:
+        raise JsonRpcError(INVALID_PARAMS, f"Invalid arguments for {LONG_JOB}: {exc}") from None
+
+
+def start_long_job(
+    store: TaskStore, job: LongJob, *, ttl_ms: int | None, owner: str | None = None
+) -> TaskView:
+    """The task of a long_job call: it follows the job's script from now."""
+    return store.create(
+        status_message=job.start_message,
+        ttl_ms=ttl_ms,
+        owner=owner,
+        steps=job.steps,
+        on_cancel=job.on_cancel,
+        await_input=job.await_input,
+    )

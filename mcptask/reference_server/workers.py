@@ -1,6 +1,6 @@
 """The calls with which a tool running as a worker moves its task (part of TaskStore).
 
-A tool whose task is driven by code (a Tool, see calls.py) runs in a thread of its own
+A tool whose task is driven by code (a ToolSet's, see tools.py) runs in a thread of its own
 and moves its task with these calls. They never raise for a task that ended or vanished
 meanwhile (cancelled, expired): they report it, and the worker stops. Waits run on the
 store's clock.

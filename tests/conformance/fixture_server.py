@@ -11,14 +11,14 @@ import sys
 from collections.abc import Sequence
 
 from mcptask.reference_server import main as serve
-from tests.conformance.fixtures import FIXTURES
+from tests.conformance.fixtures import FIXTURES, FixtureTools
 
 FIXTURES_ARG = "--conformance-fixtures"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the reference server with `argv` and the fixture tools."""
-    return serve(sys.argv[1:] if argv is None else argv, tools=FIXTURES)
+    return serve(sys.argv[1:] if argv is None else argv, tools=FixtureTools(FIXTURES))
 
 
 if __name__ == "__main__":

@@ -9,11 +9,11 @@ import os
 
 import pytest
 
-from mcptask.reference_server.eras.modern_wire import RequestStateSeal
 from mcptask.reference_server.faults import _number
 from mcptask.reference_server.rpc import JsonRpcError
 from mcptask.reference_server.scripting import parse_seconds
 from mcptask.reference_server.tools import parse_long_job
+from tests.conformance.fixtures.toolkit import RequestStateSeal
 from tests.reference_server.wire_harness import http_server, request, stdio_server
 
 NESTED = b"[" * 100_000  # deeper than the interpreter's recursion limit

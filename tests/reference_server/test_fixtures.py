@@ -13,26 +13,32 @@ import zlib
 
 import pytest
 
-from mcptask.reference_server.calls import tools_of_era
 from mcptask.reference_server.cli_options import UsageError, parse_config
-from tests.conformance.fixtures import FIXTURES, JSON_SCHEMA_2020_12, PNG_BASE64, WAV_BASE64
+from tests.conformance.fixtures import (
+    FIXTURES,
+    JSON_SCHEMA_2020_12,
+    PNG_BASE64,
+    WAV_BASE64,
+    FixtureTools,
+    tools_of_era,
+)
 from tests.reference_server.conftest import MakeServer
 from tests.reference_server.harness import JsonObject
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 MODERN_ONLY = {"confirm_delete", "multi_input", "test_tool_with_task"}
 # The fixture tools are on unless a test switches them off.
-SERVER_DEFAULTS = {"tools": FIXTURES}
+SERVER_DEFAULTS = {"tools": FixtureTools(FIXTURES)}
 
 
 # -- listing and options ---------------------------------------------------------------------
 
 
 def test_fixtures_are_off_by_default_and_listed_per_era(make: MakeServer) -> None:
-    assert parse_config([]).tools == ()
+    assert parse_config([]).tools is None
     with pytest.raises(UsageError):  # the test suite's, not the reference server's
         parse_config(["--conformance-fixtures"])
-    plain = make(tools=())
+    plain = make(tools=None)
     assert [t["name"] for t in plain.modern.result("tools/list")["tools"]] == ["long_job"]
     assert [t["name"] for t in plain.legacy.result("tools/list")["tools"]] == ["long_job"]
     _, unoffered = plain.modern.error("tools/call", {"name": "greet", "arguments": {"name": "x"}})
@@ -158,7 +164,7 @@ def test_closes_stream_only_for_test_reconnection(make: MakeServer) -> None:
     assert server.legacy.dispatcher.closes_stream(call("test_reconnection"))
     assert not server.legacy.dispatcher.closes_stream(call("greet"))
     assert not server.legacy.dispatcher.closes_stream({"jsonrpc": "2.0", "method": "tools/call"})
-    assert not make(tools=()).legacy.dispatcher.closes_stream(call("test_reconnection"))
+    assert not make(tools=None).legacy.dispatcher.closes_stream(call("test_reconnection"))
     result = server.legacy.result("tools/call", {"name": "test_reconnection"})
     assert result["content"][0]["text"] == "Reconnection test completed successfully"
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import base64
 
-from tests.conformance.fixtures import FIXTURES
+from tests.conformance.fixtures import FIXTURES, FixtureTools
 from tests.reference_server.conftest import MakeServer
 from tests.reference_server.harness import TASKS, accept, capabilities
 
-SERVER_DEFAULTS = {"tools": FIXTURES}
+SERVER_DEFAULTS = {"tools": FixtureTools(FIXTURES)}
 
 
 # -- 2026-07-28: the tasks fixtures ----------------------------------------------------------

@@ -3,7 +3,7 @@
 Transports (HTTP, stdio) parse bytes, manage sessions and write answers; everything that the
 MCP specification says about methods, capabilities and task semantics lives here. The
 2026-07-28 ModernDispatcher (modern.py) sits beside this one and shares the TaskStore and
-the wire helpers (wire.py, calls.py); the router (router.py) decides which of the two
+the wire helpers (wire.py, tools.py); the router (router.py) decides which of the two
 answers a message.
 """
 
@@ -15,19 +15,6 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from mcptask.reference_server.calls import (
-    Complete,
-    StartTask,
-    Tool,
-    ToolCall,
-    progress_token,
-    resolve_tool,
-    start_long_job,
-    start_tool_task,
-    tool_arguments,
-    tool_list,
-    tools_of_era,
-)
 from mcptask.reference_server.config import Scope, ServerConfig
 from mcptask.reference_server.records import CancelPolicy, SortKey, TaskView
 from mcptask.reference_server.rpc import (
@@ -46,7 +33,14 @@ from mcptask.reference_server.rpc import (
 )
 from mcptask.reference_server.scripting import parse_ttl
 from mcptask.reference_server.store import TaskStore
-from mcptask.reference_server.tools import LongJob, run_inline, task_result
+from mcptask.reference_server.tools import (
+    LongJob,
+    resolve_long_job,
+    run_inline,
+    start_long_job,
+    task_result,
+    tool_list,
+)
 from mcptask.reference_server.wire import (
     INVALID_MESSAGE,
     LEGACY_TASK,
@@ -93,7 +87,6 @@ class LegacyDispatcher:
         self._cancel_policy = CancelPolicy(config.cancel_mode, config.cancel_delay_ms)
         # Cursors carry this nonce so that a cursor from another server run is rejected.
         self._cursor_nonce = secrets.token_hex(4)
-        self._tools = tools_of_era(config.tools, "legacy", config.tasks_enabled)
         self._methods: dict[str, Handler] = {
             "initialize": self._initialize,
             "ping": lambda params, session, emit: {},
@@ -153,16 +146,16 @@ class LegacyDispatcher:
 
     def closes_stream(self, message: object) -> bool:
         """True for a call of a tool whose SSE answer stream the transport closes early, to
-        deliver the response on the resumed stream (Tool.closes_stream)."""
-        if classify(message) is not MessageKind.REQUEST:
+        deliver the response on the resumed stream (ToolSet.closes_stream)."""
+        tools = self.config.tools
+        if tools is None or classify(message) is not MessageKind.REQUEST:
             return False
         assert isinstance(message, dict)
         params = message.get("params")
         if message["method"] != "tools/call" or not isinstance(params, dict):
             return False
         name = params.get("name")
-        tool = self._tools.get(name) if isinstance(name, str) else None
-        return tool is not None and tool.closes_stream
+        return isinstance(name, str) and tools.closes_stream(name, self.config.tasks_enabled)
 
     def task_wire(self, view: TaskView) -> JsonObject:
         """The Task object exactly as the 2025-11-25 schema spells it."""
@@ -191,11 +184,11 @@ class LegacyDispatcher:
             error = as_jsonrpc_error(exc, method)
             return error_response(msg_id, error.code, error.message, error.data)
 
-    def _owner(self, session_id: str | None) -> str | None:
+    def owner(self, session_id: str | None) -> str | None:
         """Who owns a task the session creates: the session under --scope session."""
         return session_id if self.config.scope is Scope.SESSION else None
 
-    def _requested_ttl(self, task_params: object) -> int | None:
+    def requested_ttl(self, task_params: object) -> int | None:
         """The ttl a task-augmented call asks for (params.task.ttl), else the server's."""
         if not isinstance(task_params, dict):
             raise JsonRpcError(INVALID_PARAMS, "task must be an object")
@@ -235,13 +228,14 @@ class LegacyDispatcher:
         }
 
     def _tools_list(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
-        return {"tools": tool_list(self._tools, self.config.tasks_enabled, modern=False)}
+        return {"tools": tool_list(self.config, "legacy")}
 
     def _tools_call(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
-        tool = resolve_tool(params, self._tools)
-        if isinstance(tool, Tool):
-            return self._call_tool(tool, params, session_id, emit)
-        return self._call_long_job(tool, params, session_id)
+        tools = self.config.tools
+        answer = None if tools is None else tools.call_legacy(self, params, session_id, emit)
+        if answer is not None:
+            return answer
+        return self._call_long_job(resolve_long_job(params), params, session_id)
 
     def _call_long_job(
         self, job: LongJob, params: JsonObject, session_id: str | None
@@ -251,45 +245,8 @@ class LegacyDispatcher:
         # (spec: receivers that do not declare it process the request as usual).
         if task_params is None or not self.config.tasks_enabled:
             return run_inline(job)
-        ttl = self._requested_ttl(task_params)
-        view = start_long_job(self.store, job, ttl_ms=ttl, owner=self._owner(session_id))
-        return {"task": self.task_wire(view)}
-
-    def _call_tool(
-        self, tool: Tool, params: JsonObject, session_id: str | None, emit: Emit
-    ) -> JsonObject:
-        """tools/call of a Tool given in code, with the tool-level task negotiation of
-        2025-11-25: -32601 for a task-augmented call of a tool that forbids it, and for a
-        plain call of a tool that requires it."""
-        task_params = params.get("task")
-        # Without the tasks capability, task metadata is ignored (as for long_job).
-        as_task = task_params is not None and self.config.tasks_enabled
-        if as_task and tool.task_support == "forbidden":
-            raise JsonRpcError(
-                METHOD_NOT_FOUND, f"Tool {tool.name} does not support task-augmented calls"
-            )
-        if not as_task and tool.task_support == "required":
-            raise JsonRpcError(
-                METHOD_NOT_FOUND,
-                f"Tool {tool.name} must be called as a task (execution.taskSupport: required)",
-            )
-        ttl = self._requested_ttl(task_params) if as_task else self.config.ttl_ms
-        call = ToolCall(
-            name=tool.name,
-            arguments=tool_arguments(params),
-            era="legacy",
-            as_task=as_task,
-            progress_token=progress_token(params.get("_meta")),
-            # Like the server's other log messages, the tools' go out at every level.
-            log_level="debug",
-            emit=emit,
-        )
-        outcome = tool.run(call)
-        if isinstance(outcome, Complete):
-            return outcome.result
-        if not isinstance(outcome, StartTask) or not as_task:
-            raise JsonRpcError(INTERNAL_ERROR, f"{tool.name} gave an answer 2025-11-25 lacks")
-        view = start_tool_task(self.store, outcome, ttl_ms=ttl, owner=self._owner(session_id))
+        ttl = self.requested_ttl(task_params)
+        view = start_long_job(self.store, job, ttl_ms=ttl, owner=self.owner(session_id))
         return {"task": self.task_wire(view)}
 
     # -- tasks ----------------------------------------------------------------------------

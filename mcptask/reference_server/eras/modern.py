@@ -16,34 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from mcptask.reference_server.calls import (
-    Complete,
-    NeedInput,
-    StartTask,
-    Tool,
-    ToolCall,
-    progress_token,
-    resolve_tool,
-    start_long_job,
-    start_tool_task,
-    tool_arguments,
-    tool_list,
-    tools_of_era,
-)
 from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.eras.modern_wire import (
     ACKNOWLEDGED_NOTIFICATION,
     LISTEN,
-    META_LOG_LEVEL,
     META_SERVER_INFO,
-    MISSING_REQUIRED_CLIENT_CAPABILITY,
     TASK_METHODS,
     TASK_NOTIFICATION,
     TASKS_EXTENSION,
     ModernError,
     ModernReply,
     ModernRequest,
-    RequestStateSeal,
     Validator,
     check_request,
     client_capabilities,
@@ -74,7 +57,15 @@ from mcptask.reference_server.rpc import (
 )
 from mcptask.reference_server.scripting import OnCancel
 from mcptask.reference_server.store import TaskStore
-from mcptask.reference_server.tools import LONG_JOB, LongJob, call_result, run_script
+from mcptask.reference_server.tools import (
+    LONG_JOB,
+    LongJob,
+    call_result,
+    resolve_long_job,
+    run_script,
+    start_long_job,
+    tool_list,
+)
 from mcptask.reference_server.wire import (
     INVALID_MESSAGE,
     LEGACY_VERSION,
@@ -111,8 +102,6 @@ class ModernDispatcher:
         if config.notify and config.tasks_enabled:
             store.add_listener(self._publish)
         self._default_cancel = OnCancel(kind="delay", delay_ms=config.modern_cancel_delay_ms)
-        self._tools = tools_of_era(config.tools, "modern", config.tasks_enabled)
-        self._request_state = RequestStateSeal()
         # ping was removed from 2026-07-28; it is kept here so that simple liveness probes
         # work in both eras.
         self._methods: dict[str, Handler] = {
@@ -252,14 +241,15 @@ class ModernDispatcher:
         }
 
     def _tools_list(self, request: ModernRequest) -> JsonObject:
-        tools = tool_list(self._tools, self.config.tasks_enabled, modern=True)
+        tools = tool_list(self.config, "modern")
         return {"resultType": "complete", "tools": tools, "ttlMs": 0, "cacheScope": "public"}
 
     def _tools_call(self, request: ModernRequest) -> JsonObject:
-        tool = resolve_tool(request.params, self._tools)
-        if isinstance(tool, Tool):
-            return self._call_tool(tool, request)
-        return self._call_long_job(tool, request)
+        tools = self.config.tools
+        answer = None if tools is None else tools.call_modern(self, request)
+        if answer is not None:
+            return answer
+        return self._call_long_job(resolve_long_job(request.params), request)
 
     def _call_long_job(self, job: LongJob, request: ModernRequest) -> JsonObject:
         if self.config.tasks_enabled and request.declares_tasks:
@@ -272,52 +262,6 @@ class ModernDispatcher:
         if status == "failed":
             raise JsonRpcError(INTERNAL_ERROR, message)
         return {"resultType": "complete", **call_result(status, message)}
-
-    def _call_tool(self, tool: Tool, request: ModernRequest) -> JsonObject:
-        """tools/call of a Tool given in code: a result, an InputRequiredResult (multi
-        round-trip request), or a task (only for a client that declared the extension)."""
-        params = request.params
-        as_task = self.config.tasks_enabled and request.declares_tasks
-        if tool.task_support == "required" and not as_task:
-            raise missing_tasks_capability()
-        if tool.needs_elicitation and not request.declares_elicitation:
-            raise ModernError(
-                MISSING_REQUIRED_CLIENT_CAPABILITY,
-                "Missing required client capability: elicitation",
-                {"requiredCapabilities": {"elicitation": {}}},
-            )
-        arguments = tool_arguments(params)
-        responses = params.get("inputResponses", {})
-        if not isinstance(responses, dict):
-            raise JsonRpcError(INVALID_PARAMS, "inputResponses must be an object")
-        token = params.get("requestState")
-        state = None if token is None else self._request_state.open(tool.name, token)
-        meta = params.get("_meta")
-        assert isinstance(meta, dict)  # parse_request checked it
-        log_level = meta.get(META_LOG_LEVEL)
-        call = ToolCall(
-            name=tool.name,
-            arguments=arguments,
-            era="modern",
-            as_task=as_task,
-            input_responses=responses,
-            state=state,
-            progress_token=progress_token(meta),
-            log_level=log_level if isinstance(log_level, str) else None,
-            emit=request.related.append,
-        )
-        outcome = tool.run(call)
-        if isinstance(outcome, Complete):
-            return {"resultType": "complete", **outcome.result}
-        if isinstance(outcome, NeedInput):
-            result: JsonObject = {"resultType": "input_required", "inputRequests": outcome.requests}
-            if outcome.state is not None:
-                result["requestState"] = self._request_state.seal(tool.name, outcome.state)
-            return result
-        assert isinstance(outcome, StartTask)
-        assert as_task, f"{tool.name} answered with a task that the client cannot take"
-        view = start_tool_task(self.store, outcome, ttl_ms=self.config.ttl_ms)
-        return {"resultType": "task", **self.task_wire(view)}
 
     def _tasks_get(self, request: ModernRequest) -> JsonObject:
         view = self.store.get(task_id_param(request.params), None)
