@@ -7,7 +7,7 @@ reads its own CPU time (bench/measure.py `cpu_seconds`: utime + stime from /proc
 `--gets` more and reads it again: start-up and the handshake are left out. The mcptask child
 builds its client as the command line does (`connected_client`: the HTTP transport with the
 sign-in flow of `--auth auto` and a token cache, retries, and the record of known tasks as
-observer, in a temporary state directory); the raw child is a kept-alive `httpx.Client`
+record, in a temporary state directory); the raw child is a kept-alive `httpx.Client`
 posting the same JSON-RPC body and reading it with `json.loads` (SSE: the last `data:` line).
 Variants: 2025-11-25 with JSON and with SSE answers, 2026-07-28 (the era without a list, whose
 requests carry `_meta` and `Mcp-Method`/`Mcp-Name` headers) with JSON answers. Raw and mcptask
@@ -99,15 +99,14 @@ def mcptask_gets(url: str, protocol: str, warmup: int, gets: int) -> float:
     from mcptask.client.connect import ConnectionSettings, connected_client
     from mcptask.client.retries import RetryPolicy
     from mcptask.store.identity import ServerIdentity
-    from mcptask.store.known import KnownTasks
-    from mcptask.store.recorder import Recorder
+    from mcptask.store.known_tasks import KnownTasks
 
     with tempfile.TemporaryDirectory() as state:
         auth = AuthSettings(cache_path=Path(state, "tokens.json"))
         settings = ConnectionSettings(url=url, protocol=protocol, auth=auth)
-        record = KnownTasks.open({"MCPTASK_STATE_DIR": state}).server(ServerIdentity.for_url(url))
-        recorder = Recorder(record, on_failure=print)
-        with connected_client(settings, retry=RetryPolicy(), observer=recorder) as client:
+        identity = ServerIdentity.for_url(url)
+        record = KnownTasks.open(identity, {"MCPTASK_STATE_DIR": state}, on_failure=print)
+        with connected_client(settings, retry=RetryPolicy(), record=record) as client:
             for _ in range(warmup):
                 client.get_task(TASK_ID)
             before = cpu_seconds(os.getpid())
@@ -115,7 +114,7 @@ def mcptask_gets(url: str, protocol: str, warmup: int, gets: int) -> float:
                 if client.get_task(TASK_ID).taskId != TASK_ID:
                     raise SystemExit("mcptask: not the task asked for")
             spent = cpu_seconds(os.getpid()) - before
-        recorder.flush()
+        record.close()
     return spent
 
 

@@ -105,6 +105,11 @@ class StateError(UsageError):
     """
 
 
+class StoreFailure(StateError):
+    """The record of known tasks cannot be opened, read or written; the message says why and
+    where. A command that needs the record fails with it; recording alone only warns."""
+
+
 class UnreachableError(McptaskError):
     """The server cannot be reached: refused, DNS, TLS, timeout, or its process died."""
 

@@ -11,7 +11,7 @@ walk it all once more (some 40 ms).
 
 What freezing costs: an object frozen while it is kept alive only by a reference cycle is
 never finalized. So whatever holds a resource is closed explicitly, never left to the
-collector: the record of known tasks (`Record.finish`), the transport and its connections,
+collector: the record of known tasks (`KnownTasks.close`), the transport and its connections,
 a stdio server's process, temporary files.
 
 A command that never calls `started` (one that makes no connection) still collects, just

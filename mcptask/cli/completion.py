@@ -22,8 +22,8 @@ def complete_task_id(ctx: typer.Context, incomplete: str) -> list[tuple[str, str
     server. An id with control characters is not offered (the shell would print them), and
     a status is shown cleaned."""
     from mcptask.output.sanitize import clean
+    from mcptask.store.database import complete_task_ids
     from mcptask.store.identity import ServerIdentity
-    from mcptask.store.task_ids import complete_task_ids
 
     url = ctx.params.get("url") or os.environ.get("MCPTASK_URL")
     command = ctx.params.get("server") or os.environ.get("MCPTASK_SERVER")

@@ -13,9 +13,9 @@ from mcptask.errors import UsageError
 
 if TYPE_CHECKING:
     from mcptask.auth.flow import McpAuth
-    from mcptask.cli.record import Record
     from mcptask.client.session import McpClient
     from mcptask.output.screen import Screen
+    from mcptask.store.known_tasks import KnownTasks
 
 
 class Invocation:
@@ -52,7 +52,8 @@ class Invocation:
         self.settings = self.resolved.settings
         for warning in self.resolved.warnings:
             self.screen.warn(warning)
-        self._record: Record | None = None
+        self._record: KnownTasks | None = None
+        self._record_opened = False
 
     @property
     def log(self) -> Callable[[str], None] | None:
@@ -60,12 +61,15 @@ class Invocation:
         return self.screen.note if self.common.verbose else None
 
     @property
-    def record(self) -> Record:
-        """The record of known tasks of this server (opened on first use)."""
-        if self._record is None:
-            from mcptask.cli.record import Record
+    def record(self) -> KnownTasks | None:
+        """The record of known tasks of this server (None for a URL that cannot be read)."""
+        if not self._record_opened:
+            from mcptask.cli.record import open_known_tasks
 
-            self._record = Record(self.settings, self.screen, profile=self.resolved.profile or "")
+            self._record = open_known_tasks(
+                self.settings, self.screen, profile=self.resolved.profile or ""
+            )
+            self._record_opened = True
         return self._record
 
     @contextmanager
@@ -76,10 +80,9 @@ class Invocation:
         patient: bool = False,
         auth: McpAuth | None = None,
         rejoin: Iterable[str] = (),
-        listings_as_pages: bool = False,
     ) -> Iterator[McpClient]:
         """A connected client, closed again when the block ends. It reports every task it
-        meets to the record (a listing as pages, with `listings_as_pages`: `list`).
+        meets to the record of known tasks.
 
         `patient`: without --retries, retry for as long as --retry-for allows (watch).
         `auth`: a sign-in flow of the caller's, else the settings'.
@@ -97,9 +100,12 @@ class Invocation:
             log=self.log,
         )
         wanted = set(rejoin)
+        record = self.record
         sessions = {
             task_id: session
-            for task_id, session in (self.record.sessions() if wanted else {}).items()
+            for task_id, session in (
+                record.sessions() if wanted and record is not None else {}
+            ).items()
             if task_id in wanted
         }
         try:
@@ -112,13 +118,14 @@ class Invocation:
                 retry=retry,
                 notice=self.screen.warn,
                 auth=auth,
-                observer=self.record.recorder(listings_as_pages=listings_as_pages),
+                record=record,
                 task_sessions=sessions,
             ) as client:
                 collector.started()
                 yield client
         finally:
-            self.record.finish()
+            if record is not None:
+                record.close()
 
     def _session_changed(self, previous: str | None, current: str) -> None:
         """A kept session was opened or renewed: say so, and remember it in the profile."""

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mcptask.client.observe import TaskObserver
 from mcptask.client.retries import RetryPolicy
 from mcptask.client.session import McpClient, SessionChange
 from mcptask.transport import Transport, WireLog
@@ -17,6 +16,7 @@ from mcptask.transport.redact import display_url, redact_headers
 if TYPE_CHECKING:
     from mcptask.auth.flow import McpAuth
     from mcptask.auth.settings import AuthSettings
+    from mcptask.store.known_tasks import KnownTasks
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
 
@@ -115,14 +115,14 @@ def connected_client(
     retry: RetryPolicy | None = None,
     notice: WireLog | None = None,
     auth: McpAuth | None = None,
-    observer: TaskObserver | None = None,
+    record: KnownTasks | None = None,
     task_sessions: Mapping[str, str] | None = None,
 ) -> Iterator[McpClient]:
     """A client that has completed the handshake (joining `settings.session_id` if given).
 
     `needs_list`: the command reads `tasks/list`, which decides the era of a dual-era server.
-    `on_session_change` hears a kept session being opened or renewed; `observer` hears every
-    task met; `task_sessions` names the session that owns a task.
+    `on_session_change` hears a kept session being opened or renewed; `record` (of known
+    tasks) hears every task met; `task_sessions` names the session that owns a task.
     """
     client = McpClient(
         open_transport(settings, log=log, server_log=server_log, notice=notice, auth=auth),
@@ -131,7 +131,7 @@ def connected_client(
         keep_session=settings.keep_session,
         on_session_change=on_session_change,
         retry=retry,
-        observer=observer,
+        record=record,
     )
     try:
         client.connect(join_session=settings.session_id, task_sessions=task_sessions)

@@ -7,11 +7,11 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from mcptask.client.answers import result_of
 from mcptask.client.eras import Era, Operation
 from mcptask.client.negotiate import initialize, negotiate, survey
-from mcptask.client.observe import NoObserver, TaskObserver
 from mcptask.client.retries import ALWAYS, UNSENT, RetryPolicy
 from mcptask.client.round_trips import RoundTrips
 from mcptask.errors import (
@@ -36,6 +36,9 @@ from mcptask.protocol.tasks import CancelAnswer, Task, TaskPage
 from mcptask.protocol.tools import TaskOutcome, ToolCallAnswer, ToolInfo, ToolPage
 from mcptask.transport import NotificationHandler, Transport
 
+if TYPE_CHECKING:
+    from mcptask.store.known_tasks import KnownTasks
+
 SessionChange = Callable[[str | None, str], None]
 """Hears (previous session or None, new session) when a kept session is opened or renewed."""
 
@@ -55,7 +58,7 @@ class McpClient:
         keep_session: bool = False,
         on_session_change: SessionChange | None = None,
         retry: RetryPolicy | None = None,
-        observer: TaskObserver | None = None,
+        record: KnownTasks | None = None,
     ) -> None:
         self.transport = transport
         self.protocol = protocol
@@ -69,8 +72,8 @@ class McpClient:
         self._on_session_change = on_session_change
         self.retry = retry or RetryPolicy()
         """How transient failures are retried (commands may swap in a stop-aware sleep)."""
-        self.observer: TaskObserver = observer or NoObserver()
-        """Hears every task met and every task found gone (the record of known tasks)."""
+        self.record = record
+        """The record of known tasks: hears every task met and every task found gone."""
         self._counter = itertools.count(1)
         self._id_prefix: str | None = None
         self._negotiated: tuple[ServerInfo, Era] | None = None
@@ -213,7 +216,8 @@ class McpClient:
                     raise TaskNotFound(task_id, exc.code, exc.server_message) from None
                 raise
         except TaskNotFound:
-            self.observer.gone(task_id)
+            if self.record is not None:
+                self.record.gone(task_id)
             raise
         return self._met(Task.from_result(result, method="tasks/get"), "tasks/get")
 
@@ -232,13 +236,14 @@ class McpClient:
             page = TaskPage.from_result(
                 self.call("tasks/list", {"cursor": cursor} if cursor else {})
             )
-            durable = self._durable_session
-            self.observer.seen_page(
-                [(task, durable(task.taskId)) for task in page.tasks],
-                via="tasks/list",
-                first=cursor is None,
-                last=page.next_cursor is None,
-            )
+            if self.record is not None:
+                durable = self._durable_session
+                self.record.seen_page(
+                    [(task, durable(task.taskId)) for task in page.tasks],
+                    via="tasks/list",
+                    first=cursor is None,
+                    last=page.next_cursor is None,
+                )
             yield page.tasks
             if page.next_cursor is None:
                 return
@@ -293,7 +298,7 @@ class McpClient:
         """A `tools/call` that asks for a task (gate first: `require("tool_calls")`).
 
         A task it makes keeps this connection's session open (no DELETE at close), since the
-        task may live only in it; the observer hears the task before this returns.
+        task may live only in it; the record hears of the task before this returns.
         """
         params = self.era.task_call_params(name, arguments, ttl_ms)
         answer = self.era.read_tool_call(self.call("tools/call", params))
@@ -309,7 +314,9 @@ class McpClient:
         return self.era.outcome(self, task)
 
     def _met(self, task: Task, via: str, *, tool: str | None = None) -> Task:
-        self.observer.seen(task, via=via, session_id=self._durable_session(task.taskId), tool=tool)
+        if self.record is not None:
+            session_id = self._durable_session(task.taskId)
+            self.record.seen(task, via=via, session_id=session_id, tool=tool)
         return task
 
     # -- JSON-RPC -------------------------------------------------------------------------------
@@ -371,9 +378,11 @@ class McpClient:
         except RpcError as exc:
             if exc.code != INVALID_PARAMS:
                 raise
-            self.observer.gone(task_id)
+            if self.record is not None:
+                self.record.gone(task_id)
             raise SessionTaskGone(task_id, session) from None
-        self.observer.detached(task_id)
+        if self.record is not None:
+            self.record.detached(task_id)
         return found if method == "tasks/get" else self.call(method, params, timeout=timeout)
 
     def _keep(self, previous: str | None) -> None:

@@ -6,9 +6,8 @@ own (mode 0600, in 0700 directories).
 - `profiles`: the profiles file (configuration)
 - `tokens`: the sign-in token cache (state)
 - `identity`: which server a record belongs to (canonical URL, or the stdio command)
-- `known`: the record of known tasks (SQLite, state): per-task rows, and `listings` kept
-  one row per page (`page_rows` keeps the two in step), in the file `database` opens;
-  `recorder` feeds it from the client, `task_ids` reads it for shell completion
+- `known_tasks`: the record of known tasks (SQLite, state), one row per task, fed by the
+  client; `database` opens its file, migrates its schema, and reads it for shell completion
 
 Only the standard library at import time: shell completion reads these files without
 importing httpx or Rich.

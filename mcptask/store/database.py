@@ -1,22 +1,43 @@
 """The SQLite file behind the record of known tasks: made private, in WAL mode, written in
-short transactions, so that several mcptask processes share it safely."""
+short transactions, so that several mcptask processes share it safely; its schema, as an
+ordered list of migrations (the model is simonw/llm's `migrations.py`); and the straight read
+of shell completion (`complete_task_ids`: only the standard library, nothing written).
+
+Each migration is a function, run once per file, in order, in the transaction that opens the
+file; the `_migrations` table names those that ran. A new schema is a new function at the end
+of `MIGRATIONS`, never an edit of one that users' files have already run.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
-import threading
 import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from mcptask.store.paths import ensure_private_dir
+from mcptask.store.paths import ensure_private_dir, state_dir
+
+if TYPE_CHECKING:
+    from mcptask.store.identity import ServerIdentity
+
+FILE_NAME = "known-tasks.sqlite3"
+COMPLETIONS = 200
+"""How many task ids a completion offers at most."""
+UNEXPIRED = "(expires_at IS NULL OR expires_at >= ?)"
 
 BUSY_TIMEOUT_SECONDS = 10.0
 """How long a process waits for another one's write to finish (writes take milliseconds)."""
-STORE_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, UnicodeEncodeError)
-"""What using the file can raise: SQLite's errors, and text it cannot hold (SQLite keeps
-UTF-8, so a lone surrogate, from a server's JSON or an undecodable command line, cannot be
-bound)."""
+STORE_ERRORS = (OSError, sqlite3.Error, UnicodeEncodeError)
+"""What using the file can raise: the system's and SQLite's errors, and text it cannot hold
+(SQLite keeps UTF-8, so a lone surrogate, from a server's JSON or an undecodable command line,
+cannot be bound)."""
+MAX_TTL_MS = 2**63 - 1
+"""The largest ttl kept (SQLite's largest integer); a larger or negative one is kept as no
+ttl (None: it expires by no ttl), which is what so long a ttl means anyway."""
 
 
 def storable(*texts: str | None) -> bool:
@@ -32,9 +53,16 @@ def storable(*texts: str | None) -> bool:
     return True
 
 
-def open_database(path: Path) -> sqlite3.Connection:
-    """The file at `path` (made 0600, its directory 0700), in WAL mode; raises OSError or
-    sqlite3.Error."""
+def storable_ttl(ttl: int | None) -> int | None:
+    """A server's ttl as the record keeps it (see `MAX_TTL_MS`)."""
+    return ttl if ttl is None or 0 <= ttl <= MAX_TTL_MS else None
+
+
+def open_database(
+    path: Path, then: Callable[[sqlite3.Connection], None] | None = None
+) -> sqlite3.Connection:
+    """The file at `path` (made 0600, its directory 0700), in WAL mode, migrated, and `then`
+    done in the same transaction; raises OSError, sqlite3.Error or UnicodeEncodeError."""
     ensure_private_dir(path.parent)
     # Create the file 0600 before SQLite does (it would use the umask); its -wal and -shm
     # files take the database file's mode.
@@ -44,9 +72,17 @@ def open_database(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(
         path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False
     )
-    db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
-    use_wal(db)
-    db.execute("PRAGMA synchronous = NORMAL")
+    try:
+        db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+        use_wal(db)
+        db.execute("PRAGMA synchronous = NORMAL")
+        with transaction(db):
+            migrate(db)
+            if then is not None:
+                then(db)
+    except BaseException:
+        db.close()
+        raise
     return db
 
 
@@ -69,27 +105,170 @@ def use_wal(db: sqlite3.Connection) -> None:
             time.sleep(0.01)
 
 
-class Transaction:
-    """`BEGIN IMMEDIATE` ... `COMMIT` (rolled back on error): short, so others wait little."""
+@contextmanager
+def transaction(db: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE") -> Iterator[None]:
+    """`BEGIN IMMEDIATE` (a write) or `BEGIN` (a read) ... `COMMIT`, rolled back on error:
+    short, so that other processes wait little."""
+    db.execute(begin)
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
 
-    def __init__(
-        self, db: sqlite3.Connection, lock: threading.Lock, begin: str = "BEGIN IMMEDIATE"
-    ) -> None:
-        self._db = db
-        self._lock = lock
-        self._begin = begin
 
-    def __enter__(self) -> sqlite3.Connection:
-        self._lock.acquire()
+# -- the schema -------------------------------------------------------------------------------
+
+UPSERT_TASK = """
+INSERT INTO tasks (server, profile, task_id, status, session_id, ttl_ms, expires_at,
+                   first_seen, last_seen, terminal_since, via, tool, label)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7 + ?6 / 1000.0, ?7, ?7, CASE WHEN ?8 THEN ?7 END, ?9, ?10, ?11)
+ON CONFLICT (server, profile, task_id) DO UPDATE SET
+    status = excluded.status,
+    session_id = COALESCE(excluded.session_id, session_id),
+    ttl_ms = excluded.ttl_ms,
+    expires_at = first_seen + excluded.ttl_ms / 1000.0,
+    last_seen = excluded.last_seen,
+    terminal_since = COALESCE(terminal_since, excluded.terminal_since),
+    via = CASE WHEN via = 'tasks/list' THEN excluded.via ELSE via END,
+    tool = COALESCE(tool, excluded.tool)
+"""
+"""(server, profile, task_id, status, session_id, ttl_ms, seen at, terminal, via, tool, label),
+bound from a tuple per task. Unqualified columns on the right are the row as it was."""
+TASK_COLUMNS = "task_id, status, session_id, ttl_ms, expires_at, first_seen, last_seen, via, tool"
+
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[Migration] = []
+
+
+def migration(function: Migration) -> Migration:
+    """Add `function` to the end of `MIGRATIONS`."""
+    MIGRATIONS.append(function)
+    return function
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    """Run the migrations this file has not run yet (call within a write transaction)."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
+    )
+    done = {name for (name,) in db.execute("SELECT name FROM _migrations")}
+    for step in MIGRATIONS:
+        if step.__name__ not in done:
+            step(db)
+            db.execute(
+                "INSERT INTO _migrations (name, applied_at) VALUES (?, ?)",
+                (step.__name__, time.time()),
+            )
+
+
+@migration
+def m001_tasks(db: sqlite3.Connection) -> None:
+    """One row per task and server (and profile), and when the record was last pruned. (IF
+    NOT EXISTS: files written before migrations were kept have both tables already.)"""
+    db.execute(
+        """
+        CREATE TABLE IF NOT EXISTS tasks (
+            server TEXT NOT NULL,
+            profile TEXT NOT NULL DEFAULT '',
+            task_id TEXT NOT NULL,
+            status TEXT NOT NULL,
+            session_id TEXT,
+            ttl_ms INTEGER,
+            expires_at REAL,
+            first_seen REAL NOT NULL,
+            last_seen REAL NOT NULL,
+            terminal_since REAL,
+            via TEXT NOT NULL,
+            tool TEXT,
+            label TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (server, profile, task_id)
+        )
+        """
+    )
+    db.execute("CREATE TABLE IF NOT EXISTS pruned (at REAL NOT NULL)")
+
+
+_LISTED_TASK = """
+INSERT INTO tasks (server, profile, task_id, status, ttl_ms, expires_at, first_seen, last_seen,
+                   terminal_since, via)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6 + ?5 / 1000.0, ?6, ?6, CASE WHEN ?7 THEN ?6 END, 'tasks/list')
+ON CONFLICT (server, profile, task_id) DO UPDATE SET
+    status = CASE WHEN excluded.last_seen > last_seen THEN excluded.status ELSE status END,
+    ttl_ms = CASE WHEN excluded.last_seen > last_seen THEN excluded.ttl_ms ELSE ttl_ms END,
+    terminal_since = CASE WHEN excluded.last_seen > last_seen
+                          THEN COALESCE(terminal_since, excluded.terminal_since)
+                          ELSE terminal_since END,
+    first_seen = MIN(first_seen, excluded.first_seen),
+    last_seen = MAX(last_seen, excluded.last_seen)
+"""
+"""A task of an old listing's page: the later sighting gives status and ttl, the earlier one
+the first sighting (the ttl counts from it: `expires_at` is set after)."""
+
+
+@migration
+def m002_listed_pages_to_rows(db: sqlite3.Connection) -> None:
+    """Versions before this one kept the tasks of `list` as pages (`listed`: one row per page,
+    its tasks a JSON `[ids, statuses, ttls]`) beside the rows: each task becomes a row (the
+    later sighting wins), and the pages go. A page that is not one (edited by hand) is
+    dropped with them."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'listed'").fetchone():
+        return
+    from mcptask.protocol.tasks import TERMINAL_STATUSES
+
+    rows: list[tuple[object, ...]] = []
+    pages = db.execute("SELECT server, profile, seen_at, tasks FROM listed ORDER BY seen_at, page")
+    for server, profile, seen_at, text in pages:
         try:
-            self._db.execute(self._begin)
-        except BaseException:
-            self._lock.release()
-            raise
-        return self._db
+            ids, statuses, ttls = json.loads(text)
+            entries = list(zip(ids, statuses, ttls, strict=True))
+        except (ValueError, TypeError, RecursionError):
+            continue
+        rows.extend(
+            (server, profile, task_id, status, storable_ttl(ttl), seen_at,
+             status in TERMINAL_STATUSES)
+            for task_id, status, ttl in entries
+            if type(task_id) is type(status) is str and (ttl is None or type(ttl) is int)
+        )  # fmt: skip
+    db.executemany(_LISTED_TASK, rows)
+    db.execute("UPDATE tasks SET expires_at = first_seen + ttl_ms / 1000.0")
+    db.execute("DROP TABLE listed")
 
-    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+
+# -- completion's straight read ------------------------------------------------------------
+
+
+def complete_task_ids(
+    environ: Mapping[str, str], identity: ServerIdentity | None, incomplete: str
+) -> list[tuple[str, str]]:
+    """Recorded task ids starting with `incomplete`, with their last status, for shell
+    completion: this server's when it is known, else every server's (most recently first
+    seen first, at most `COMPLETIONS`). Read straight from the file: never creates, writes,
+    migrates or fails; no record means no suggestions."""
+    path = state_dir(environ) / FILE_NAME
+    if not storable(incomplete) or not path.is_file():
+        return []  # no recorded id holds what the file cannot
+    pattern = incomplete.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    sql = f"SELECT task_id, status, first_seen FROM tasks WHERE task_id LIKE ? ESCAPE '\\' AND {UNEXPIRED}"  # noqa: S608, E501
+    params: tuple[object, ...] = (pattern, time.time())
+    if identity is not None:
+        sql += " AND server = ? AND profile = ?"
+        params += (identity.key, identity.profile)
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=1.0)
         try:
-            self._db.execute("COMMIT" if kind is None else "ROLLBACK")
+            # Several servers may hold one id: the latest sighting of any comes last, and wins.
+            rows = db.execute(sql + " ORDER BY last_seen", params).fetchall()
         finally:
-            self._lock.release()
+            db.close()
+    except STORE_ERRORS:
+        return []
+    latest = {task_id: (status, first_seen) for task_id, status, first_seen in rows}
+    found = sorted(latest.items(), key=lambda item: (-item[1][1], item[0]))
+    return [
+        (task_id, status)
+        for task_id, (status, _) in found
+        if task_id.startswith(incomplete)  # LIKE ignores the case of ASCII letters
+    ][:COMPLETIONS]

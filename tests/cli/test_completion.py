@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from mcptask.cli.app import COMMANDS, run
+from mcptask.protocol.tasks import Task
 from mcptask.store.identity import ServerIdentity
-from mcptask.store.known import KnownTasks, Sighting
+from mcptask.store.known_tasks import KnownTasks
 from mcptask.store.profiles import Profile, save_profile
 
 
@@ -22,16 +23,14 @@ def profiles_and_known_tasks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         monkeypatch.delenv(variable, raising=False)
     for name in ("alpha-prod", "beta-staging", "alpha-dev"):
         save_profile(tmp_path / "profiles.toml", Profile(name=name, url="http://127.0.0.1:9/mcp"))
-    store = KnownTasks.open()
-    try:
-        for url, ids in (
-            ("http://127.0.0.1:9/a", ["t-a1", "t-a2"]),
-            ("http://127.0.0.1:9/b", ["t-b1"]),
-        ):
-            sightings = [Sighting(task_id, "working", None, None, "tasks/get") for task_id in ids]
-            store.server(ServerIdentity.for_url(url)).write(sightings)
-    finally:
-        store.close()
+    for url, ids in (
+        ("http://127.0.0.1:9/a", ["t-a1", "t-a2"]),
+        ("http://127.0.0.1:9/b", ["t-b1"]),
+    ):
+        record = KnownTasks.open(ServerIdentity.for_url(url))
+        page = [(Task(task_id, "working"), None) for task_id in ids]
+        record.seen_page(page, via="tasks/get", first=True, last=False)
+        record.close()
 
 
 def complete(
@@ -134,7 +133,7 @@ def test_fish_asks_whether_there_are_arguments(
 def test_recorded_ids_with_control_characters_are_not_offered(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import mcptask.store.task_ids as task_ids
+    import mcptask.store.database as task_ids
 
     recorded = [("ok-1", "working"), ("evil\x1b[31m", "working"), ("ok-2", "work\x07ing")]
     monkeypatch.setattr(task_ids, "complete_task_ids", lambda environ, identity, prefix: recorded)

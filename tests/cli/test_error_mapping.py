@@ -22,6 +22,7 @@ DOCUMENTED: dict[type[Exception], int] = {
     errors.UsageError: 2,
     errors.ConfigFileError: 2,
     errors.StateError: 2,
+    errors.StoreFailure: 2,
     errors.UnreachableError: 3,
     errors.ResponseTimeout: 3,
     errors.EndpointNotFound: 3,

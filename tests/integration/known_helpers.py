@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from mcptask.store.database import FILE_NAME
 from mcptask.store.identity import ServerIdentity
-from mcptask.store.known import FILE_NAME, KnownTask, KnownTasks
+from mcptask.store.known_tasks import KnownTask, KnownTasks
 from tests.cli_process import Result, reference_stdio_command, run_mcptask
 from tests.conftest import StartServer
 
@@ -50,11 +51,11 @@ class Target:
 def recorded(state: Path, identity: ServerIdentity) -> dict[str, KnownTask]:
     if not (state / FILE_NAME).exists():
         return {}
-    store = KnownTasks(state / FILE_NAME)
+    record = KnownTasks(state / FILE_NAME, identity)
     try:
-        return {task.task_id: task for task in store.server(identity).tasks()}
+        return {task.task_id: task for task in record.tasks()}
     finally:
-        store.close()
+        record.close()
 
 
 MakeTarget = Callable[..., Target]

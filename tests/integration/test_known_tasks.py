@@ -300,7 +300,7 @@ def test_completion_imports_neither_httpx_nor_rich_nor_the_wire_models(tmp_path:
     assert "httpx" not in loaded
     assert "rich" not in loaded
     assert "sqlite3" in loaded  # the record was read
-    assert "mcptask.store.known" in loaded
+    assert "mcptask.store.database" in loaded
     for heavy in (
         "mcptask.protocol",
         "mcptask.client",

@@ -73,5 +73,5 @@ def test_get_loads_no_sign_in_module_and_collects_as_usual_once_connected(
     assert sorted(path.name for path in (tmp_path / "state").iterdir()) == ["known-tasks.sqlite3"]
     loaded = set(probe["loaded"])
     assert "mcptask.auth.flow" in loaded  # the flow is there, ready for a 401
-    assert "mcptask.store.known" in loaded  # and the task was recorded
+    assert "mcptask.store.known_tasks" in loaded  # and the task was recorded
     assert loaded.isdisjoint(SIGN_IN_MODULES)

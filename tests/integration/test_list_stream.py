@@ -211,10 +211,13 @@ def test_the_record_hears_every_streamed_task(
     assert listed.code == 0, listed.stderr
     assert len(listed.stdout.splitlines()) == 1100
     from mcptask.store.identity import ServerIdentity
-    from mcptask.store.known import KnownTasks
+    from mcptask.store.known_tasks import KnownTasks
 
-    record = KnownTasks.open(env).server(ServerIdentity.for_url(url))
-    assert sorted(task.task_id for task in record.tasks()) == sorted(listed.stdout.splitlines())
+    record = KnownTasks.open(ServerIdentity.for_url(url), env)
+    try:
+        assert sorted(record.ids()) == sorted(listed.stdout.splitlines())
+    finally:
+        record.close()
 
 
 def test_a_reader_that_goes_away_stops_the_listing(reference_server: StartServer) -> None:

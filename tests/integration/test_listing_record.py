@@ -1,14 +1,15 @@
-"""What `mcptask list` leaves in the record of known tasks, end to end: a complete listing as
-one row per page, replaced by the next one; a listing stopped early as rows; both read back
-by the next process (`--known`'s ids, `forget`, completion) like any recorded task."""
+"""What `mcptask list` leaves in the record of known tasks, end to end: each listed task once,
+a complete listing replacing what the previous one listed; a listing stopped early keeping
+what it read; both read back by the next process (`--known`'s ids, `forget`, completion) like
+any recorded task."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
+from mcptask.store.database import FILE_NAME
 from mcptask.store.identity import ServerIdentity
-from mcptask.store.known import FILE_NAME
 from tests.cli_process import run_mcptask
 from tests.conftest import StartServer
 
@@ -19,13 +20,13 @@ SIZE = 1100  # three pages of 500: the last one short
 IDS = [f"working-{number:03d}" for number in range(1, SIZE + 1)]  # as seeded: 001 ... 1100
 
 
-def rows(state: Path, table: str) -> int:
+def rows(state: Path) -> int:
     with sqlite3.connect(state / FILE_NAME) as db:
-        (count,) = db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()  # noqa: S608
+        (count,) = db.execute("SELECT COUNT(*) FROM tasks").fetchone()
     return int(count)
 
 
-def test_a_complete_listing_is_kept_as_pages_and_replaced_by_the_next(
+def test_a_complete_listing_is_kept_once_and_replaced_by_the_next(
     reference_server: StartServer, tmp_path: Path
 ) -> None:
     url = reference_server("--seed", f"working={SIZE}", "--page-size", "500")
@@ -34,7 +35,7 @@ def test_a_complete_listing_is_kept_as_pages_and_replaced_by_the_next(
     listed = run_mcptask("list", "--url", url, "-o", "ids", env=env)
     assert listed.code == 0, listed.stderr
     assert listed.stdout.split() == IDS[::-1]
-    assert (rows(tmp_path, "listed"), rows(tmp_path, "tasks")) == (3, 0)
+    assert rows(tmp_path) == SIZE
     known = recorded(tmp_path, identity)
     assert sorted(known) == sorted(IDS)
     assert {(task.status, task.via) for task in known.values()} == {("working", "tasks/list")}
@@ -45,8 +46,8 @@ def test_a_complete_listing_is_kept_as_pages_and_replaced_by_the_next(
     again = run_mcptask("list", "--url", url, "-o", "ids", "--status", "working", env=env)
     assert again.code == 0, again.stderr
     assert len(again.stdout.split()) == SIZE - 1
-    # the second listing's three pages replaced the first's; the cancel's row stays
-    assert (rows(tmp_path, "listed"), rows(tmp_path, "tasks")) == (3, 1)
+    # the second listing replaced the first's; the cancelled task is still there, once
+    assert rows(tmp_path) == SIZE
     known = recorded(tmp_path, identity)
     assert sorted(known) == sorted(IDS)
     assert known["working-007"].status == "cancelled"
@@ -57,10 +58,10 @@ def test_a_complete_listing_is_kept_as_pages_and_replaced_by_the_next(
     forgotten = run_mcptask("forget", "--all", "--url", url, "-o", "ids", env=env)
     assert forgotten.code == 0, forgotten.stderr
     assert sorted(forgotten.stdout.split()) == sorted(IDS)
-    assert (rows(tmp_path, "listed"), rows(tmp_path, "tasks")) == (0, 0)
+    assert rows(tmp_path) == 0
 
 
-def test_a_listing_stopped_early_is_recorded_as_rows(
+def test_a_listing_stopped_early_keeps_what_it_read(
     reference_server: StartServer, tmp_path: Path
 ) -> None:
     url = reference_server("--seed", f"working={SIZE}", "--page-size", "500")
@@ -71,5 +72,5 @@ def test_a_listing_stopped_early_is_recorded_as_rows(
     assert first.code == 0, first.stderr
     assert first.stdout.split() == IDS[:3]
     # the page read whole is recorded, the pages never read are not
-    assert (rows(tmp_path, "listed"), rows(tmp_path, "tasks")) == (0, 500)
+    assert rows(tmp_path) == 500
     assert sorted(recorded(tmp_path, ServerIdentity.for_url(url))) == sorted(IDS[:500])

@@ -17,8 +17,9 @@ from typing import Any
 import httpx
 import pytest
 
+from mcptask.store.database import FILE_NAME
 from mcptask.store.identity import ServerIdentity
-from mcptask.store.known import FILE_NAME, KnownTasks
+from mcptask.store.known_tasks import KnownTasks
 from tests.cli_process import Result, run_mcptask
 
 from .env import TERMINAL, RpcError, cancel_task, get_task, start_ext_tasks_server, stop
@@ -66,11 +67,11 @@ class Mcptask:
         return str(task["taskId"])
 
     def recorded(self) -> set[str]:
-        store = KnownTasks(self.state / FILE_NAME)
+        record = KnownTasks(self.state / FILE_NAME, ServerIdentity.for_url(self.url))
         try:
-            return {t.task_id for t in store.server(ServerIdentity.for_url(self.url)).tasks()}
+            return set(record.ids())
         finally:
-            store.close()
+            record.close()
 
     def cleanup(self) -> None:
         for task_id in self.started:

@@ -11,9 +11,9 @@ from pathlib import Path
 from mcptask.client.session import McpClient
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task
+from mcptask.store.database import FILE_NAME
 from mcptask.store.identity import ServerIdentity
-from mcptask.store.known import KnownTasks
-from mcptask.store.recorder import Recorder
+from mcptask.store.known_tasks import KnownTasks
 from tests.unit.fake_server import FakeServer
 
 
@@ -65,22 +65,24 @@ def test_two_threads_that_meet_one_ended_session_renew_it_once() -> None:
     assert server.session_id == "session-2"
 
 
-def test_the_recorder_takes_sightings_from_two_threads(tmp_path: Path) -> None:
-    record = KnownTasks.open({"MCPTASK_STATE_DIR": str(tmp_path)}).server(
-        ServerIdentity.for_url("http://server.test/mcp")
-    )
+def test_the_record_takes_sightings_from_two_threads(tmp_path: Path) -> None:
     failures: list[str] = []
     ticks = itertools.count(step=2)  # every sighting finds a flush due: many of them race
-    recorder = Recorder(record, on_failure=failures.append, clock=lambda: float(next(ticks)))
+    record = KnownTasks(
+        tmp_path / FILE_NAME,
+        ServerIdentity.for_url("http://server.test/mcp"),
+        on_failure=failures.append,
+        clock=lambda: float(next(ticks)),
+    )
     start = threading.Barrier(2)
 
     def sight(prefix: str) -> None:
         start.wait()
         for n in range(600):
             task = Task(f"{prefix}-{n}", "working" if n % 2 else "cancelled")
-            recorder.seen(task, via="tasks/get", session_id=None, tool=None)
+            record.seen(task, via="tasks/get", session_id=None, tool=None)
             if n % 50 == 0:
-                recorder.gone(f"{prefix}-{n}")
+                record.gone(f"{prefix}-{n}")
 
     threads = [threading.Thread(target=sight, args=(prefix,)) for prefix in "xy"]
     interval = sys.getswitchinterval()
@@ -92,7 +94,7 @@ def test_the_recorder_takes_sightings_from_two_threads(tmp_path: Path) -> None:
             thread.join()
     finally:
         sys.setswitchinterval(interval)
-    recorder.flush()
+    record.flush()
     assert failures == []
     recorded = {task.task_id for task in record.tasks()}
     expected = {f"{p}-{n}" for p in "xy" for n in range(600) if n % 50}

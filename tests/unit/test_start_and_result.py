@@ -5,6 +5,7 @@ the sessions a recorded task is rejoined in."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,6 +28,7 @@ from mcptask.operations.result import fetch_result
 from mcptask.operations.start import StartRequest, start_task
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task
+from mcptask.store.known_tasks import KnownTasks
 from tests.unit.fake_server import FakeServer
 
 LEGACY_CAPS: JsonObject = {
@@ -62,15 +64,16 @@ def modern(**options: Any) -> FakeServer:
 
 
 def connected(server: FakeServer, **connect: Any) -> McpClient:
-    client = McpClient(server, observer=Observed())
+    client = McpClient(server, record=Observed())
     client.connect(**connect)
     return client
 
 
-class Observed:
-    """A TaskObserver that remembers what it heard."""
+class Observed(KnownTasks):
+    """A record of known tasks that only remembers what it heard (its file is never opened)."""
 
     def __init__(self) -> None:
+        super().__init__(Path("/nonexistent/known-tasks.sqlite3"))
         self.sightings: list[tuple[str, str, str | None, str | None]] = []
         self.gone_ids: list[str] = []
         self.detached_ids: list[str] = []
@@ -92,8 +95,8 @@ class Observed:
 
 
 def observed(client: McpClient) -> Observed:
-    assert isinstance(client.observer, Observed)
-    return client.observer
+    assert isinstance(client.record, Observed)
+    return client.record
 
 
 # -- arguments from the command line -----------------------------------------------------------

@@ -34,10 +34,9 @@ def forget(
     from mcptask.cli.options import color_wanted
     from mcptask.cli.record import identity_of
     from mcptask.cli.settings import ENV_PROFILE, ENV_SERVER, ENV_URL
-    from mcptask.errors import StateError
     from mcptask.output.screen import Screen
     from mcptask.output.views.forget import ForgetView, Forgotten
-    from mcptask.store.known import KnownTasks, StoreFailure
+    from mcptask.store.known_tasks import KnownTasks
 
     ids = list(dict.fromkeys(task_ids or []))
     if bool(ids) == all_tasks:
@@ -61,17 +60,10 @@ def forget(
         if chosen is not None:
             url, command, profile = chosen.url, chosen.server, chosen.name
     identity = identity_of(url, command, profile) if url or command else None
+    record = KnownTasks.open(identity)  # without a server: every server's tasks
     try:
-        store = KnownTasks.open()
-        try:
-            if identity is None:
-                gone = store.forget_everywhere(None if all_tasks else ids)
-            else:
-                record = store.server(identity)
-                gone = record.forget_all() if all_tasks else record.forget(ids)
-        finally:
-            store.close()
-    except StoreFailure as exc:
-        raise StateError(str(exc)) from None
+        gone = record.forget(None if all_tasks else ids)
+    finally:
+        record.close()
     unknown = [task_id for task_id in ids if task_id not in gone]
     view.show(Forgotten(gone, unknown, identity.label if identity is not None else None))

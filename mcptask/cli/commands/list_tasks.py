@@ -43,6 +43,7 @@ def list_tasks(
     common: Common,
 ) -> None:
     """List the server's tasks (every page), newest first; --known: the recorded ones."""
+    from mcptask.cli.record import hinting, known_ids
     from mcptask.operations.known import refresh_known
     from mcptask.operations.listing import ORDERS, collect_tasks, newest_first_key, task_pages
     from mcptask.output.views.list_tasks import Listing, ListView
@@ -57,11 +58,9 @@ def list_tasks(
     wanted = statuses(status)
     invocation = Invocation(common)
     view = ListView(invocation.screen)
-    recorded = invocation.record.known_ids() if known else None
+    recorded = known_ids(invocation.record) if known else None
     gone: list[str] | None = None
-    client_block = invocation.client(
-        needs_list=not known, rejoin=recorded or [], listings_as_pages=not known
-    )
+    client_block = invocation.client(needs_list=not known, rejoin=recorded or [])
     with client_block as client:
         about = Listing(
             [],
@@ -77,7 +76,7 @@ def list_tasks(
             tasks, gone = tasks[:limit] if limit is not None else tasks, refreshed.gone
             view.unrefreshed(refreshed.errors)
         else:
-            with invocation.record.hinting():
+            with hinting(invocation.record):
                 client.require("list")
             if view.streams:
                 # Printed while the pages are read, inside the connection's block.

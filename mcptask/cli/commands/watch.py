@@ -59,6 +59,7 @@ def watch(
 ) -> None:
     """Follow tasks live until they settle (completed, failed or cancelled)."""
     from mcptask.cli.exit_codes import exit_code_for
+    from mcptask.cli.record import hinting, known_ids
     from mcptask.operations.known import refresh_known
     from mcptask.operations.watch import WatchOptions
     from mcptask.output.views.watch import WatchView
@@ -80,7 +81,7 @@ def watch(
         timeout=watch_timeout,
         exit_status=exit_status,
     )
-    recorded = invocation.record.known_ids() if known else None
+    recorded = known_ids(invocation.record) if known else None
     rejoin = recorded if recorded is not None else options.task_ids
     needs_list = not options.task_ids and not known
     with invocation.client(needs_list=needs_list, patient=True, rejoin=rejoin) as client:
@@ -93,7 +94,7 @@ def watch(
             if not ids:
                 view.show(_nothing_to_watch(options))
                 raise typer.Exit(0)
-        with invocation.record.hinting():
+        with hinting(invocation.record):
             report = follow(client, view, options)
     raise typer.Exit(int(exit_code_for(report)))
 

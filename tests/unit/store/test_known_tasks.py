@@ -8,41 +8,22 @@ import os
 import sqlite3
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from mcptask.protocol.tasks import Task
-from mcptask.store.database import use_wal
+from mcptask.errors import StoreFailure
+from mcptask.store import known_tasks
+from mcptask.store.database import FILE_NAME, complete_task_ids, use_wal
 from mcptask.store.identity import ServerIdentity, canonical_url, command_key
-from mcptask.store.known import (
-    FILE_NAME,
+from mcptask.store.known_tasks import (
     PRUNE_EVERY_SECONDS,
     RETENTION_SECONDS,
     STALE_SECONDS,
     KnownTasks,
-    Sighting,
-    StoreFailure,
 )
 from mcptask.store.paths import state_dir
-from mcptask.store.recorder import Recorder
-from mcptask.store.task_ids import complete_task_ids
-from tests.unit.store_support import OTHER, SERVER, Clock
-
-
-def open_store(directory: Path, clock: Clock | None = None) -> KnownTasks:
-    return KnownTasks(directory / FILE_NAME, now=clock or Clock())
-
-
-def seen(task_id: str, status: str = "working", **fields: object) -> Sighting:
-    return Sighting(
-        task_id,
-        status,
-        fields.get("ttl_ms"),  # type: ignore[arg-type]
-        fields.get("session_id"),  # type: ignore[arg-type]
-        str(fields.get("via", "tasks/get")),
-        fields.get("tool"),  # type: ignore[arg-type]
-    )
-
+from tests.unit.store.support import OTHER, SERVER, Clock, open_record, task, write
 
 # -- identity and location ---------------------------------------------------------------------
 
@@ -81,8 +62,8 @@ def test_directory_is_0700_and_files_are_0600(tmp_path: Path) -> None:
     directory = tmp_path / "state" / "mcptask"
     old_umask = os.umask(0o022)
     try:
-        store = open_store(directory)
-        store.server(SERVER).write([seen("a")])
+        record = open_record(directory)
+        write(record, task("a"))
     finally:
         os.umask(old_umask)
     assert stat.S_IMODE(directory.stat().st_mode) == 0o700
@@ -90,60 +71,66 @@ def test_directory_is_0700_and_files_are_0600(tmp_path: Path) -> None:
     assert {path.name for path in files} >= {FILE_NAME, f"{FILE_NAME}-wal"}
     for path in files:
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
-    store.close()
+    record.close()
+    assert sorted(path.name for path in directory.iterdir()) == [FILE_NAME]  # closed cleanly
 
 
 def test_an_existing_file_readable_by_others_is_made_private(tmp_path: Path) -> None:
-    open_store(tmp_path).close()
+    open_record(tmp_path).count()
     (tmp_path / FILE_NAME).chmod(0o644)
-    open_store(tmp_path).close()
+    open_record(tmp_path).count()
     assert stat.S_IMODE((tmp_path / FILE_NAME).stat().st_mode) == 0o600
 
 
 def test_an_unusable_state_dir_is_a_store_failure(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("not a directory")
     with pytest.raises(StoreFailure, match="cannot use the record"):
-        KnownTasks.open({"MCPTASK_STATE_DIR": str(tmp_path / "file")})
+        KnownTasks.open(SERVER, {"MCPTASK_STATE_DIR": str(tmp_path / "file")}).count()
 
 
 # -- what a write keeps ------------------------------------------------------------------------
 
 
 def test_sightings_are_kept_per_server(tmp_path: Path) -> None:
-    store = open_store(tmp_path)
-    store.server(SERVER).write([seen("a", tool="long_job", via="tools/call"), seen("b")])
-    store.server(OTHER).write([seen("c")])
-    assert [task.task_id for task in store.server(SERVER).tasks()] == ["a", "b"]
-    assert [task.task_id for task in store.server(OTHER).tasks()] == ["c"]
-    first = store.server(SERVER).tasks()[0]
+    record, other = open_record(tmp_path), open_record(tmp_path, identity=OTHER)
+    write(record, task("a"), via="tools/call", tool="long_job")
+    write(record, task("b"))
+    write(other, task("c"))
+    assert record.ids() == ["a", "b"]
+    assert other.ids() == ["c"]
+    first = record.tasks()[0]
     assert (first.via, first.tool) == ("tools/call", "long_job")
     # the same URL under another profile is another record
     profiled = ServerIdentity(SERVER.key, SERVER.label, profile="prod")
-    assert store.server(profiled).tasks() == []
+    assert open_record(tmp_path, identity=profiled).tasks() == []
 
 
 def test_a_session_is_kept_until_detached_and_gone_forgets(tmp_path: Path) -> None:
-    record = open_store(tmp_path).server(SERVER)
-    record.write([seen("a", session_id="s1"), seen("b")])
+    record = open_record(tmp_path)
+    write(record, task("a"), session_id="s1")
+    write(record, task("b"))
     # seen again without a durable session: the recorded one stays
-    record.write([seen("a", status="completed")])
+    write(record, task("a", status="completed"))
     assert record.sessions() == {"a": "s1"}
     assert {t.task_id: t.status for t in record.tasks()} == {"a": "completed", "b": "working"}
-    record.write([], detached=["a"])
+    record.detached("a")
+    record.flush()
     assert record.sessions() == {}
-    record.write([], gone=["b"])
+    record.gone("b")
+    record.flush()
     assert [task.task_id for task in record.tasks()] == ["a"]
 
 
 def test_forget_and_forget_everywhere(tmp_path: Path) -> None:
-    store = open_store(tmp_path)
-    store.server(SERVER).write([seen("a"), seen("b")])
-    store.server(OTHER).write([seen("a"), seen("c")])
-    assert store.server(SERVER).forget(["a", "zzz"]) == ["a"]
-    assert [task.task_id for task in store.server(OTHER).tasks()] == ["a", "c"]
-    assert store.forget_everywhere(["a"]) == ["a"]
-    assert store.forget_everywhere(None) == ["b", "c"]
-    assert store.server(SERVER).count() == 0
+    record, other = open_record(tmp_path), open_record(tmp_path, identity=OTHER)
+    everywhere = open_record(tmp_path, identity=None)
+    write(record, task("a"), task("b"))
+    write(other, task("a"), task("c"))
+    assert record.forget(["a", "zzz"]) == ["a"]
+    assert other.ids() == ["a", "c"]
+    assert everywhere.forget(["a"]) == ["a"]
+    assert everywhere.forget(None) == ["b", "c"]
+    assert record.count() == 0
 
 
 # -- pruning -----------------------------------------------------------------------------------
@@ -151,34 +138,32 @@ def test_forget_and_forget_everywhere(tmp_path: Path) -> None:
 
 def test_pruning_by_ttl_retention_and_staleness(tmp_path: Path) -> None:
     clock = Clock()
-    store = open_store(tmp_path, clock)
-    record = store.server(SERVER)
-    record.write(
-        [
-            seen("ttl-60s", ttl_ms=60_000),
-            seen("no-ttl"),
-            seen("done", status="completed"),
-            seen("long-ttl", ttl_ms=10**12),
-        ]
+    record = open_record(tmp_path, clock)
+    write(
+        record,
+        task("ttl-60s", ttl=60_000),
+        task("no-ttl"),
+        task("done", status="completed"),
+        task("long-ttl", ttl=10**12),
     )
     clock.now += 61
-    assert store.prune() == 1  # past its ttl, counted from when it was first seen
+    assert record.prune() == 1  # past its ttl, counted from when it was first seen
     assert {task.task_id for task in record.tasks()} == {"no-ttl", "done", "long-ttl"}
     clock.now += RETENTION_SECONDS
-    record.write([seen("no-ttl")])  # seen again: not stale
-    assert store.prune() == 1  # terminal for longer than the retention period
+    write(record, task("no-ttl"))  # seen again: not stale
+    assert record.prune() == 1  # terminal for longer than the retention period
     assert {task.task_id for task in record.tasks()} == {"no-ttl", "long-ttl"}
     clock.now += STALE_SECONDS - RETENTION_SECONDS + 1
-    record.write([seen("no-ttl")])
-    assert store.prune() == 1  # long-ttl was not seen for STALE_SECONDS
+    write(record, task("no-ttl"))
+    assert record.prune() == 1  # long-ttl was not seen for STALE_SECONDS
     assert [task.task_id for task in record.tasks()] == ["no-ttl"]
 
 
 def test_opening_prunes_on_its_own(tmp_path: Path) -> None:
     clock = Clock()
-    open_store(tmp_path, clock).server(SERVER).write([seen("short", ttl_ms=1000)])
+    write(open_record(tmp_path, clock), task("short", ttl=1000))
     clock.now += 2
-    assert open_store(tmp_path, clock).server(SERVER).tasks() == []
+    assert open_record(tmp_path, clock).tasks() == []
 
 
 def rows_in(directory: Path) -> list[str]:
@@ -191,55 +176,57 @@ def test_opening_prunes_at_most_once_per_interval_and_never_reads_an_expired_tas
     tmp_path: Path,
 ) -> None:
     clock = Clock()
-    store = open_store(tmp_path, clock)  # pruned now
-    record = store.server(SERVER)
-    record.write([seen("short", ttl_ms=1000, session_id="s-1"), seen("done", "completed")])
+    record = open_record(tmp_path, clock)  # pruned when first used
+    write(record, task("short", ttl=1000), session_id="s-1")
+    write(record, task("done", "completed"))
     clock.now += 2
-    store.close()
-    again = open_store(tmp_path, clock).server(SERVER)
+    record.close()
+    again = open_record(tmp_path, clock)
+    assert again.ids() == ["done"]
     assert rows_in(tmp_path) == ["done", "short"]  # not yet due: the file is not scanned
-    assert [task.task_id for task in again.tasks()] == ["done"]
     assert again.count() == 1
     assert again.sessions() == {}
-    again.store.close()
+    again.close()
     clock.now += PRUNE_EVERY_SECONDS
-    open_store(tmp_path, clock).close()
+    open_record(tmp_path, clock).close()
+    assert rows_in(tmp_path) == ["done", "short"]  # closing alone does not open the file
+    open_record(tmp_path, clock).count()
     assert rows_in(tmp_path) == ["done"]
 
 
 def test_a_prune_dated_in_the_future_does_not_hold_the_next_one_off(tmp_path: Path) -> None:
     clock = Clock()
-    open_store(tmp_path, clock).server(SERVER).write([seen("done", "completed")])
+    write(open_record(tmp_path, clock), task("done", "completed"))
     clock.now += RETENTION_SECONDS + 1  # "done" is terminal past retention now
     with sqlite3.connect(tmp_path / FILE_NAME) as db:  # pruned by a clock that ran ahead
         db.execute("UPDATE pruned SET at = ?", (clock.now + PRUNE_EVERY_SECONDS / 2,))
-    open_store(tmp_path, clock).close()
+    open_record(tmp_path, clock).count()
     assert rows_in(tmp_path) == []
 
 
 def test_a_terminal_status_starts_the_retention_clock_once(tmp_path: Path) -> None:
     clock = Clock()
-    store = open_store(tmp_path, clock)
-    record = store.server(SERVER)
-    record.write([seen("a")])
+    record = open_record(tmp_path, clock)
+    write(record, task("a"))
     clock.now += RETENTION_SECONDS  # working all that time
-    record.write([seen("a", status="completed")])
+    write(record, task("a", status="completed"))
     clock.now += RETENTION_SECONDS / 2
-    record.write([seen("a", status="completed")])  # seeing it again does not reset it
-    assert store.prune() == 0
+    write(record, task("a", status="completed"))  # seeing it again does not reset it
+    assert record.prune() == 0
     clock.now += RETENTION_SECONDS / 2 + 1
-    assert store.prune() == 1
+    assert record.prune() == 1
 
 
 # -- concurrency -------------------------------------------------------------------------------
 
 
 def _writer(directory: str, worker: int, count: int) -> None:
-    store = KnownTasks(Path(directory) / FILE_NAME)
-    record = store.server(SERVER)
+    record = KnownTasks(Path(directory) / FILE_NAME, SERVER)
     for n in range(count):
-        record.write([seen(f"w{worker}-{n}", ttl_ms=3_600_000)])
-    store.close()
+        record.seen(
+            task(f"w{worker}-{n}", ttl=3_600_000), via="tools/call", session_id=None, tool=None
+        )
+    record.close()
 
 
 def test_concurrent_processes_lose_no_write(tmp_path: Path) -> None:
@@ -254,7 +241,7 @@ def test_concurrent_processes_lose_no_write(tmp_path: Path) -> None:
     for process in workers:
         process.join(60)
         assert process.exitcode == 0
-    record = open_store(tmp_path / "fresh").server(SERVER)
+    record = open_record(tmp_path / "fresh")
     assert record.count() == 6 * 25
 
 
@@ -265,9 +252,10 @@ def test_completion_reads_the_record(tmp_path: Path) -> None:
     env = {"MCPTASK_STATE_DIR": str(tmp_path)}
     assert complete_task_ids(env, SERVER, "") == []  # no record yet: nothing, and no file made
     assert not (tmp_path / FILE_NAME).exists()
-    store = open_store(tmp_path)
-    store.server(SERVER).write([seen("abc-1"), seen("abd-2", status="completed"), seen("a_c")])
-    store.server(OTHER).write([seen("abz"), seen("abx", ttl_ms=1000)])  # past its ttl: not offered
+    clock = Clock()
+    write(open_record(tmp_path, clock), task("abc-1"), task("abd-2", "completed"), task("a_c"))
+    write(open_record(tmp_path, clock, OTHER), task("abz"), task("abx", ttl=1000))
+    clock.now = 0  # abx's ttl is long past by the real clock: not offered
     assert sorted(complete_task_ids(env, SERVER, "ab")) == [
         ("abc-1", "working"),
         ("abd-2", "completed"),
@@ -281,11 +269,7 @@ def test_completion_reads_the_record(tmp_path: Path) -> None:
     }
 
 
-# -- the recorder ------------------------------------------------------------------------------
-
-
-def task(task_id: str, status: str = "working", ttl: int | None = None) -> Task:
-    return Task(taskId=task_id, status=status, ttl=ttl)
+# -- recording ---------------------------------------------------------------------------------
 
 
 class Ticks:
@@ -297,60 +281,73 @@ class Ticks:
 
 
 def test_a_created_task_is_written_at_once_others_are_batched(tmp_path: Path) -> None:
-    record = open_store(tmp_path).server(SERVER)
     ticks = Ticks()
-    recorder = Recorder(record, on_failure=pytest.fail, clock=ticks)
-    recorder.seen(task("listed"), via="tasks/list", session_id=None, tool=None)
-    assert record.count() == 0
-    recorder.seen(task("new"), via="tools/call", session_id="s1", tool="long_job")
-    assert {t.task_id for t in record.tasks()} == {"listed", "new"}
-    assert record.sessions() == {"new": "s1"}
-    recorder.gone("listed")
+    record = open_record(tmp_path, on_failure=pytest.fail, clock=ticks)
+    reader = open_record(tmp_path)
+    record.seen(task("listed"), via="tasks/list", session_id=None, tool=None)
+    assert reader.count() == 0
+    record.seen(task("new"), via="tools/call", session_id="s1", tool="long_job")
+    assert {t.task_id for t in reader.tasks()} == {"listed", "new"}
+    assert reader.sessions() == {"new": "s1"}
+    record.gone("listed")
     ticks.now += 5  # a second later, the next sighting writes the batch
-    recorder.seen(task("new", "completed"), via="tasks/get", session_id=None, tool=None)
-    assert [(t.task_id, t.status) for t in record.tasks()] == [("new", "completed")]
+    record.seen(task("new", "completed"), via="tasks/get", session_id=None, tool=None)
+    assert [(t.task_id, t.status) for t in reader.tasks()] == [("new", "completed")]
+
+
+def counting_writes(record: KnownTasks) -> list[list[str]]:
+    """The ids of each write `record` makes from now on."""
+    writes: list[list[str]] = []
+    original = record._write
+
+    def counting(sightings: list[Any], *args: Any) -> None:
+        writes.append([sighting[0] for sighting in sightings])
+        original(sightings, *args)
+
+    record._write = counting  # type: ignore[method-assign, assignment]
+    return writes
 
 
 def test_an_unchanged_task_is_not_written_again(tmp_path: Path) -> None:
-    record = open_store(tmp_path).server(SERVER)
-    writes: list[int] = []
-    original = record.write
-
-    def counting(*args: object, **kwargs: object) -> None:
-        writes.append(1)
-        original(*args, **kwargs)  # type: ignore[arg-type]
-
-    record.write = counting  # type: ignore[method-assign]
-    recorder = Recorder(record, on_failure=pytest.fail)
+    record = open_record(tmp_path, on_failure=pytest.fail)
+    writes = counting_writes(record)
     for _ in range(50):
-        recorder.seen(task("a"), via="tools/call", session_id=None, tool=None)
+        record.seen(task("a"), via="tools/call", session_id=None, tool=None)
     assert len(writes) == 1
 
 
 def test_a_failing_record_warns_once_and_stops(tmp_path: Path) -> None:
-    record = open_store(tmp_path).server(SERVER)
+    warnings: list[str] = []
+    record = open_record(tmp_path, on_failure=warnings.append)
 
-    def broken(*args: object, **kwargs: object) -> None:
+    def broken(*args: object) -> None:
         raise StoreFailure("disk full")
 
-    record.write = broken  # type: ignore[method-assign]
-    warnings: list[str] = []
-    recorder = Recorder(record, on_failure=warnings.append)
-    recorder.seen(task("a"), via="tools/call", session_id=None, tool=None)
-    recorder.seen(task("b"), via="tools/call", session_id=None, tool=None)
-    recorder.flush()
+    record._write = broken  # type: ignore[method-assign, assignment]
+    record.seen(task("a"), via="tools/call", session_id=None, tool=None)
+    record.seen(task("b"), via="tools/call", session_id=None, tool=None)
+    record.flush()
     assert warnings == ["tasks are not being recorded: disk full"]
+    for number in range(30):  # what is queued after the failure is dropped, not held
+        record.seen_page(
+            [(task(f"t{number}-{i}"), None) for i in range(500)],
+            via="tasks/list",
+            first=True,
+            last=False,
+        )
+    record.close()
+    assert record._pending == {}
 
 
 def test_a_queued_change_is_written_on_a_later_unchanged_sighting(tmp_path: Path) -> None:
-    record = open_store(tmp_path).server(SERVER)
     ticks = Ticks()
-    recorder = Recorder(record, on_failure=pytest.fail, clock=ticks)
-    recorder.seen(task("a", "completed"), via="tasks/get", session_id=None, tool=None)
-    assert record.count() == 0  # queued
+    record = open_record(tmp_path, on_failure=pytest.fail, clock=ticks)
+    reader = open_record(tmp_path)
+    record.seen(task("a", "completed"), via="tasks/get", session_id=None, tool=None)
+    assert reader.count() == 0  # queued
     ticks.now += 5
-    recorder.seen(task("a", "completed"), via="tasks/get", session_id=None, tool=None)
-    assert [(t.task_id, t.status) for t in record.tasks()] == [("a", "completed")]
+    record.seen(task("a", "completed"), via="tasks/get", session_id=None, tool=None)
+    assert [(t.task_id, t.status) for t in reader.tasks()] == [("a", "completed")]
 
 
 class RefusingAtFirst:
@@ -382,44 +379,34 @@ def test_any_other_failure_of_the_switch_is_not_waited_for() -> None:
     assert len(connection.statements) == 1
 
 
-def feed(recorder: Recorder, ids: list[str], *, by_page: bool) -> None:
+def feed(record: KnownTasks, ids: list[str], *, by_page: bool) -> None:
     """The tasks as a list brings them: one by one, or as one page (`seen_page`)."""
     if by_page:
-        page = [(task(task_id), None) for task_id in ids]
-        recorder.seen_page(page, via="tasks/list", first=True, last=True)
+        record.seen_page(
+            [(task(task_id), None) for task_id in ids], via="tasks/list", first=True, last=False
+        )
         return
     for task_id in ids:
-        recorder.seen(task(task_id), via="tasks/list", session_id=None, tool=None)
+        record.seen(task(task_id), via="tasks/list", session_id=None, tool=None)
 
 
 @pytest.mark.parametrize("by_page", [False, True])
-def test_the_recorder_remembers_a_bounded_number_of_tasks(
+def test_the_record_remembers_a_bounded_number_of_tasks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, by_page: bool
 ) -> None:
     """What it last wrote is remembered for at most 2 x MEMORY tasks: a list of many tasks
     does not hold them all, every one is still recorded, and the recent ones are not written
     again while unchanged."""
-    from mcptask.store import recorder as recorder_module
-
-    monkeypatch.setattr(recorder_module, "MEMORY", 4)
-    record = open_store(tmp_path).server(SERVER)
-    written: list[str] = []
-    original = record.write
-
-    def counting(sightings: object, *args: object, **kwargs: object) -> None:
-        rows = list(sightings)  # type: ignore[call-overload]
-        written.extend(row.task_id for row in rows)
-        original(rows, *args, **kwargs)  # type: ignore[arg-type]
-
-    record.write = counting  # type: ignore[method-assign]
-    recorder = Recorder(record, on_failure=pytest.fail)
+    monkeypatch.setattr(known_tasks, "MEMORY", 4)
+    record = open_record(tmp_path, on_failure=pytest.fail)
+    writes = counting_writes(record)
     ids = [f"t{number}" for number in range(20)]
-    feed(recorder, ids, by_page=by_page)  # the memory turns over within the page
-    recorder.flush()
+    feed(record, ids, by_page=by_page)  # the memory turns over within the page
+    record.flush()
     assert sorted(t.task_id for t in record.tasks()) == sorted(ids)
-    remembered = len(recorder._written) + len(recorder._older)
+    remembered = len(record._written) + len(record._older)
     assert remembered <= 8
-    written.clear()
-    feed(recorder, [*ids[-4:], "t0"], by_page=by_page)  # the latest remembered; t0 forgotten
-    recorder.flush()
-    assert written == ["t0"]
+    writes.clear()
+    feed(record, [*ids[-4:], "t0"], by_page=by_page)  # the latest remembered; t0 forgotten
+    record.flush()
+    assert writes == [["t0"]]

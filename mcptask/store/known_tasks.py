@@ -1,0 +1,398 @@
+"""The record of known tasks: one SQLite file in the state directory (see `database`), shared
+by every mcptask process of the user, one row per task of a server (and profile) met.
+
+`KnownTasks` is one server's part of it (opened without a server: every server's). The client
+reports each task it meets (`seen`, `seen_page`, `gone`, `detached`); reports are queued and
+written in one transaction: a task that a `tools/call` created at once (before `start` prints
+its id), the others at most `FLUSH_SECONDS` later, every `FLUSH_BATCH` tasks, or on `close`.
+A task unchanged since this process last wrote it is not written again (of the last `MEMORY`
+or so: memory stays bounded however many tasks a list brings). Thread-safe: a bulk cancel's
+confirmations report from a thread of their own.
+
+Recording is a side benefit: a record that cannot be opened or written is said once to
+`on_failure`, and recording stops. Reading it (`--known`, `forget`) raises StoreFailure, a
+StateError (exit 2).
+
+The file is opened on first use, and pruned then at most once every `PRUNE_EVERY_SECONDS` (a
+prune reads the whole table): of tasks past their ttl (counted from when mcptask first saw
+them, so that a server's clock cannot make them go early), terminal for `RETENTION_SECONDS`,
+or not seen for `STALE_SECONDS`. A task the server no longer knows is forgotten when mcptask
+learns it; one past its ttl but not yet pruned is never read back.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mcptask.errors import StoreFailure
+from mcptask.store.database import (
+    FILE_NAME,
+    STORE_ERRORS,
+    TASK_COLUMNS,
+    UNEXPIRED,
+    UPSERT_TASK,
+    open_database,
+    storable,
+    storable_ttl,
+    transaction,
+)
+from mcptask.store.identity import ServerIdentity
+from mcptask.store.paths import state_dir
+
+if TYPE_CHECKING:
+    from mcptask.protocol.tasks import Task
+
+RETENTION_SECONDS = 7 * 24 * 3600.0
+"""How long a terminal task stays recorded (for `result`, and to show how it ended)."""
+STALE_SECONDS = 30 * 24 * 3600.0
+"""How long a task nobody looked at stays recorded."""
+PRUNE_EVERY_SECONDS = 3600.0
+"""How long after a prune opening the record prunes it again."""
+FLUSH_SECONDS = 1.0
+FLUSH_BATCH = 5_000
+"""How many tasks are queued at most before they are written (a list of many tasks is
+written in transactions of this many)."""
+MEMORY = 10_000
+"""How many tasks' last written state the record remembers (twice this at most): enough for
+a watch of that many tasks to write nothing while nothing changes, bounded so that a list of
+a million tasks does not hold a million entries."""
+
+
+_Sighting = tuple[str, str, "str | None", "int | None", float, str, "str | None"]
+"""(task id, status, session, ttl ms, seen at, via, tool), queued to be written."""
+_State = tuple[str, "str | None", "int | None"]
+"""(status, session, ttl ms) as last written."""
+_Listing = tuple[float, set[str]]
+
+
+@dataclass(frozen=True)
+class KnownTask:
+    """One recorded task, as mcptask last saw it."""
+
+    task_id: str
+    status: str
+    session_id: str | None
+    ttl_ms: int | None
+    expires_at: float | None
+    first_seen: float
+    last_seen: float
+    via: str
+    """The method that first brought it: tools/call, tasks/get, tasks/cancel; tasks/list only
+    while nothing else has met it."""
+    tool: str | None
+
+
+class KnownTasks:
+    """The recorded tasks of one server and profile (None: of every server), in the file at
+    `path` (opened on first use, closed by `close`)."""
+
+    def __init__(
+        self,
+        path: Path,
+        identity: ServerIdentity | None = None,
+        *,
+        on_failure: Callable[[str], None] | None = None,
+        now: Callable[[], float] = time.time,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.path = path
+        self.identity = identity
+        self._on_failure = on_failure or (lambda message: None)
+        self._now = now
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._db: sqlite3.Connection | None = None
+        self._unusable: str | None = None  # why the file cannot be opened: not tried again
+        self._failed = False  # recording stopped after a failure; what is queued is dropped
+        self._pending: dict[str, _Sighting] = {}
+        self._gone: set[str] = set()
+        self._detached: set[str] = set()
+        # What this process last wrote per task, in two generations: when the newer is full it
+        # becomes the older, and the older one is dropped (a task forgotten here is only
+        # written again, never lost).
+        self._written: dict[str, _State] = {}
+        self._older: dict[str, _State] = {}
+        self._listing: _Listing | None = None  # being read: when it started, the ids listed
+        self._completed: list[_Listing] = []
+        self._last_flush = clock()
+
+    @classmethod
+    def open(
+        cls,
+        identity: ServerIdentity | None = None,
+        environ: Mapping[str, str] | None = None,
+        *,
+        on_failure: Callable[[str], None] | None = None,
+    ) -> KnownTasks:
+        """The record in the state directory the environment names."""
+        return cls(state_dir(environ) / FILE_NAME, identity, on_failure=on_failure)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def tasks(self) -> list[KnownTask]:
+        """Every recorded task, most recently first seen first."""
+        where, params = self._where()
+        rows = self._read(
+            f"SELECT {TASK_COLUMNS} FROM tasks WHERE {where} AND {UNEXPIRED}"  # noqa: S608
+            " ORDER BY first_seen DESC, task_id",
+            (*params, self._now()),
+        )
+        return [KnownTask(*row) for row in rows]
+
+    def ids(self) -> list[str]:
+        """Every recorded task id (`--known`), most recently first seen first."""
+        return [task.task_id for task in self.tasks()]
+
+    def count(self) -> int:
+        """How many tasks are recorded."""
+        return len(self.tasks())
+
+    def sessions(self) -> dict[str, str]:
+        """Task id → the session that owns it, for the tasks recorded with one, for the client
+        to rejoin: {} when the record cannot be read (said once to `on_failure`)."""
+        where, params = self._where()
+        try:
+            self._connection()
+        except StoreFailure as exc:
+            self._fail(f"tasks are not being recorded: {exc}")
+            return {}
+        try:
+            rows = self._read(
+                f"SELECT task_id, session_id FROM tasks WHERE {where}"  # noqa: S608
+                f" AND session_id IS NOT NULL AND {UNEXPIRED}",
+                (*params, self._now()),
+            )
+        except StoreFailure as exc:
+            self._on_failure(f"recorded sessions are not being rejoined: {exc}")
+            return {}
+        return {str(task_id): str(session) for task_id, session in rows}
+
+    # -- forgetting ---------------------------------------------------------------------------
+
+    def forget(self, task_ids: Iterable[str] | None = None) -> list[str]:
+        """Forget these tasks (None: every one); returns the ids that were recorded."""
+        where, params = self._where()
+        order = "task_id" if self.identity is None else "MAX(first_seen) DESC, task_id"
+        wanted = None if task_ids is None else list(dict.fromkeys(task_ids))
+        with self._writing() as db:
+            found = db.execute(
+                f"SELECT task_id FROM tasks WHERE {where} GROUP BY task_id ORDER BY {order}",  # noqa: S608
+                params,
+            )
+            recorded = [str(task_id) for (task_id,) in found]
+            if wanted is not None:
+                present = set(recorded)
+                recorded = [task_id for task_id in wanted if task_id in present]
+            db.executemany(
+                f"DELETE FROM tasks WHERE {where} AND task_id = ?",  # noqa: S608
+                [(*params, task_id) for task_id in recorded],
+            )
+        return recorded
+
+    def prune(self) -> int:
+        """Forget expired, long-terminal and stale tasks (of every server); returns how many."""
+        with self._writing() as db:
+            return self._prune(db)
+
+    def _prune(self, db: sqlite3.Connection) -> int:
+        now = self._now()
+        cursor = db.execute(
+            "DELETE FROM tasks WHERE (expires_at IS NOT NULL AND expires_at < ?)"
+            " OR (terminal_since IS NOT NULL AND terminal_since < ?) OR last_seen < ?",
+            (now, now - RETENTION_SECONDS, now - STALE_SECONDS),
+        )
+        db.execute("DELETE FROM pruned")
+        db.execute("INSERT INTO pruned (at) VALUES (?)", (now,))
+        return cursor.rowcount
+
+    def _prune_if_due(self, db: sqlite3.Connection) -> None:
+        (at,) = db.execute("SELECT MAX(at) FROM pruned").fetchone()  # NULL when never
+        # a prune dated ahead of the clock does not hold the next one off
+        if not isinstance(at, float) or not 0 <= self._now() - at < PRUNE_EVERY_SECONDS:
+            self._prune(db)
+
+    # -- recording: what the client reports -----------------------------------------------------
+
+    def seen(self, task: Task, *, via: str, session_id: str | None, tool: str | None) -> None:
+        """`task` as the server just described it, in answer to the method `via`.
+        `session_id`: the session that owns the task and outlives this process (joined, or
+        kept by `start`); None keeps whatever was known. `tool`: the tool whose call created
+        it (`tools/call` only, which is written at once)."""
+        self._queue(((task, session_id),), via, tool)
+
+    def seen_page(
+        self, page: Sequence[tuple[Task, str | None]], *, via: str, first: bool, last: bool
+    ) -> None:
+        """A page of a listing, each task with its session as for `seen`. `first`: the
+        listing's first page; `last`: its last, so the listing is complete, and this server's
+        tasks only ever met by listings, that it did not list, and that nobody saw since it
+        started, are no longer recorded (the server no longer lists them)."""
+        with self._lock:
+            if first or self._listing is None:
+                self._listing = (self._now(), set())
+            self._listing[1].update(task.taskId for task, _ in page)
+            if last:
+                self._completed.append(self._listing)
+                self._listing = None
+            self._queue(page, via, None)
+
+    def gone(self, task_id: str) -> None:
+        """The server no longer knows the task (unknown, expired, or its session ended)."""
+        if not storable(task_id):
+            return  # never recorded
+        with self._lock:
+            self._pending.pop(task_id, None)
+            self._forget_written(task_id)
+            self._gone.add(task_id)
+            self._maybe_flush()
+
+    def detached(self, task_id: str) -> None:
+        """The task's recorded session has ended, yet the task is visible without it."""
+        if not storable(task_id):
+            return  # never recorded
+        with self._lock:
+            self._detached.add(task_id)
+            self._forget_written(task_id)
+            self._maybe_flush()
+
+    def flush(self) -> None:
+        """Write everything queued, in one transaction."""
+        with self._lock:
+            self._last_flush = self._clock()
+            sightings, gone, detached = list(self._pending.values()), self._gone, self._detached
+            self._pending, self._gone, self._detached = {}, set(), set()
+            completed, self._completed = self._completed, []
+            if self._failed or not (sightings or gone or detached or completed):
+                return  # after a failure, what is queued is dropped: memory stays bounded
+            try:
+                self._write(sightings, gone, detached, completed)
+            except StoreFailure as exc:
+                self._fail(f"tasks are not being recorded: {exc}")
+
+    def close(self) -> None:
+        """Write what is queued and close the file (cleanly: its -wal and -shm go)."""
+        with self._lock:
+            try:
+                self.flush()
+            finally:
+                if self._db is not None:
+                    self._db.close()
+                self._db = None
+
+    def _queue(self, page: Iterable[tuple[Task, str | None]], via: str, tool: str | None) -> None:
+        seen_at = self._now()
+        with self._lock:
+            pending, gone = self._pending, self._gone
+            for task, session_id in page:
+                task_id = task.taskId
+                if not storable(task_id, task.status, session_id, tool):
+                    # Text the file cannot hold (see database): not recorded, rather than
+                    # failing the whole batch with it.
+                    continue
+                state = (task.status, session_id, storable_ttl(task.ttl_milliseconds))
+                written = self._written.get(task_id) or self._older.get(task_id)
+                if written == state and task_id not in gone:
+                    continue  # written already; what was queued before is flushed in time
+                gone.discard(task_id)
+                pending[task_id] = (task_id, state[0], session_id, state[2], seen_at, via, tool)
+                if task_id not in self._written and len(self._written) >= MEMORY:
+                    self._older, self._written = self._written, {}
+                self._written[task_id] = state
+            self._maybe_flush(now=via == "tools/call")
+
+    def _forget_written(self, task_id: str) -> None:
+        self._written.pop(task_id, None)
+        self._older.pop(task_id, None)
+
+    def _maybe_flush(self, *, now: bool = False) -> None:
+        due = self._clock() - self._last_flush >= FLUSH_SECONDS
+        if now or due or len(self._pending) >= FLUSH_BATCH:
+            self.flush()
+
+    def _write(
+        self,
+        sightings: list[_Sighting],
+        gone: Iterable[str],
+        detached: Iterable[str],
+        completed: Sequence[_Listing],
+    ) -> None:
+        from mcptask.protocol.tasks import TERMINAL_STATUSES  # not for completion: see the top
+
+        assert self.identity is not None, "a record of every server records nothing"
+        key, profile, label = self.identity.key, self.identity.profile, self.identity.label
+        with self._writing() as db:
+            db.executemany(
+                UPSERT_TASK,
+                [
+                    (key, profile, task_id, status, session, ttl, seen_at,
+                     status in TERMINAL_STATUSES, via, tool, label)
+                    for task_id, status, session, ttl, seen_at, via, tool in sightings
+                ],
+            )  # fmt: skip
+            db.executemany(
+                "UPDATE tasks SET session_id = NULL"
+                " WHERE server = ? AND profile = ? AND task_id = ?",
+                [(key, profile, task_id) for task_id in detached],
+            )
+            for started, listed in completed:
+                found = db.execute(
+                    "SELECT task_id FROM tasks WHERE server = ? AND profile = ?"
+                    " AND via = 'tasks/list' AND last_seen < ?",
+                    (key, profile, started),
+                )
+                gone = [*gone, *(task_id for (task_id,) in found if task_id not in listed)]
+            db.executemany(
+                "DELETE FROM tasks WHERE server = ? AND profile = ? AND task_id = ?",
+                [(key, profile, task_id) for task_id in gone],
+            )
+
+    def _fail(self, message: str) -> None:  # recording stops; said the first time only
+        if not self._failed:
+            self._failed = True
+            self._on_failure(message)
+
+    # -- the file -----------------------------------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        """The open file: opened, migrated and pruned when due on first use."""
+        with self._lock:
+            if self._db is None:
+                if self._unusable is not None:
+                    raise StoreFailure(self._unusable)
+                try:
+                    self._db = open_database(self.path, then=self._prune_if_due)
+                except STORE_ERRORS as exc:
+                    self._unusable = f"cannot use the record of known tasks at {self.path}: {exc}"
+                    raise StoreFailure(self._unusable) from None
+            return self._db
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (`BEGIN IMMEDIATE`): StoreFailure when it fails."""
+        with self._lock:
+            db = self._connection()
+            try:
+                with transaction(db):
+                    yield db
+            except STORE_ERRORS as exc:
+                raise StoreFailure(f"cannot write {self.path}: {exc}") from None
+
+    def _read(self, sql: str, params: Sequence[object]) -> list[Any]:
+        with self._lock:
+            db = self._connection()
+            try:
+                return db.execute(sql, tuple(params)).fetchall()
+            except STORE_ERRORS as exc:
+                raise StoreFailure(f"cannot read {self.path}: {exc}") from None
+
+    def _where(self) -> tuple[str, tuple[str, ...]]:
+        if self.identity is None:
+            return "1", ()
+        return "server = ? AND profile = ?", (self.identity.key, self.identity.profile)
