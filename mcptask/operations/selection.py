@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 from mcptask.client.session import McpClient
 from mcptask.errors import NoTaskList, UnsupportedError
-from mcptask.operations.known import refresh_known
 from mcptask.operations.listing import collect_tasks
 from mcptask.operations.outcomes import Target, unique_targets
+from mcptask.operations.refresh import refresh_known
 from mcptask.protocol.tasks import ACTIVE_STATUSES, Task
 
 

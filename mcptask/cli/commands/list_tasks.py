@@ -44,8 +44,8 @@ def list_tasks(
 ) -> None:
     """List the server's tasks (every page), newest first; --known: the recorded ones."""
     from mcptask.cli.record import hinting, known_ids
-    from mcptask.operations.known import refresh_known
     from mcptask.operations.listing import ORDERS, collect_tasks, newest_first_key, task_pages
+    from mcptask.operations.refresh import refresh_known
     from mcptask.output.views.list_tasks import Listing, ListView
 
     chosen = next((known_order for known_order in ORDERS if known_order == order), None)

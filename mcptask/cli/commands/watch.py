@@ -60,7 +60,7 @@ def watch(
     """Follow tasks live until they settle (completed, failed or cancelled)."""
     from mcptask.cli.exit_codes import exit_code_for
     from mcptask.cli.record import hinting, known_ids
-    from mcptask.operations.known import refresh_known
+    from mcptask.operations.refresh import refresh_known
     from mcptask.operations.watch import WatchOptions
     from mcptask.output.views.watch import WatchView
 
