@@ -1,7 +1,7 @@
 """`python -m tests.conformance.fixture_server ARGS`: `mcptask reference-server ARGS` that
 also offers the conformance runner's fixture tools (tests/conformance/fixtures).
 
-The test rig's launchers (tests/reference_server_process.py) run this module when given
+The test rig's launcher (tests/reference_server_process.py) runs this module when given its
 FIXTURES_ARG, the test suite's own switch, which is not one of the reference server's.
 """
 
@@ -12,8 +12,6 @@ from collections.abc import Sequence
 
 from mcptask.reference_server import main as serve
 from tests.conformance.fixtures import FIXTURES, FixtureTools
-
-FIXTURES_ARG = "--conformance-fixtures"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

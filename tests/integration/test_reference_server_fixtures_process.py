@@ -19,6 +19,7 @@ from tests.integration.test_reference_server_process import (
     parse_sse,
 )
 from tests.reference_server_process import (
+    FIXTURES_ARG,
     ReferenceServerProcess,
     start_reference_server,
     start_stdio_reference_server,
@@ -30,7 +31,7 @@ DEADLINE = 10.0
 VERSION = "2026-07-28"
 TASKS = "io.modelcontextprotocol/tasks"
 CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
-FIXTURES = "--conformance-fixtures"
+FIXTURES = FIXTURES_ARG
 
 
 @pytest.fixture
