@@ -7,7 +7,7 @@ extension (stateless requests with per-request `_meta`), selected per request li
 server (--protocol-eras). Layout:
 
 - cli_options / config: command line -> ServerConfig (and the OAuth demo's OAuthConfig)
-- scripting / seeding: task scripts, --seed, --tasks-file
+- scripting: task scripts, --seed, --tasks-file (server.populate fills the store)
 - store (+ records, indexes, workers, clock): the tasks, shared by all sessions and both
   eras; timed changes on an injectable clock, ttl, cancel, input
 - rpc / wire: JSON-RPC envelopes; what both eras write alike (the Task object, taskId,

@@ -31,7 +31,7 @@ from mcptask.reference_server.eras.router import Router
 from mcptask.reference_server.eras.subscriptions import Subscription
 from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.scripting import ScriptedTask, Step
-from mcptask.reference_server.seeding import populate
+from mcptask.reference_server.server import populate
 from mcptask.reference_server.store import TaskStore
 from tests.reference_server.manual_clock import ManualClock
 

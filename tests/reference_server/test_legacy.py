@@ -7,7 +7,7 @@ import pytest
 
 from mcptask.reference_server.config import CancelMode, Scope, ServerConfig
 from mcptask.reference_server.scripting import OnCancel
-from mcptask.reference_server.seeding import populate
+from mcptask.reference_server.server import populate
 from mcptask.reference_server.store import TaskStore
 from tests.reference_server.conftest import MakeServer
 from tests.reference_server.harness import DEADLINE, JsonObject, in_thread, scripted

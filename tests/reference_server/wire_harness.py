@@ -31,7 +31,7 @@ from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.eras.router import Router
 from mcptask.reference_server.faults import FaultPlan
 from mcptask.reference_server.http import http_server as make_http_server
-from mcptask.reference_server.seeding import populate
+from mcptask.reference_server.server import populate
 from mcptask.reference_server.stdio import StdioServer
 from mcptask.reference_server.store import TaskStore
 from tests.reference_server.harness import DEADLINE, JsonObject
