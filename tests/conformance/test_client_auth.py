@@ -31,17 +31,6 @@ def test_every_auth_scenario_is_run_or_excused(tools: run.Tools, runner: run.Run
     assert set(listed) - required == set(client_auth.NOT_COVERED[runner.version])
 
 
-def test_a_warning_or_a_failed_client_is_no_pass() -> None:
-    def check(status: str) -> run.Check:
-        return run.Check(id="c", status=status, description="", message="")
-
-    assert client_auth.classify([check("SUCCESS")], 0)[0] == "pass"
-    assert client_auth.classify([check("SUCCESS"), check("WARNING")], 0)[0] == "fail"
-    assert client_auth.classify([check("SUCCESS")], 1)[0] == "fail"
-    assert client_auth.classify([check("SUCCESS"), check("SKIPPED")], 0)[0] == "skipped"
-    assert client_auth.classify([], 0)[0] == "skipped"
-
-
 @pytest.mark.parametrize(
     ("runner", "scenario"),
     [
