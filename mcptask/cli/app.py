@@ -18,14 +18,13 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 import typer.main
 from typer.core import TyperCommand, TyperGroup
 
 from mcptask import __version__
-from mcptask.cli import collector
 from mcptask.cli.options import color_wanted, root_options
 from mcptask.errors import ExitCode, McptaskError
 
@@ -198,18 +197,8 @@ app = typer.Typer(
 app.callback()(_root)
 
 
-def main(argv: list[str] | None = None) -> NoReturn:
-    """Run the CLI; every failure ends as one line on stderr and a documented exit code."""
-    code = run(argv)
-    # Else Python's finalization has the collector walk every object left (the modules,
-    # Typer's and httpx's included): some 40 ms of a one-shot command. The commands have
-    # closed what they opened (see cli.collector).
-    collector.ending()
-    sys.exit(code)
-
-
 def run(argv: list[str] | None = None) -> int:
-    """Run the CLI and return its exit code (used by `main` and by tests)."""
+    """Run the CLI and return its exit code (used by `mcptask.entry` and by tests)."""
     args = sys.argv[1:] if argv is None else argv
     # Made on the first error only: shell completion goes through here at every Tab, and
     # must not import Rich.

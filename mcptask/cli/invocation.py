@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from mcptask.cli import collector
 from mcptask.cli.options import Common, color_wanted, finite
 from mcptask.errors import UsageError
 
@@ -121,7 +120,6 @@ class Invocation:
                 record=record,
                 task_sessions=sessions,
             ) as client:
-                collector.started()
                 yield client
         finally:
             if record is not None:

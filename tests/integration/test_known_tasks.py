@@ -278,7 +278,7 @@ def test_completion_imports_neither_httpx_nor_rich_nor_the_wire_models(tmp_path:
         "    ours = [m for m in sys.modules if m.startswith('mcptask.')]\n"
         "    open(os.environ['OUT'], 'w').write(' '.join(sorted(loaded | set(ours))))\n"
         "atexit.register(report)\n"
-        "from mcptask.cli.app import main\n"
+        "from mcptask.entry import main\n"
         "sys.argv = ['mcptask']\n"
         "main()\n"
     )
