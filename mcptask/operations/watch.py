@@ -1,7 +1,7 @@
 """Follow tasks until they settle: poll, take status pushes, report every change.
 
 Each round asks about every pending task, by `tasks/list` pages where the server lists and
-that is cheaper (see `watch_pages.py`), else by one `tasks/get` per task; both ways report
+that is cheaper (see `polling.PagePolling`), else by one `tasks/get` per task; both ways report
 the same changes in the same order. Pure: changes go to callbacks and the end state is a
 `WatchReport`; nothing is printed here.
 """
@@ -18,8 +18,7 @@ from datetime import UTC, datetime
 
 from mcptask.client.session import McpClient
 from mcptask.errors import RpcError, TaskNotFound
-from mcptask.operations.polling import PollLoop, poll_delay
-from mcptask.operations.watch_pages import PagePolling
+from mcptask.operations.polling import PagePolling, PollLoop, poll_delay
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import ACTIVE_STATUSES, COMPLETED, Task, is_terminal
 

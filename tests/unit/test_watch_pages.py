@@ -20,8 +20,8 @@ import pytest
 from mcptask.client.session import McpClient
 from mcptask.errors import RpcError
 from mcptask.operations import watch as watch_module
+from mcptask.operations.polling import PagePolling
 from mcptask.operations.watch import Change, Watch, WatchOptions, WatchReport
-from mcptask.operations.watch_pages import PagePolling
 from mcptask.protocol.jsonrpc import JsonObject
 from tests.unit.fake_server import FakeServer
 

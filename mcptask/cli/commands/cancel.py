@@ -61,7 +61,7 @@ def cancel(
     from mcptask.cli.record import hinting, known_ids
     from mcptask.cli.signals import StopSignal
     from mcptask.operations.cancel import CancelRun
-    from mcptask.operations.selection import select_targets
+    from mcptask.operations.outcomes import select_targets
     from mcptask.output.views.cancel import CancelOutcome, CancelView
 
     finite("--wait-timeout", wait_timeout)

@@ -7,8 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome
-from mcptask.operations.selection import Selection
+from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome, Selection
 from mcptask.output import documents
 from mcptask.output.screen import Screen
 from mcptask.output.views.base import View
