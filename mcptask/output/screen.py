@@ -15,7 +15,6 @@ from collections.abc import Iterable
 from functools import cached_property
 from typing import IO, TYPE_CHECKING, Literal
 
-from mcptask.output.json_text import compact
 from mcptask.output.sanitize import clean
 
 if TYPE_CHECKING:
@@ -73,7 +72,7 @@ class Screen:
 
     def json_line(self, document: object) -> None:
         """One JSON object on one line of stdout, flushed at once (for streaming consumers)."""
-        self._write(compact(document) + "\n")
+        self._write(json.dumps(document, separators=(",", ":")) + "\n")
 
     def ids(self, task_ids: Iterable[str]) -> None:
         """One id per line on stdout."""

@@ -1,14 +1,16 @@
-"""`compact` writes what `json.dumps(value, separators=(",", ":"))` writes, for any JSON value
-a server can send; `indented_object` writes what `json.dumps(value, indent=2)` does."""
+"""A JSON line is what `json.dumps(value, separators=(",", ":"))` writes, for any JSON value a
+server can send; `indented_object` writes what `json.dumps(value, indent=2)` does."""
 
 from __future__ import annotations
 
+import io
 import json
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcptask.output.json_text import compact, indented_object
+from mcptask.output.screen import Screen
+from mcptask.output.views.list_tasks import indented_object
 
 texts = st.text(alphabet=st.characters(codec=None, categories=None, exclude_characters=None))
 json_values = st.recursive(
@@ -19,8 +21,11 @@ json_values = st.recursive(
 
 
 @given(json_values)
-def test_compact_is_json_dumps_with_compact_separators(value: object) -> None:
-    assert compact(value) == json.dumps(value, separators=(",", ":"))
+def test_a_json_line_is_json_dumps_with_compact_separators(value: object) -> None:
+    screen = Screen("jsonl", stdout=io.StringIO(), stderr=io.StringIO())
+    screen.json_line(value)
+    assert isinstance(screen.stdout, io.StringIO)
+    assert screen.stdout.getvalue() == json.dumps(value, separators=(",", ":")) + "\n"
 
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats() | texts

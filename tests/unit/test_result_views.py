@@ -12,9 +12,8 @@ from mcptask.errors import UsageError
 from mcptask.operations.result import ResultReport
 from mcptask.operations.start import StartReport
 from mcptask.output.screen import Screen
-from mcptask.output.views.forget import ForgetView, Forgotten
-from mcptask.output.views.result import ResultView
-from mcptask.output.views.start import StartView
+from mcptask.output.views.saved import ForgetView, Forgotten
+from mcptask.output.views.tasks import ResultView, StartView
 from mcptask.protocol.tasks import Task
 from mcptask.protocol.tools import TaskOutcome
 

@@ -42,7 +42,7 @@ def connect(
     common: Common,
 ) -> None:
     """Handshake with a server and show what it offers for tasks; --save keeps it as a profile."""
-    from mcptask.output.views.connect import Connection, ConnectView
+    from mcptask.output.views.connection import Connection, ConnectView
     from mcptask.store import profiles
 
     if save is None and (default or keep_session or save_secrets):

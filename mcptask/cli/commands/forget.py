@@ -35,7 +35,7 @@ def forget(
     from mcptask.cli.record import identity_of
     from mcptask.cli.settings import ENV_PROFILE, ENV_SERVER, ENV_URL
     from mcptask.output.screen import Screen
-    from mcptask.output.views.forget import ForgetView, Forgotten
+    from mcptask.output.views.saved import ForgetView, Forgotten
     from mcptask.store.known_tasks import KnownTasks
 
     ids = list(dict.fromkeys(task_ids or []))

@@ -20,7 +20,7 @@ def get(
     common: Common,
 ) -> None:
     """Show one task in full."""
-    from mcptask.output.views.get import GetView
+    from mcptask.output.views.tasks import GetView
 
     invocation = Invocation(common)
     view = GetView(invocation.screen)

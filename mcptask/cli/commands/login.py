@@ -24,7 +24,7 @@ def login(
     token; later commands use it, and refresh it, without asking again."""
     from mcptask.auth.flow import McpAuth
     from mcptask.client.connect import sign_in
-    from mcptask.output.views.login import LoginView, SignIn
+    from mcptask.output.views.connection import LoginView, SignIn
 
     if target is not None:
         if common.url or common.server or common.profile:

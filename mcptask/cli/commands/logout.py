@@ -29,7 +29,7 @@ def logout(
 ) -> None:
     """Forget the tokens mcptask keeps for a server (sends nothing to the server)."""
     from mcptask.auth.resource import canonical_resource
-    from mcptask.output.views.logout import LogoutView, SignedOut
+    from mcptask.output.views.connection import LogoutView, SignedOut
     from mcptask.store import tokens
 
     if target is not None:

@@ -34,7 +34,7 @@ def profiles(
 ) -> None:
     """List the saved profiles (mcptask connect TARGET --save NAME saves one)."""
     from mcptask.output.screen import Screen
-    from mcptask.output.views.profiles import ProfilesView
+    from mcptask.output.views.saved import ProfilesView
     from mcptask.store import profiles as store
 
     try:

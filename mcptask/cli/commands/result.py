@@ -31,7 +31,7 @@ def result(
     from mcptask.cli.exit_codes import exit_code_for
     from mcptask.cli.signals import StopSignal
     from mcptask.operations.result import fetch_result
-    from mcptask.output.views.result import ResultView
+    from mcptask.output.views.tasks import ResultView
 
     finite("--wait-timeout", wait_timeout)
     invocation = Invocation(common)

@@ -57,7 +57,7 @@ def start(
     from mcptask.cli.signals import StopSignal
     from mcptask.operations.start import StartRequest, start_task
     from mcptask.operations.watch import WatchOptions
-    from mcptask.output.views.start import StartView
+    from mcptask.output.views.tasks import StartView
 
     finite("--ttl", ttl)
     if ttl is not None and ttl <= 0:

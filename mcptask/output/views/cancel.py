@@ -8,7 +8,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome, Selection
-from mcptask.output import documents
 from mcptask.output.screen import Screen
 from mcptask.output.views.base import View
 from mcptask.protocol.jsonrpc import JsonObject
@@ -105,8 +104,15 @@ class CancelView(View[CancelOutcome]):
         self.screen.out.print(tables.cancel_summary(shown.report))
 
     def document(self, shown: CancelOutcome) -> JsonObject:
-        """Every task touched or skipped, the counts and the exit code."""
-        return documents.cancel_document(shown.report, shown.exit_code)
+        """`cancel -o json`: every task touched or skipped, the counts and the exit code."""
+        report = shown.report
+        return {
+            "results": [result.to_json() for result in report.results],
+            "summary": report.counts(),
+            "interrupted": report.interrupted,
+            "error": report.fatal.message if report.fatal is not None else None,
+            "exitCode": shown.exit_code,
+        }
 
     def jsonl(self, shown: CancelOutcome) -> None:
         """The lines went out as results came; the summary goes to stderr."""

@@ -12,12 +12,11 @@ printed whole at the end, so that a failure half way never leaves half a documen
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 
 from mcptask.errors import McptaskError
-from mcptask.output.json_text import compact, indented_object
 from mcptask.output.sanitize import clean
 from mcptask.output.views.base import View
 from mcptask.protocol.tasks import Task
@@ -159,7 +158,7 @@ _KEY = itemgetter(0)
 
 
 def _jsonl_line(task: Task) -> str:
-    return compact(task.to_wire()) + "\n"
+    return json.dumps(task.to_wire(), separators=(",", ":")) + "\n"
 
 
 def _id_line(task: Task) -> str:
@@ -168,6 +167,24 @@ def _id_line(task: Task) -> str:
 
 def _json_item(task: Task) -> str:
     return _MARGIN + indented_object(task.to_wire(), _MARGIN)
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def indented_object(value: Mapping[str, object], margin: str) -> str:
+    """`json.dumps(value, indent=2)`, each line after the first after `margin`.
+
+    json indents with its pure-Python encoder (some 8 us a task of `list -o json`); an
+    object of scalars is written by the C encoder instead, with the line break and indent
+    as the item separator (some 2.5 us), which is the same text.
+    """
+    if not value or not all(type(member) in _SCALARS for member in value.values()):
+        # JSON text holds no raw newline inside a string, so indenting every line is exact.
+        return json.dumps(value, indent=2).replace("\n", "\n" + margin)
+    inner = "\n" + margin + "  "
+    members = json.dumps(value, separators=("," + inner, ": "))[1:-1]
+    return "{" + inner + members + "\n" + margin + "}"
 
 
 _RENDERERS: dict[str, Callable[[Task], str]] = {

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, ClassVar
 
-from mcptask.operations.watch import GONE, Change, Watch, WatchReport
-from mcptask.output import documents
+from mcptask.operations.watch import GONE, Change, Watch, WatchedTask, WatchReport
 from mcptask.output.sanitize import clean
 from mcptask.output.screen import OutputFormat, Screen
 from mcptask.output.views.base import View
@@ -88,8 +87,29 @@ class WatchView(View[WatchReport]):
         """Nothing more: every change went out as a line."""
 
     def document(self, shown: WatchReport) -> JsonObject:
-        """Every task as last seen, and how the watch ended."""
-        return documents.watch_document(shown)
+        """`watch -o json`: every task as last seen, and how the watch ended."""
+        return {
+            "tasks": [_watched_document(watched) for watched in shown.tasks],
+            "interrupted": shown.interrupted,
+            "timedOut": shown.timed_out,
+        }
+
+
+class SilentWatchView(WatchView):
+    """`start --watch -o ids`: the id was printed; the watch prints nothing more on stdout."""
+
+    formats: ClassVar[tuple[OutputFormat, ...]] = ("ids",)
+
+    def ids(self, shown: object) -> Iterable[str]:
+        """Nothing: the id went out before the watch."""
+        return []
+
+
+def _watched_document(watched: WatchedTask) -> JsonObject:
+    document: JsonObject = watched.task.to_wire() if watched.task else {"taskId": watched.task_id}
+    if watched.gone:
+        document["gone"] = True
+    return document
 
 
 def _live_table(watch: Watch, max_rows: int) -> Group:

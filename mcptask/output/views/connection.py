@@ -1,0 +1,210 @@
+"""The views of reaching a server: `connect` (what the server offers) and `login`/`logout`
+(who signed us in, for what, until when; never a token)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mcptask.output.sanitize import clean
+from mcptask.output.views.base import View
+from mcptask.protocol.handshake import ServerInfo
+from mcptask.protocol.jsonrpc import JsonObject
+
+if TYPE_CHECKING:
+    from mcptask.store.tokens import CachedToken
+
+
+@dataclass(frozen=True)
+class Connection:
+    """What `connect` learned: the server, and how it was reached."""
+
+    server: ServerInfo
+    transport: str
+    target: str
+    session_id: str | None
+    others: list[ServerInfo] = field(default_factory=list)
+    """What the server offers in the other era it speaks (auto mode uses either)."""
+    problems: list[str] = field(default_factory=list)
+
+
+class ConnectView(View[Connection]):
+    """A panel on a terminal; one document in JSON."""
+
+    command = "connect"
+    formats = ("table", "json", "jsonl")
+
+    def show(self, shown: Connection) -> None:
+        """The connection in the chosen format, then any problem met surveying the eras."""
+        super().show(shown)
+        for problem in shown.problems:
+            self.screen.warn(problem)
+
+    def table(self, shown: Connection) -> None:
+        """The server panel, and a plain word when the server has no tasks."""
+        from mcptask.output import tables
+
+        self.screen.out.print(
+            tables.server_panel(
+                shown.server,
+                others=shown.others,
+                transport=shown.transport,
+                target=shown.target,
+                session_id=shown.session_id,
+            )
+        )
+        offered = (era.task_support.tasks for era in (shown.server, *shown.others))
+        if not any(offered):
+            self.screen.warn("this server offers no tasks: list, get and cancel will not work here")
+
+    def document(self, shown: Connection) -> JsonObject:
+        """`connect -o json`. `tasks` is what mcptask can do with this server in auto mode
+        (any era it speaks); `eras` details each era, the negotiated one first."""
+        server = shown.server
+        eras = [server, *shown.others]
+        return {
+            "server": {"name": server.name, "version": server.version, "title": server.title},
+            "protocolVersion": server.protocol_version,
+            "era": server.era,
+            "supportedVersions": list(server.supported_versions),
+            "extensions": list(server.extensions),
+            "transport": shown.transport,
+            "target": shown.target,
+            "sessionId": shown.session_id,
+            "tasks": {
+                "supported": any(era.task_support.tasks for era in eras),
+                "list": any(era.task_support.list for era in eras),
+                "cancel": any(era.task_support.cancel for era in eras),
+                "toolCalls": any(era.task_support.tool_calls for era in eras),
+            },
+            "eras": [
+                {
+                    "protocolVersion": era.protocol_version,
+                    "era": era.era,
+                    "tasks": {
+                        "supported": era.task_support.tasks,
+                        "list": era.task_support.list,
+                        "cancel": era.task_support.cancel,
+                        "toolCalls": era.task_support.tool_calls,
+                    },
+                }
+                for era in eras
+            ],
+            "capabilities": server.capabilities,
+            "instructions": server.instructions,
+        }
+
+
+@dataclass(frozen=True)
+class SignIn:
+    """The outcome of a login: the token's description (None: no sign-in was needed)."""
+
+    server_name: str
+    url: str
+    token: CachedToken | None
+    cache: Path | None
+
+
+class LoginView(View[SignIn]):
+    """A short table, or a JSON document."""
+
+    command = "login"
+    formats = ("table", "json", "jsonl")
+
+    def table(self, shown: SignIn) -> None:
+        """What the sign-in obtained."""
+        from rich.table import Table
+        from rich.text import Text
+
+        table = Table(box=None, show_header=False, pad_edge=False)
+        table.add_column(style="bold")
+        table.add_column(overflow="fold")
+        for name, value in _sign_in_rows(shown):
+            table.add_row(name, Text(clean(value)))
+        self.screen.out.print(table)
+
+    def document(self, shown: SignIn) -> JsonObject:
+        """`{"server", "url", "signedIn", "issuer", "resource", ...}`."""
+        token = shown.token
+        return {
+            "server": shown.server_name,
+            "url": shown.url,
+            "signedIn": token is not None,
+            "issuer": token.issuer if token else None,
+            "resource": token.resource if token else None,
+            "clientId": token.client_id if token else None,
+            "grant": token.grant if token else None,
+            "scope": token.scope if token else None,
+            "expiresAt": token.expires_at if token else None,
+            "refreshable": bool(token and token.refresh_token),
+            "cache": str(shown.cache) if shown.cache else None,
+        }
+
+
+def _sign_in_rows(shown: SignIn) -> list[tuple[str, str]]:
+    token = shown.token
+    rows = [("server", f"{shown.server_name} ({shown.url})")]
+    if token is None:
+        return [*rows, ("signed in", "no (the server needs no sign-in)")]
+    rows += [
+        ("signed in at", token.issuer),
+        ("resource", token.resource),
+        ("client", token.client_id),
+        ("grant", token.grant.replace("_", " ")),
+        ("scope", token.scope or "(none asked)"),
+        ("expires", _expiry(token.expires_at)),
+        ("refresh", "yes: renewed without asking" if token.refresh_token else "no"),
+    ]
+    if shown.cache is not None:
+        rows.append(("kept in", str(shown.cache)))
+    return rows
+
+
+def _expiry(expires_at: float | None) -> str:
+    if expires_at is None:
+        return "not stated"
+    left = expires_at - time.time()
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(expires_at))
+    return f"{when} (in {left / 60:.0f} min)" if left >= 60 else f"{when} (in {left:.0f} s)"
+
+
+@dataclass(frozen=True)
+class SignedOut:
+    """The server signed out of (None: every server), and the tokens forgotten."""
+
+    url: str | None
+    removed: list[CachedToken]
+    cache: Path
+
+
+class LogoutView(View[SignedOut]):
+    """One line, a document, or one line per forgotten token."""
+
+    command = "logout"
+    formats = ("table", "json", "jsonl")
+
+    def table(self, shown: SignedOut) -> None:
+        """`signed out of URL (N tokens forgotten)`."""
+        from rich.text import Text
+
+        where = shown.url or "every server"
+        count = len(shown.removed)
+        if count == 0:
+            self.screen.warn(f"no token kept for {where}: nothing to forget")
+            return
+        noun = "token" if count == 1 else "tokens"
+        self.screen.out.print(Text(clean(f"signed out of {where} ({count} {noun} forgotten)")))
+
+    def document(self, shown: SignedOut) -> JsonObject:
+        """`{"url", "forgotten": [...], "cache"}`."""
+        return {"url": shown.url, "forgotten": list(self.lines(shown)), "cache": str(shown.cache)}
+
+    def lines(self, shown: SignedOut) -> Iterable[JsonObject]:
+        """One forgotten token per line: server, issuer, grant."""
+        return (
+            {"server": t.server, "issuer": t.issuer, "clientId": t.client_id, "grant": t.grant}
+            for t in shown.removed
+        )

@@ -1,0 +1,150 @@
+"""The views of one task: `get` (the task in full), `start` (the task it made, or the result
+of a call the server ran at once) and `result` (a finished task's tool result)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from mcptask.errors import UsageError
+from mcptask.output.sanitize import clean
+from mcptask.output.screen import Screen
+from mcptask.output.views.base import View
+from mcptask.protocol.jsonrpc import JsonObject
+from mcptask.protocol.tasks import Task
+
+if TYPE_CHECKING:
+    from mcptask.operations.result import ResultReport
+    from mcptask.operations.start import StartReport
+    from mcptask.output.views.watch import WatchView
+
+
+class GetView(View[Task]):
+    """The task as a two-column table, or as the server sent it."""
+
+    command = "get"
+
+    def table(self, shown: Task) -> None:
+        """Every field, unknown ones included."""
+        from mcptask.output import tables
+
+        self.screen.out.print(tables.task_detail(shown))
+
+    def document(self, shown: Task) -> JsonObject:
+        """The task as the server sent it (camelCase, unknown fields kept)."""
+        return shown.to_wire()
+
+    def ids(self, shown: Task) -> Iterable[str]:
+        """Its id."""
+        return [shown.taskId]
+
+
+class StartView(View["StartReport"]):
+    """The task in full, its document, or its id; notes on stderr. With `--watch`, the view
+    that follows it comes from `watch_view`."""
+
+    command = "start"
+
+    def __init__(self, screen: Screen, *, watching: bool = False) -> None:
+        if watching and screen.format == "json":
+            raise UsageError(
+                "start --watch has no json output (one document cannot come both before and "
+                "after the watch); use -o jsonl (the start line, then one line per change), "
+                "-o ids or -o table"
+            )
+        super().__init__(screen)
+        self._watching = watching
+
+    def show(self, shown: StartReport) -> None:
+        """The notes, then the task or the result, then how to follow it up (table only)."""
+        for note in shown.notes:
+            self.screen.warn(note)
+        if shown.task is None:
+            self.screen.warn(
+                f"the server ran {shown.tool} at once, without making a task; its result follows"
+            )
+        super().show(shown)
+        if shown.task is not None and self.screen.format == "table" and not self._watching:
+            task_id = clean(shown.task.taskId)
+            self.screen.note(f"recorded; follow it with: mcptask watch {task_id}")
+
+    def table(self, shown: StartReport) -> None:
+        """The task in full, or the tool's result as text."""
+        from mcptask.output import tables
+
+        if shown.task is not None:
+            self.screen.out.print(tables.task_detail(shown.task))
+        elif shown.result is not None:
+            self.screen.out.print(tables.tool_result_text(shown.result))
+
+    def document(self, shown: StartReport) -> JsonObject:
+        """`start -o json`: `{"tool", "task", "result", "sessionId"}`, the task as the server
+        sent it, or the result of a call it ran at once."""
+        return {
+            "tool": shown.tool,
+            "task": shown.task.to_wire() if shown.task is not None else None,
+            "result": shown.result,
+            "sessionId": shown.session_id,
+        }
+
+    def ids(self, shown: StartReport) -> Iterable[str]:
+        """The task's id (nothing when no task was made)."""
+        return [shown.task.taskId] if shown.task is not None else []
+
+    def watch_view(self) -> WatchView:
+        """The view that follows the task: as `watch` shows it, silent with `-o ids`."""
+        from mcptask.output.views.watch import SilentWatchView, WatchView
+
+        if self.screen.format == "ids":
+            return SilentWatchView(self.screen)
+        return WatchView(self.screen)
+
+
+class ResultView(View["ResultReport"]):
+    """The tool result's content as text (or the error), or the result document."""
+
+    command = "result"
+    formats = ("table", "json", "jsonl")
+
+    def show(self, shown: ResultReport) -> None:
+        """The outcome on stdout, then what it means on stderr."""
+        super().show(shown)
+        task_id = clean(shown.task.taskId)
+        kind = shown.kind
+        if kind == "pending" and shown.interrupted:
+            self.screen.warn(f"interrupted: task {task_id} is still {clean(shown.task.status)}")
+        elif kind == "pending":
+            self.screen.warn(
+                f"task {task_id} is still {clean(shown.task.status)}: no result yet "
+                "(wait longer with --wait-timeout SECONDS)"
+            )
+        elif kind == "tool-error":
+            self.screen.warn(f"task {task_id}: the tool reported an error (isError: true)")
+        elif kind == "failed":
+            self.screen.warn(f"task {task_id} failed")
+        elif kind == "cancelled":
+            self.screen.warn(f"task {task_id} was cancelled: it has no result")
+
+    def table(self, shown: ResultReport) -> None:
+        """The result's content as text; for a failed task, its error."""
+        from mcptask.output import tables
+
+        outcome = shown.outcome
+        if outcome is None:
+            return
+        if outcome.result is not None and shown.kind != "cancelled":
+            self.screen.out.print(tables.tool_result_text(outcome.result))
+        elif outcome.error is not None:
+            self.screen.out.print(tables.error_text(outcome.error))
+
+    def document(self, shown: ResultReport) -> JsonObject:
+        """`result -o json`: `{"taskId", "status", "outcome", "result", "error"}`, the tool
+        result or the error exactly as sent."""
+        outcome = shown.outcome
+        return {
+            "taskId": shown.task.taskId,
+            "status": shown.task.status,
+            "outcome": shown.kind,
+            "result": outcome.result if outcome is not None else None,
+            "error": outcome.error if outcome is not None else None,
+        }
