@@ -11,7 +11,7 @@ import typer
 
 def complete_profile(incomplete: str) -> list[str]:
     """Saved profile names that start with `incomplete`."""
-    from mcptask.store.profile_names import profile_names
+    from mcptask.store.paths import profile_names
 
     return [name for name in profile_names() if name.startswith(incomplete)]
 

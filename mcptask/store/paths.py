@@ -39,6 +39,27 @@ def tokens_path(environ: Mapping[str, str] | None = None) -> Path:
     return state_dir(environ) / TOKENS_FILE
 
 
+PROFILES_FILE = "profiles.toml"
+
+
+def profiles_path(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the profiles file is (`mcptask.store.profiles`)."""
+    return config_dir(environ) / PROFILES_FILE
+
+
+def profile_names(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The saved profile names, for shell completion: read with tomllib and nothing more (no
+    profile model), no error whatever the file holds."""
+    import tomllib
+
+    try:
+        document = tomllib.loads(profiles_path(environ).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return []
+    profiles = document.get("profiles")
+    return sorted(profiles) if isinstance(profiles, dict) else []
+
+
 def _directory(environ: Mapping[str, str] | None, override: str, xdg: str, fallback: Path) -> Path:
     env = os.environ if environ is None else environ
     if env.get(override):
