@@ -40,7 +40,7 @@ from typing import Any, Literal
 
 from mcptask.errors import ConfigFileError, UsageError
 from mcptask.store.paths import exclusive, write_private
-from mcptask.store.profile_names import profiles_path as profiles_path  # the commands' way in
+from mcptask.store.paths import profiles_path as profiles_path  # the commands' way in
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
@@ -112,29 +112,12 @@ class Profile:
     def to_toml(self) -> dict[str, Any]:
         """The profile's table, without empty entries."""
         table: dict[str, Any] = {}
-        if self.url is not None:
-            table["url"] = self.url
-        if self.server is not None:
-            table["server"] = self.server
-        if self.env:
-            table["env"] = {key: _value_to_toml(value) for key, value in self.env.items()}
-        if self.headers:
-            table["headers"] = {key: _value_to_toml(value) for key, value in self.headers.items()}
-        if self.token is not None:
-            table["token"] = _value_to_toml(self.token)
-        if self.protocol is not None:
-            table["protocol"] = self.protocol
-        if self.timeout is not None:
-            table["timeout"] = self.timeout
-        if self.keep_session:
-            table["keep_session"] = True
-        if self.session_id is not None:
-            table["session_id"] = self.session_id
-        for key in ("auth", "client_id", "client_key_file", "scope"):
-            if getattr(self, key) is not None:
-                table[key] = getattr(self, key)
-        if self.client_secret is not None:
-            table["client_secret"] = _value_to_toml(self.client_secret)
+        for key in _FIELDS:
+            value = getattr(self, key)
+            if isinstance(value, dict):
+                value = {name: _value_to_toml(item) for name, item in value.items()}
+            if value is not None and value is not False and value != {}:
+                table[key] = _value_to_toml(value) if isinstance(value, Reference) else value
         return table
 
 
@@ -282,14 +265,15 @@ def _book(path: Path, text: str, document: dict[str, Any]) -> ProfileBook:
     return ProfileBook(path, profiles, default)
 
 
-_FIELDS = {
+_FIELDS = (
     *("url", "server", "env", "headers", "token", "protocol", "timeout", "keep_session"),
-    *("session_id", "auth", "client_id", "client_secret", "client_key_file", "scope"),
-}
+    *("session_id", "auth", "client_id", "client_key_file", "scope", "client_secret"),
+)
+"""A profile's settings, in the order the file is written."""
 
 
 def _profile(name: str, table: dict[str, Any]) -> Profile:
-    unknown = sorted(set(table) - _FIELDS)
+    unknown = sorted(set(table).difference(_FIELDS))
     if unknown:
         raise ValueError(f"unknown setting {unknown[0]!r}")
     url, server = _text(table, "url"), _text(table, "server")
