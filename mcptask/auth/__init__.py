@@ -2,7 +2,6 @@
 
     settings   how one invocation signs in (method, client identity), no heavy imports
     resource   the MCP server's URL as an RFC 8707 resource, no heavy imports
-    bodies     the JSON bodies of authorization servers' answers, read within a bound
     challenge  the WWW-Authenticate header, read
     discovery  Protected Resource Metadata and Authorization Server metadata (MCP-specific,
                written by hand: the URL orders and the resource and issuer checks)

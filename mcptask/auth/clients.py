@@ -14,7 +14,6 @@ from pathlib import Path
 
 import httpx
 
-from mcptask.auth.bodies import json_body
 from mcptask.auth.discovery import ServerMetadata
 from mcptask.auth.settings import AuthSettings
 from mcptask.errors import (
@@ -26,6 +25,7 @@ from mcptask.errors import (
     UsageError,
 )
 from mcptask.store.tokens import CachedClient
+from mcptask.transport.limits import json_body
 from mcptask.transport.redact import display_url
 
 CLIENT_NAME = "mcptask"

@@ -25,7 +25,7 @@ import httpx
 from mcptask.auth.resource import canonical_resource
 from mcptask.auth.settings import AUTHORIZATION_CODE, CLIENT_CREDENTIALS, AuthSettings, HttpOptions
 from mcptask.errors import AuthError, InsufficientScope, SignInRequired
-from mcptask.transport.answers import bound, max_answer_bytes
+from mcptask.transport.limits import bound, max_answer_bytes
 from mcptask.transport.redact import display_url
 
 if TYPE_CHECKING:

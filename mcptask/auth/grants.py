@@ -17,10 +17,10 @@ from typing import Any, Literal
 
 import httpx
 
-from mcptask.auth.bodies import json_body
 from mcptask.auth.clients import JWT_METHOD, ClientIdentity, require_credential
 from mcptask.auth.settings import HttpOptions
 from mcptask.errors import ProtocolViolation, TokenRequestRefused, UnreachableError, UsageError
+from mcptask.transport.limits import json_body
 from mcptask.transport.redact import display_url, scrub
 
 JWT_ASSERTION_SECONDS = 300

@@ -24,15 +24,15 @@ from mcptask.errors import (
     UsageError,
 )
 from mcptask.protocol.jsonrpc import JsonObject, is_notification
-from mcptask.transport.answers import (
+from mcptask.transport.base import NotificationHandler, WireLog
+from mcptask.transport.http_errors import status_failure, translate_errors
+from mcptask.transport.limits import (
     bound,
     decode,
     jsonrpc_error_body,
     max_answer_bytes,
     own_response,
 )
-from mcptask.transport.base import NotificationHandler, WireLog
-from mcptask.transport.http_errors import status_failure, translate_errors
 from mcptask.transport.redact import display_url, redact_headers
 from mcptask.transport.sse import StreamPosition, answer_in, media_type, resumable_id
 from mcptask.transport.tls import endpoint_transport, verification

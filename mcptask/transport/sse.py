@@ -8,9 +8,9 @@ from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from mcptask.errors import ProtocolViolation
 from mcptask.protocol.jsonrpc import JsonObject, is_notification, is_response
-from mcptask.transport.answers import decode, own_response
 from mcptask.transport.base import NotificationHandler, WireLog
 from mcptask.transport.keepalive import read_to_end
+from mcptask.transport.limits import decode, own_response
 
 
 class StreamPosition:

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcptask.errors import ProtocolViolation
-from mcptask.transport.answers import MAX_DEPTH, _depth_exceeds, parse_json
+from mcptask.transport.limits import MAX_DEPTH, _depth_exceeds, parse_json
 from mcptask.transport.sse import resumable_id
 
 

@@ -14,7 +14,7 @@ from mcptask.auth.clients import ClientIdentity
 from mcptask.auth.discovery import ServerMetadata, discover
 from mcptask.auth.settings import HttpOptions
 from mcptask.errors import AuthDiscoveryError, TokenRequestRefused
-from mcptask.transport.answers import ENV_MAX_ANSWER_BYTES
+from mcptask.transport.limits import ENV_MAX_ANSWER_BYTES
 
 MCP = "https://mcp.example.com/mcp"
 DEEP = b"[" * 100_000 + b"]" * 100_000  # deeper than Python's recursion limit

@@ -21,8 +21,8 @@ from mcptask.client.session import McpClient
 from mcptask.errors import ExitCode, McptaskError
 from mcptask.protocol.jsonrpc import JsonObject, request_message
 from mcptask.protocol.tasks import Task, TaskPage
-from mcptask.transport.answers import decode
 from mcptask.transport.http import HttpTransport
+from mcptask.transport.limits import decode
 
 URL = "http://server.test/mcp"
 DOCUMENTED = {code for code in ExitCode if code not in (ExitCode.OK, ExitCode.UNEXPECTED)}

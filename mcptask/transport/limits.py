@@ -1,8 +1,8 @@
-"""Reading a server's answer safely: bounded in size and depth, checked to be JSON-RPC.
+"""Bounded reading of answers: limited in size and depth, checked to be JSON-RPC.
 
-Both transports use these: an answer over `max_answer_bytes` (default 32 MiB,
-`MCPTASK_MAX_ANSWER_BYTES`) or nested deeper than `MAX_DEPTH` is refused as a protocol
-violation (exit 8), and nothing is ever read without a bound.
+Both transports, and sign-in's requests to authorization servers, use these: an answer over
+`max_answer_bytes` (default 32 MiB, `MCPTASK_MAX_ANSWER_BYTES`) or nested deeper than
+`MAX_DEPTH` is refused as a protocol violation (exit 8), and nothing is read without a bound.
 """
 
 from __future__ import annotations
@@ -99,6 +99,18 @@ def _may_nest_deeper(text: str | bytes, limit: int) -> bool:
     if isinstance(text, str):
         return text.count("{") + text.count("[") > limit
     return text.count(b"{") + text.count(b"[") > limit
+
+
+def json_body(response: httpx.Response) -> Any:
+    """The decoded body of a response not read yet; None when it is not JSON (or nested too
+    deep to be an answer). A body over the bound raises ProtocolViolation: each caller
+    turns it into its own error. (For answers from URLs that OAuth metadata chose.)"""
+    bound(response, max_answer_bytes())
+    content = response.read()
+    try:
+        return parse_json(content, context="the answer")
+    except ProtocolViolation:
+        return None
 
 
 def own_response(message: JsonObject, request_id: object) -> JsonObject:
