@@ -95,7 +95,7 @@ def raw_gets(url: str, protocol: str, warmup: int, gets: int) -> float:
 
 def mcptask_gets(url: str, protocol: str, warmup: int, gets: int) -> float:
     """CPU seconds of `gets` McpClient.get_task calls, the client built as the CLI builds it."""
-    from mcptask.auth.settings import AuthSettings
+    from mcptask.auth.config import AuthSettings
     from mcptask.client.connect import ConnectionSettings, connected_client
     from mcptask.client.retries import RetryPolicy
     from mcptask.store.identity import ServerIdentity

@@ -1,7 +1,7 @@
 """Sign-in with OAuth 2.1 as the MCP authorization specification describes it.
 
-    settings   how one invocation signs in (method, client identity), no heavy imports
-    resource   the MCP server's URL as an RFC 8707 resource, no heavy imports
+    config     how one invocation signs in (method, client identity), and the MCP server's
+               URL as an RFC 8707 resource; no heavy imports
     challenge  the WWW-Authenticate header, read
     discovery  Protected Resource Metadata and Authorization Server metadata (MCP-specific,
                written by hand: the URL orders and the resource and issuer checks)
@@ -12,7 +12,7 @@
     flow       `McpAuth`, the httpx auth flow: a token on every request, sign-in on 401,
                one step-up on 403 insufficient_scope
 
-Tokens are kept by `mcptask.store.tokens`. Only `settings`, `resource` and `flow` are
+Tokens are kept by `mcptask.store.tokens`. Only `config` and `flow` are
 imported by a command that never signs in: `flow` imports the rest when first needed.
 Everything here raises mcptask errors (AuthError and its kinds, UnreachableError for an
 authorization server that cannot be reached).

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import httpx
 
+from mcptask.auth.config import AuthSettings
 from mcptask.auth.discovery import ServerMetadata
-from mcptask.auth.settings import AuthSettings
 from mcptask.errors import (
     AuthDiscoveryError,
     ProtocolViolation,

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from mcptask.auth.challenge import Challenge
-from mcptask.auth.resource import canonical_resource
+from mcptask.auth.config import canonical_resource
 from mcptask.errors import AuthDiscoveryError, ProtocolViolation, UnreachableError
 from mcptask.transport.limits import json_body
 from mcptask.transport.redact import display_url

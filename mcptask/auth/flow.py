@@ -22,8 +22,13 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from mcptask.auth.resource import canonical_resource
-from mcptask.auth.settings import AUTHORIZATION_CODE, CLIENT_CREDENTIALS, AuthSettings, HttpOptions
+from mcptask.auth.config import (
+    AUTHORIZATION_CODE,
+    CLIENT_CREDENTIALS,
+    AuthSettings,
+    HttpOptions,
+    canonical_resource,
+)
 from mcptask.errors import AuthError, InsufficientScope, SignInRequired
 from mcptask.transport.limits import bound, max_answer_bytes
 from mcptask.transport.redact import display_url

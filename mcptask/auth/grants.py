@@ -18,7 +18,7 @@ from typing import Any, Literal
 import httpx
 
 from mcptask.auth.clients import JWT_METHOD, ClientIdentity, require_credential
-from mcptask.auth.settings import HttpOptions
+from mcptask.auth.config import HttpOptions
 from mcptask.errors import ProtocolViolation, TokenRequestRefused, UnreachableError, UsageError
 from mcptask.transport.limits import json_body
 from mcptask.transport.redact import display_url, scrub

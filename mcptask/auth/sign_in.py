@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import httpx
 
 from mcptask.auth import clients, grants
+from mcptask.auth.config import CLIENT_CREDENTIALS, AuthSettings, HttpOptions
 from mcptask.auth.discovery import Discovered
 from mcptask.auth.grants import Tokens
-from mcptask.auth.settings import CLIENT_CREDENTIALS, AuthSettings, HttpOptions
 from mcptask.errors import AuthDiscoveryError, SignInRequired
 from mcptask.store import tokens as cache
 from mcptask.transport.redact import display_url

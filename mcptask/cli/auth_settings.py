@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mcptask.auth.settings import AUTH_METHODS, AuthSettings
+from mcptask.auth.config import AUTH_METHODS, AuthSettings
 from mcptask.errors import UsageError
 from mcptask.store.paths import tokens_path
 from mcptask.store.profiles import Profile, Reference, Value, read_secret_file

@@ -14,8 +14,8 @@ from mcptask.transport import Transport, WireLog
 from mcptask.transport.redact import display_url, redact_headers
 
 if TYPE_CHECKING:
+    from mcptask.auth.config import AuthSettings
     from mcptask.auth.flow import McpAuth
-    from mcptask.auth.settings import AuthSettings
     from mcptask.store.known_tasks import KnownTasks
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
@@ -96,8 +96,8 @@ def sign_in(
     """The auth flow of a --url server's settings (None for `--auth none`)."""
     if settings.url is None or settings.auth is None or settings.auth.method == "none":
         return None
+    from mcptask.auth.config import HttpOptions
     from mcptask.auth.flow import McpAuth
-    from mcptask.auth.settings import HttpOptions
     from mcptask.transport.tls import verification
 
     http = HttpOptions(verification(settings.ca_cert, settings.insecure), settings.timeout)

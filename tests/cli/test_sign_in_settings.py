@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from mcptask.auth.settings import AuthSettings
+from mcptask.auth.config import AuthSettings
 from mcptask.cli.app import app, run
 from mcptask.cli.options import Common
 from mcptask.cli.settings import resolve

@@ -8,8 +8,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from mcptask.auth.config import AuthSettings, HttpOptions
 from mcptask.auth.flow import McpAuth
-from mcptask.auth.settings import AuthSettings, HttpOptions
 from mcptask.store import tokens
 from tests.unit.auth_support import URL, cached_token
 

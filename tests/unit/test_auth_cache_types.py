@@ -8,8 +8,8 @@ from pathlib import Path
 
 import httpx
 
+from mcptask.auth.config import AuthSettings, HttpOptions
 from mcptask.auth.flow import McpAuth
-from mcptask.auth.settings import AuthSettings, HttpOptions
 from mcptask.store import tokens
 
 URL = "http://server.test/mcp"

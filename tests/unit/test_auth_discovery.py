@@ -12,6 +12,7 @@ import pytest
 
 from mcptask.auth.challenge import Challenge, parse_challenge
 from mcptask.auth.clients import configured_identity
+from mcptask.auth.config import AuthSettings, HttpOptions, canonical_resource
 from mcptask.auth.discovery import (
     ServerMetadata,
     discover,
@@ -19,8 +20,6 @@ from mcptask.auth.discovery import (
     prm_urls,
     resource_matches,
 )
-from mcptask.auth.resource import canonical_resource
-from mcptask.auth.settings import AuthSettings, HttpOptions
 from mcptask.errors import AuthDiscoveryError
 from mcptask.store import tokens
 from mcptask.store.tokens import CachedToken

@@ -10,9 +10,9 @@ import httpx
 import pytest
 
 from mcptask.auth import discovery, grants
+from mcptask.auth.config import AuthSettings, HttpOptions
 from mcptask.auth.flow import McpAuth
 from mcptask.auth.grants import Tokens
-from mcptask.auth.settings import AuthSettings, HttpOptions
 from mcptask.errors import TokenRequestRefused
 from mcptask.store import tokens
 from tests.unit.auth_support import URL, cached_token

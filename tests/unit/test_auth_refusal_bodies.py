@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from mcptask.auth.config import AuthSettings, HttpOptions
 from mcptask.auth.flow import McpAuth
-from mcptask.auth.settings import AuthSettings, HttpOptions
 from mcptask.errors import ProtocolViolation
 from mcptask.store import tokens
 from mcptask.transport.limits import ENV_MAX_ANSWER_BYTES

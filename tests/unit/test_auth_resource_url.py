@@ -8,9 +8,8 @@ import pytest
 
 from mcptask.auth import sign_in
 from mcptask.auth.challenge import Challenge
+from mcptask.auth.config import AuthSettings, HttpOptions, canonical_resource
 from mcptask.auth.discovery import discover
-from mcptask.auth.resource import canonical_resource
-from mcptask.auth.settings import AuthSettings, HttpOptions
 from mcptask.errors import AuthError
 
 PASSWORD = "hunter2-in-the-url"

@@ -28,7 +28,7 @@ def logout(
     common: Common,
 ) -> None:
     """Forget the tokens mcptask keeps for a server (sends nothing to the server)."""
-    from mcptask.auth.resource import canonical_resource
+    from mcptask.auth.config import canonical_resource
     from mcptask.output.views.connection import LogoutView, SignedOut
     from mcptask.store import tokens
 

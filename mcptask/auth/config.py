@@ -1,7 +1,8 @@
 """How one invocation signs in: the method, the client identity, and what a person can do;
-how requests to authorization servers are made (`HttpOptions`); the grants' names.
+how requests to authorization servers are made (`HttpOptions`); the grants' names; the MCP
+server as an OAuth resource (RFC 8707), what tokens are asked for and cached by.
 
-Kept free of heavy imports: the command line builds it on every run, OAuth or not.
+Kept free of heavy imports: the command line builds these on every run, OAuth or not.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from mcptask.store.identity import canonical_url
 
 # The OAuth grants mcptask signs in with, by their RFC 6749 names (as the token cache keeps
 # them): machines, and people in a browser.
@@ -71,3 +74,14 @@ class AuthSettings:
             f"open_browser={self.open_browser!r}, interactive={self.interactive!r}, "
             f"force_sign_in={self.force_sign_in!r}, cache_path={self.cache_path!r})"
         )
+
+
+def canonical_resource(server_url: str) -> str:
+    """The server URL as an RFC 8707 resource: the canonical URL of `store.identity` (no
+    user info, query or fragment, no default port), without a trailing slash.
+    (A malformed URL comes back as it is: the transport refuses it with a usage error.)"""
+    try:
+        canonical = canonical_url(server_url)
+    except ValueError:
+        return server_url
+    return canonical.rstrip("/")
