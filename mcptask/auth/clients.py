@@ -24,7 +24,8 @@ from mcptask.errors import (
     UnreachableError,
     UsageError,
 )
-from mcptask.store.tokens import CachedClient
+from mcptask.store import tokens as cache
+from mcptask.store.tokens import CachedClient, CachedToken
 from mcptask.transport.limits import json_body
 from mcptask.transport.redact import display_url
 
@@ -108,6 +109,33 @@ def require_credential(identity: ClientIdentity) -> ClientIdentity:
             "known (MCPTASK_CLIENT_SECRET)"
         )
     return identity
+
+
+def refresh_identity(settings: AuthSettings, entry: CachedToken) -> ClientIdentity:
+    """How the client of a cached token authenticates when refreshing it; SignInRequired
+    when this run lacks the credential that takes."""
+    if settings.client_id is not None and settings.client_id == entry.client_id:
+        key_file = settings.client_key_file
+        key = None
+        if entry.auth_method == JWT_METHOD and key_file is not None:
+            key = read_private_key(key_file)
+        identity = ClientIdentity(
+            entry.client_id,
+            entry.auth_method,
+            client_secret=settings.client_secret,
+            private_key=key,
+        )
+        return require_credential(identity)
+    path = settings.cache_path
+    remembered = cache.load(path).client(entry.issuer) if path is not None else None
+    registered = (
+        remembered_identity(remembered)
+        if remembered is not None and remembered.client_id == entry.client_id
+        else None
+    )
+    # Neither configured nor registered here: the method the token was obtained with,
+    # which fails (without a request) when it needs a credential.
+    return require_credential(registered or ClientIdentity(entry.client_id, entry.auth_method))
 
 
 def register(

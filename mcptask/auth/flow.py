@@ -35,9 +35,7 @@ from mcptask.transport.redact import display_url
 
 if TYPE_CHECKING:
     from mcptask.auth.challenge import Challenge
-    from mcptask.auth.clients import ClientIdentity
     from mcptask.auth.discovery import Discovered
-    from mcptask.auth.grants import Tokens
     from mcptask.store.tokens import CachedToken
 
 Notice = Callable[[str], None]
@@ -92,7 +90,8 @@ class McpAuth(httpx.Auth):
         if self.settings.method == "none" or request.method != "POST":
             return
         # Only the headers of a refusal are used: its body is left to the transport, which
-        # reads within its bound; httpx reads the body of one that is retried, bounded here.
+        # reads within its bound; httpx reads the body of one that is retried, outside the
+        # transport: bounded here.
         if response.status_code == 401:
             challenge = _challenge_of(response)
             self._trace(f"< 401 {display_url(self._server_url)}{_challenge_note(challenge)}")
@@ -102,7 +101,7 @@ class McpAuth(httpx.Auth):
                 return  # a static token refused by a server without OAuth: as it answered
             request.headers["Authorization"] = f"Bearer {token}"
             ours = True
-            _bound_before_retry(response)
+            bound(response, max_answer_bytes())
             response = yield request
         if response.status_code == 403:
             challenge = _challenge_of(response)
@@ -112,7 +111,7 @@ class McpAuth(httpx.Auth):
             with self._lock:
                 token = self._step_up(challenge)
             request.headers["Authorization"] = f"Bearer {token}"
-            _bound_before_retry(response)
+            bound(response, max_answer_bytes())
             response = yield request
             if response.status_code == 403:
                 challenge = _challenge_of(response)
@@ -187,11 +186,11 @@ class McpAuth(httpx.Auth):
         entry = self._entry
         if entry is None or entry.refresh_token is None:
             return False
-        from mcptask.auth import grants
+        from mcptask.auth import clients, grants
         from mcptask.store import tokens as cache
 
         try:
-            identity = self._identity_of(entry)
+            identity = clients.refresh_identity(self.settings, entry)
         except SignInRequired as exc:
             # This run lacks the client's credential; the server never refused the refresh
             # token, so it stays cached for a run that has it.
@@ -219,7 +218,16 @@ class McpAuth(httpx.Auth):
             self._entry = None
             self._looked = False  # another cached token may serve the next request
             return False
-        self._keep(self._entry_from(renewed, entry))
+        self._keep(
+            replace(
+                entry,
+                access_token=renewed.access_token,
+                refresh_token=renewed.refresh_token or entry.refresh_token,
+                expires_at=renewed.expires_at,
+                scope=renewed.scope or entry.scope,
+                issued_at=renewed.issued_at,
+            )
+        )
         return True
 
     # -- after a refusal ------------------------------------------------------------------------
@@ -241,7 +249,7 @@ class McpAuth(httpx.Auth):
             if entry is not None:
                 self._entry = entry
                 if not entry.expired() or self._refresh():
-                    return self._token()
+                    return self._entry.access_token
         # Discovery is redone at each 401: the server may have moved to another
         # authorization server (whose clients and tokens are not the old one's).
         self._discovered = None
@@ -250,10 +258,6 @@ class McpAuth(httpx.Auth):
             # takes static tokens, and this one is wrong.
             return None
         return self._sign_in(challenge, scope=None)
-
-    def _token(self) -> str:
-        assert self._entry is not None
-        return self._entry.access_token
 
     def _step_up(self, challenge: Challenge) -> str:
         if self._stepped_up:
@@ -354,59 +358,11 @@ class McpAuth(httpx.Auth):
 
             cache.store_token(self.settings.cache_path, entry)
 
-    def _entry_from(self, tokens: Tokens, previous: CachedToken) -> CachedToken:
-        return replace(
-            previous,
-            access_token=tokens.access_token,
-            refresh_token=tokens.refresh_token or previous.refresh_token,
-            expires_at=tokens.expires_at,
-            scope=tokens.scope or previous.scope,
-            issued_at=tokens.issued_at,
-        )
-
-    def _identity_of(self, entry: CachedToken) -> ClientIdentity:
-        """How the client of a cached token authenticates when refreshing it; SignInRequired
-        when this run lacks the credential that takes."""
-        from mcptask.auth import clients
-        from mcptask.store import tokens as cache
-
-        settings = self.settings
-        if settings.client_id is not None and settings.client_id == entry.client_id:
-            key_file = settings.client_key_file
-            key = None
-            if entry.auth_method == clients.JWT_METHOD and key_file is not None:
-                key = clients.read_private_key(key_file)
-            identity = clients.ClientIdentity(
-                entry.client_id,
-                entry.auth_method,
-                client_secret=settings.client_secret,
-                private_key=key,
-            )
-            return clients.require_credential(identity)
-        path = settings.cache_path
-        remembered = cache.load(path).client(entry.issuer) if path is not None else None
-        registered = (
-            clients.remembered_identity(remembered)
-            if remembered is not None and remembered.client_id == entry.client_id
-            else None
-        )
-        # Neither configured nor registered here: the method the token was obtained with,
-        # which fails (without a request) when it needs a credential.
-        return clients.require_credential(
-            registered or clients.ClientIdentity(entry.client_id, entry.auth_method)
-        )
-
     @staticmethod
     def _sent(request: httpx.Request) -> str | None:
         value = request.headers.get("Authorization", "")
         scheme, _, token = value.partition(" ")
         return token.strip() or None if scheme.lower() == "bearer" else None
-
-
-def _bound_before_retry(response: httpx.Response) -> None:
-    """Bound the body of a refusal that is retried: httpx reads it before the retry, outside
-    the transport (which bounds only the answer it gets)."""
-    bound(response, max_answer_bytes())
 
 
 def _challenge_of(response: httpx.Response) -> Challenge:
