@@ -34,7 +34,13 @@ from mcptask.transport.limits import (
     own_response,
 )
 from mcptask.transport.redact import display_url, redact_headers
-from mcptask.transport.sse import StreamPosition, answer_in, media_type, resumable_id
+from mcptask.transport.sse import (
+    StreamEnds,
+    StreamPosition,
+    answer_in,
+    media_type,
+    resumable_id,
+)
 from mcptask.transport.tls import endpoint_transport, verification
 
 SESSION_HEADER = "Mcp-Session-Id"
@@ -97,6 +103,8 @@ class HttpTransport:
             # Sign-in (mcptask.auth.flow.McpAuth): a token on each request, sign-in on 401.
             auth=auth,
         )
+        self.stream_ends = StreamEnds()
+        """Whether the end of this server's unbounded answer streams is still waited for."""
         self._given_headers = dict(headers or {})
         """The user's headers (-H, the token), sent on every request: logged, redacted."""
 
@@ -359,7 +367,7 @@ class HttpTransport:
         `Last-Event-ID` (after the `retry:` wait, in the request's session) when the server
         ends the stream early."""
         position = StreamPosition()
-        answer = answer_in(response, request_id, position, log=self._log, handler=self._handler)
+        answer = self._answer_in(response, request_id, position)
         resumes = 0
         while answer is None:
             if position.last_id is None or resumes >= MAX_RESUMES:
@@ -390,7 +398,19 @@ class HttpTransport:
                     f"was refused (HTTP {response.status_code})"
                 )
             bound(response, self._max_answer)
-            return answer_in(response, request_id, position, log=self._log, handler=self._handler)
+            return self._answer_in(response, request_id, position)
+
+    def _answer_in(
+        self, response: httpx.Response, request_id: object, position: StreamPosition
+    ) -> JsonObject | None:
+        return answer_in(
+            response,
+            request_id,
+            position,
+            log=self._log,
+            handler=self._handler,
+            ends=self.stream_ends,
+        )
 
     def _stream_headers(
         self, last_event_id: str | None, session: str | None = None

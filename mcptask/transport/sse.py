@@ -1,16 +1,84 @@
-"""Reading Server-Sent Events answers: our response out of an event stream, and where the
-stream got to (the last resumable event id and the server's `retry:`), for resuming it."""
+"""Reading Server-Sent Events answers: our response out of an event stream, where the
+stream got to (the last resumable event id and the server's `retry:`), for resuming it, and
+the end of the stream behind the response, read when it comes at once (`StreamEnds`)."""
 
 from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections.abc import Iterator
 
 import httpx
 from httpx_sse import EventSource, ServerSentEvent, SSEError
 
-from mcptask.errors import ProtocolViolation
+from mcptask.errors import McptaskError, ProtocolViolation
 from mcptask.protocol.jsonrpc import JsonObject, is_notification, is_response
 from mcptask.transport.base import NotificationHandler, WireLog
-from mcptask.transport.keepalive import read_to_end
 from mcptask.transport.limits import decode, own_response
+
+DRAIN_SECONDS = 0.05
+"""How long the end of an unbounded stream is waited for once our response is in it."""
+MISSES = 2
+"""Streams whose end did not come in time before a transport stops waiting for ends."""
+
+
+class StreamEnds:
+    """Reading the end of an answer's event stream, so that its connection is kept.
+
+    httpx reuses a connection only when its answer was read to the end. A server that answers
+    each POST with a chunked event stream (no Content-Length, as the official SDK 1.x servers
+    do) ends it right behind the response; one that leaves it open would hold the read until
+    the read timeout. So the rest is read with a deadline: at `DRAIN_SECONDS` a timer shuts
+    the reading side of the connection's socket (the `network_stream` response extension's),
+    the read ends and the connection is closed. After `MISSES` such streams a transport no
+    longer waits: each stream is closed at once, and its connection with it.
+    """
+
+    def __init__(self) -> None:
+        self.misses = 0
+
+    @property
+    def waits(self) -> bool:
+        """Whether waiting for a stream's end is still worth trying with this server."""
+        return self.misses < MISSES
+
+    def read_rest(self, response: httpx.Response, rest: Iterator[object]) -> None:
+        """Read what is left of `response` (`rest`: its remaining events) if its end comes in
+        time; else leave it for the caller to close. Never raises: the answer is in."""
+        stream = response.extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if not isinstance(sock, socket.socket) or not self.waits:
+            return
+        lock = threading.Lock()
+        state = {"done": False, "cut": False}
+
+        def cut() -> None:
+            with lock:
+                if state["done"]:
+                    return
+                state["cut"] = True
+                # On a duplicate of its descriptor: the socket object is httpcore's.
+                with (
+                    contextlib.suppress(OSError),
+                    socket.fromfd(sock.fileno(), sock.family, sock.type) as duplicate,
+                ):
+                    duplicate.shutdown(socket.SHUT_RD)
+
+        timer = threading.Timer(DRAIN_SECONDS, cut)
+        timer.daemon = True
+        timer.start()
+        try:
+            for _ in rest:
+                pass
+        except (httpx.HTTPError, SSEError, McptaskError):
+            pass  # a broken or cut rest costs its connection, not the answer
+        finally:
+            with lock:
+                state["done"] = True
+            timer.cancel()
+        if state["cut"]:
+            self.misses += 1
 
 
 class StreamPosition:
@@ -42,9 +110,11 @@ def answer_in(
     *,
     log: WireLog | None,
     handler: NotificationHandler | None,
+    ends: StreamEnds,
 ) -> JsonObject | None:
     """Read events until the response to `request_id` (returned) or the end of the stream
-    (None); notifications before it go to `handler`."""
+    (None); notifications before it go to `handler`. The rest of the stream is read as
+    `ends` allows, so that its connection is kept."""
     try:
         events = EventSource(response).iter_sse()
         for event in events:
@@ -56,14 +126,13 @@ def answer_in(
             message = decode(event.data, context="an event in the server's stream")
             if is_response(message):
                 answer = own_response(message, request_id)
-                # httpx reuses a connection only when its answer was read to the end (else:
-                # one TCP connect per request). A bounded body is read to it; an unbounded
-                # stream only if its end comes at once (keepalive.py), else it is closed.
+                # httpx reuses a connection only when its answer was read to the end. A
+                # bounded body is read to it; an unbounded stream only if its end comes soon.
                 if "Content-Length" in response.headers:
                     for _ in events:
                         pass
                 else:
-                    read_to_end(response, events)
+                    ends.read_rest(response, events)
                 return answer
             if is_notification(message) and handler is not None:
                 handler(message)

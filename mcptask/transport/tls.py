@@ -18,7 +18,6 @@ from urllib.request import getproxies
 import httpx
 
 from mcptask.errors import UsageError
-from mcptask.transport.keepalive import KeepAliveTransport
 
 
 def verification(ca_cert: Path | None, insecure: bool) -> ssl.SSLContext | bool:
@@ -51,8 +50,8 @@ class ByScheme(httpx.BaseTransport):
         self._verify = verify
         # verify=False only skips loading certificates for a context this pool never uses:
         # it is given http:// requests alone, which open no TLS connection.
-        self._plain = KeepAliveTransport(verify=False)
-        self._secure: KeepAliveTransport | None = None
+        self._plain = httpx.HTTPTransport(verify=False)
+        self._secure: httpx.HTTPTransport | None = None
         self._lock = threading.Lock()
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -67,10 +66,10 @@ class ByScheme(httpx.BaseTransport):
         if self._secure is not None:
             self._secure.close()
 
-    def _tls(self) -> KeepAliveTransport:
+    def _tls(self) -> httpx.HTTPTransport:
         with self._lock:  # the notification stream's thread may be the first to need it
             if self._secure is None:
-                self._secure = KeepAliveTransport(verify=_usable(self._verify))
+                self._secure = httpx.HTTPTransport(verify=_usable(self._verify))
             return self._secure
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from mcptask.protocol.jsonrpc import request_message
-from mcptask.transport import keepalive
+from mcptask.transport import sse
 from mcptask.transport.http import HttpTransport
 
 
@@ -101,15 +101,15 @@ def test_each_answer_arrives_and_the_connection_is_kept_when_the_stream_ends(
         assert server.connections == 6  # each stream left open costs its connection
 
 
-def test_a_pool_stops_waiting_after_streams_that_stay_open() -> None:
+def test_a_transport_stops_waiting_after_streams_that_stay_open() -> None:
     server = ChunkedSseServer(ends=False)
-    pool = keepalive.KeepAliveTransport(verify=False)
-    transport = HttpTransport(server.url, transport=pool, timeout=10)
+    transport = HttpTransport(server.url, timeout=10)
+    ends = transport.stream_ends
     try:
-        for n in range(1, keepalive.MISSES + 1):
-            assert pool.backend.waits
+        for n in range(1, sse.MISSES + 1):
+            assert ends.waits
             transport.request(request_message(n, "ping", None))
-        assert not pool.backend.waits  # no more grace spent on this server
+        assert not ends.waits  # no more grace spent on this server
         assert transport.request(request_message(99, "ping", None))["result"] == {"echo": 99}
     finally:
         transport.close()
@@ -118,12 +118,11 @@ def test_a_pool_stops_waiting_after_streams_that_stay_open() -> None:
 
 def test_a_stream_that_keeps_talking_is_not_drained_past_its_deadline() -> None:
     server = ChunkedSseServer(ends=False, trickles=True)
-    pool = keepalive.KeepAliveTransport(verify=False)
-    transport = HttpTransport(server.url, transport=pool, timeout=10)
+    transport = HttpTransport(server.url, timeout=10)
     try:
-        # Each read is answered within the grace: only the drain's deadline ends it.
+        # Each read is answered at once: only the drain's deadline ends it.
         assert transport.request(request_message(1, "ping", None))["result"] == {"echo": 1}
-        assert pool.backend.misses == 1
+        assert transport.stream_ends.misses == 1
     finally:
         transport.close()
         server.close()
