@@ -13,34 +13,13 @@ from urllib.parse import urlsplit
 import httpx
 from httpx_sse import EventSource, SSEError
 
-from mcptask.errors import (
-    AnswerLost,
-    AuthError,
-    EndpointNotFound,
-    HttpStatusError,
-    McptaskError,
-    ProtocolViolation,
-    SessionExpired,
-    UsageError,
-)
+from mcptask.errors import AnswerLost, McptaskError, ProtocolViolation, UsageError
 from mcptask.protocol.jsonrpc import JsonObject, is_notification
 from mcptask.transport.base import NotificationHandler, WireLog
-from mcptask.transport.http_errors import status_failure, translate_errors
-from mcptask.transport.limits import (
-    bound,
-    decode,
-    jsonrpc_error_body,
-    max_answer_bytes,
-    own_response,
-)
+from mcptask.transport.http_errors import status_error, translate_errors
+from mcptask.transport.limits import bound, decode, max_answer_bytes, own_response
 from mcptask.transport.redact import display_url, redact_headers
-from mcptask.transport.sse import (
-    StreamEnds,
-    StreamPosition,
-    answer_in,
-    media_type,
-    resumable_id,
-)
+from mcptask.transport.sse import StreamEnds, StreamPosition, answer_in, media_type, resumable_id
 from mcptask.transport.tls import endpoint_transport, verification
 
 SESSION_HEADER = "Mcp-Session-Id"
@@ -295,23 +274,9 @@ class HttpTransport:
     def _check_status(
         self, response: httpx.Response, sent_session: str | None, message: JsonObject
     ) -> JsonObject | None:
-        """Raise for statuses that end the request; return a JSON-RPC error that an HTTP
-        error status carried (its id may not be ours), for the client to classify by code."""
-        status = response.status_code
-        if status in (401, 403):
-            response.read()
-            challenge = response.headers.get("WWW-Authenticate")
-            reason = (
-                "authentication required or token rejected"
-                if status == 401
-                else ("the credentials lack permission")
-            )
-            detail = f"; challenge: {challenge}" if challenge else ""
-            raise AuthError(f"{reason} (HTTP {status}){detail}")
-        if status == 404 and sent_session:
-            response.read()
-            raise SessionExpired(sent_session)
-        if message.get("method") == "initialize" and 200 <= status < 300:
+        """Take the session an initialize opened; raise for statuses that end the request;
+        return a JSON-RPC error that an HTTP error status carried (`status_error`)."""
+        if message.get("method") == "initialize" and 200 <= response.status_code < 300:
             new_session = response.headers.get(SESSION_HEADER)
             if new_session and not (new_session.isascii() and new_session.isprintable()):
                 # It goes back in a header, which takes visible ASCII only (the spec's rule).
@@ -319,23 +284,7 @@ class HttpTransport:
             if new_session:
                 self.session_id = new_session
                 self._created_session = True
-        if status < 400:
-            return None
-        response.read()
-        transient = status_failure(
-            status, response.reason_phrase, self.target, response.headers.get("Retry-After")
-        )
-        if transient is not None:
-            raise transient
-        error = jsonrpc_error_body(response)
-        if error is not None:
-            return error
-        if status == 404:
-            raise EndpointNotFound(f"no MCP endpoint at {self.target} (HTTP 404)")
-        raise HttpStatusError(
-            f"{self.target} answered HTTP {status} {response.reason_phrase} with no JSON-RPC error",
-            status=status,
-        )
+        return status_error(response, self.target, sent_session)
 
     def _read_answer(
         self, response: httpx.Response, message: JsonObject, session: str | None

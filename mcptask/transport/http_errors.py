@@ -1,4 +1,4 @@
-"""httpx's failures as mcptask errors, at the transport's boundary.
+"""httpx's failures and HTTP error statuses as mcptask errors, at the transport's boundary.
 
 The class says what is known about the request's fate, because retrying depends on it:
 `NotDelivered` (it never reached the server: send it again), `ServerBusy` (429/503: the server
@@ -18,15 +18,20 @@ import httpx
 
 from mcptask.errors import (
     AnswerLost,
+    AuthError,
+    EndpointNotFound,
     GatewayFailure,
+    HttpStatusError,
     NotDelivered,
     ProtocolViolation,
     ServerBusy,
+    SessionExpired,
     TlsFailure,
-    TransientError,
     UnreachableError,
     UsageError,
 )
+from mcptask.protocol.jsonrpc import JsonObject
+from mcptask.transport.limits import jsonrpc_error_body
 
 BUSY_STATUSES = frozenset({429, 503})
 """The server says it did not act on the request and may be asked again (Retry-After)."""
@@ -66,17 +71,41 @@ def translate_errors(target: str) -> Iterator[None]:
         ) from None
 
 
-def status_failure(
-    status: int, reason: str, target: str, retry_after: str | None
-) -> TransientError | None:
-    """The transient error an HTTP status means, if it means one."""
-    message = f"{target} answered HTTP {status} {reason}"
-    wait = parse_retry_after(retry_after)
+def status_error(
+    response: httpx.Response, target: str, sent_session: str | None
+) -> JsonObject | None:
+    """Raise for an HTTP status that ends the request; return the JSON-RPC error object an
+    HTTP error status carried (its id may not be ours), for the client to classify by code;
+    None for a status that is no error."""
+    status = response.status_code
+    if status in (401, 403):
+        response.read()
+        challenge = response.headers.get("WWW-Authenticate")
+        reason = (
+            "authentication required or token rejected"
+            if status == 401
+            else "the credentials lack permission"
+        )
+        detail = f"; challenge: {challenge}" if challenge else ""
+        raise AuthError(f"{reason} (HTTP {status}){detail}")
+    if status == 404 and sent_session:
+        response.read()
+        raise SessionExpired(sent_session)
+    if status < 400:
+        return None
+    response.read()
+    message = f"{target} answered HTTP {status} {response.reason_phrase}"
+    wait = parse_retry_after(response.headers.get("Retry-After"))
     if status in BUSY_STATUSES:
-        return ServerBusy(message, retry_after=wait)
+        raise ServerBusy(message, retry_after=wait)
     if status in GATEWAY_STATUSES:
-        return GatewayFailure(message, retry_after=wait)
-    return None
+        raise GatewayFailure(message, retry_after=wait)
+    error = jsonrpc_error_body(response)
+    if error is not None:
+        return error
+    if status == 404:
+        raise EndpointNotFound(f"no MCP endpoint at {target} (HTTP 404)")
+    raise HttpStatusError(f"{message} with no JSON-RPC error", status=status)
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
