@@ -58,9 +58,9 @@ class CancelRun:
     (`overlap`), they go out on a thread of their own while the next cancels are sent. Their
     answers are applied here, and a final result waits for the confirmations of the tasks
     before it, so that the results are heard in the targets' order either way, as they would
-    be one request after the other. `on_result` hears each result once,
-    as soon as it is final; `on_progress` after each cancel request. `stop` is polled between
-    requests: the request in flight always completes, and nothing more is sent.
+    be one request after the other. `on_result` hears each result once, as soon as it is
+    final; `on_progress` after each cancel request. `stop` is polled between requests: the
+    request in flight always completes, and nothing more is sent.
     """
 
     client: McpClient

@@ -36,13 +36,12 @@ def collect_tasks(
 
     Sorting needs every page, so newest first reads the whole list even with a limit.
     """
-    if order == "server":
-        return [
-            task for page in task_pages(client, statuses=statuses, limit=limit) for task in page
-        ]
-    tasks = [task for task in client.iter_tasks() if statuses is None or task.status in statuses]
-    tasks.sort(key=newest_first_key, reverse=True)
-    return tasks[:limit] if limit is not None else tasks
+    newest = order == "newest"
+    pages = task_pages(client, statuses=statuses, limit=None if newest else limit)
+    tasks = [task for page in pages for task in page]
+    if newest:
+        tasks.sort(key=newest_first_key, reverse=True)  # stable: ties keep the server's order
+    return tasks[:limit]
 
 
 def task_pages(
