@@ -12,9 +12,8 @@ writing is exact (only what the specification defines).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from mcptask.errors import ProtocolViolation
 from mcptask.protocol.jsonrpc import JsonObject
@@ -51,47 +50,66 @@ def parse_statuses(text: str) -> tuple[str, ...]:
 _TEXT_FIELDS = ("statusMessage", "createdAt", "lastUpdatedAt")
 # The 2025-11-25 names, then the 2026-07-28 names of the same two values.
 _NUMBER_FIELDS = ("ttl", "pollInterval", "ttlMs", "pollIntervalMs")
+_FIELDS = ("taskId", "status", *_TEXT_FIELDS, *_NUMBER_FIELDS)
+_KNOWN_FIELDS = frozenset(_FIELDS)
 
 
+@dataclass(frozen=True, slots=True)
 class Task:
-    """A task as the server describes it: the known fields read and typed, unknown fields
-    kept and written back out as they came (`to_wire`).
+    """A task as the server describes it: the known fields read and typed, and `wire`, the
+    task as the server sent it (unknown fields and their order kept), which `to_wire` writes
+    back out.
 
-    Reading is tolerant of what the specifications leave open (a missing `ttl`, vendor
-    fields, integral numbers written as floats) and strict about what makes a task: a
-    string `taskId` and `status`, text where text belongs, integers where integers do.
+    Read one with `from_wire` or `read`: reading is tolerant of what the specifications
+    leave open (a missing `ttl`, vendor fields, integral numbers written as floats) and
+    strict about what makes a task: a string `taskId` and `status`, text where text
+    belongs, integers where integers do. Built directly (tests), its wire form is its
+    fields that are set.
     """
 
-    __slots__ = (
-        "_wire",
-        "createdAt",
-        "lastUpdatedAt",
-        "pollInterval",
-        "pollIntervalMs",
-        "status",
-        "statusMessage",
-        "taskId",
-        "ttl",
-        "ttlMs",
-    )
-
-    _wire: JsonObject
     taskId: str
     status: str
-    statusMessage: str | None
-    createdAt: str | None
-    lastUpdatedAt: str | None
-    ttl: int | None
-    pollInterval: int | None
-    ttlMs: int | None
-    pollIntervalMs: int | None
+    statusMessage: str | None = None
+    createdAt: str | None = None
+    lastUpdatedAt: str | None = None
+    ttl: int | None = None
+    pollInterval: int | None = None
+    ttlMs: int | None = None
+    pollIntervalMs: int | None = None
+    wire: JsonObject = field(default_factory=dict, repr=False, hash=False)
 
-    def __init__(self, taskId: str, status: str, **fields: Any) -> None:  # noqa: N803
-        wire: JsonObject = {"taskId": taskId, "status": status, **fields}
-        problem = _task_problem(wire)
-        if problem is not None:
-            raise ValueError(problem)
-        self._set(wire)
+    def __post_init__(self) -> None:
+        if not self.wire:
+            fields = {name: getattr(self, name) for name in _FIELDS}
+            wire = {name: value for name, value in fields.items() if value is not None}
+            # The documented way for a frozen dataclass to set a field it derives.
+            object.__setattr__(self, "wire", _checked(wire))
+
+    @classmethod
+    def from_wire(cls, value: object) -> Task:
+        """The task `value` describes; ValueError (`field: why`) when it is not one."""
+        wire = _checked(value)
+        get = wire.get
+        return cls(
+            wire["taskId"],
+            wire["status"],
+            get("statusMessage"),
+            get("createdAt"),
+            get("lastUpdatedAt"),
+            get("ttl"),
+            get("pollInterval"),
+            get("ttlMs"),
+            get("pollIntervalMs"),
+            wire,
+        )
+
+    @classmethod
+    def read(cls, value: object) -> Task | None:
+        """The task `value` describes, or None when it does not describe one."""
+        try:
+            return cls.from_wire(value)
+        except ValueError:
+            return None
 
     @classmethod
     def from_result(cls, result: object, *, method: str) -> Task:
@@ -105,69 +123,21 @@ class Task:
             and isinstance(result.get("task"), dict)
         ):
             result = result["task"]
-        task = cls.read(result)
-        if task is None:
+        try:
+            return cls.from_wire(result)
+        except ValueError as problem:
             raise ProtocolViolation(
-                f"the server's answer to {method} is not a task ({_task_problem(result)})"
-            )
-        return task
-
-    @classmethod
-    def read(cls, value: object) -> Task | None:
-        """The task `value` describes, or None when it does not describe one.
-
-        A value whose known fields have exactly their types (the usual case) becomes the
-        task's wire form as it is, not copied: it is a decoded answer, which nothing
-        changes, and a page of tasks/list reads hundreds of tasks.
-        """
-        if _is_plain_task(value):
-            assert isinstance(value, dict)
-            task = cls.__new__(cls)
-            task._fill(value)
-            return task
-        if _task_problem(value) is not None:
-            return None
-        assert isinstance(value, dict)
-        task = cls.__new__(cls)
-        task._set(value)
-        return task
-
-    def _set(self, wire: JsonObject) -> None:
-        wire = dict(wire)
-        get = wire.get
-        for name in _NUMBER_FIELDS:
-            if type(get(name)) is float:
-                wire[name] = int(wire[name])  # integral: _task_problem said so
-        self._fill(wire)
-
-    def _fill(self, wire: JsonObject) -> None:
-        # The slots' own setters: object.__setattr__ by name costs twice as much.
-        _SET_WIRE(self, wire)
-        get = wire.get
-        for name, setter in _FIELD_SETTERS:
-            setter(self, get(name))
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("a Task does not change; read a new one")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Task) and other._wire == self._wire
-
-    def __hash__(self) -> int:
-        return hash((self.taskId, self.status, self.lastUpdatedAt))
-
-    def __repr__(self) -> str:
-        return f"Task({self._wire!r})"
+                f"the server's answer to {method} is not a task ({problem})"
+            ) from None
 
     def to_wire(self) -> JsonObject:
         """The task as the server sent it: its own fields, camelCase, unknown fields kept."""
-        return dict(self._wire)
+        return dict(self.wire)
 
     @property
     def extra(self) -> JsonObject:
         """The fields this model does not know (what the modern era inlines, vendor fields)."""
-        known = {"taskId", "status", *_TEXT_FIELDS, *_NUMBER_FIELDS}
-        return {name: value for name, value in self._wire.items() if name not in known}
+        return {name: value for name, value in self.wire.items() if name not in _KNOWN_FIELDS}
 
     @property
     def poll_interval_seconds(self) -> float | None:
@@ -191,56 +161,29 @@ class Task:
         return parse_timestamp(self.lastUpdatedAt)
 
 
-_SET_WIRE = Task.__dict__["_wire"].__set__
-_FIELD_SETTERS = tuple(
-    (name, Task.__dict__[name].__set__)
-    for name in ("taskId", "status", *_TEXT_FIELDS, *_NUMBER_FIELDS)
-)
-
-
-_TEXT_TYPES = (str, type(None))
-_INTEGER_TYPES = (int, type(None))
-
-
-def _is_plain_task(value: object) -> bool:
-    """Whether `value` is a task whose known fields have exactly their types (text a `str`,
-    numbers an `int`, or absent): decided in one pass, before `_task_problem` would."""
-    if type(value) is not dict:
-        return False
-    get = value.get
-    if type(get("taskId")) is not str or type(get("status")) is not str:
-        return False
-    for name in _TEXT_FIELDS:
-        if type(get(name)) not in _TEXT_TYPES:
-            return False
-    # A loop, not all(): a generator costs a third more here, on every task of a page.
-    for name in _NUMBER_FIELDS:  # noqa: SIM110
-        if type(get(name)) not in _INTEGER_TYPES:
-            return False
-    return True
-
-
-def _task_problem(value: object) -> str | None:
-    """What keeps `value` from being a Task (where: why), or None when it is one."""
+def _checked(value: object) -> JsonObject:
+    """`value` as a task's wire form: itself (a decoded answer, which nothing changes), or a
+    copy with integral floats made ints; ValueError (`field: why`) when it is not a task."""
     if not isinstance(value, dict):
-        return "result: not an object"
+        raise ValueError("result: not an object")
     get = value.get
     for name in ("taskId", "status"):
         if not isinstance(get(name), str):
-            return f"{name}: {'missing' if name not in value else 'not a string'}"
+            raise ValueError(f"{name}: {'missing' if name not in value else 'not a string'}")
     for name in _TEXT_FIELDS:
         text = get(name)
         if text is not None and not isinstance(text, str):
-            return f"{name}: not a string"
+            raise ValueError(f"{name}: not a string")
+    integral: JsonObject = {}
     for name in _NUMBER_FIELDS:
         number = get(name)
         if number is None or type(number) is int:
             continue  # the usual case, decided at once
-        if isinstance(number, bool) or not isinstance(number, int | float):
-            return f"{name}: not an integer"
-        if isinstance(number, float) and not (math.isfinite(number) and number.is_integer()):
-            return f"{name}: not an integer"
-    return None
+        if isinstance(number, float) and math.isfinite(number) and number.is_integer():
+            integral[name] = int(number)
+        elif isinstance(number, bool) or not isinstance(number, int):
+            raise ValueError(f"{name}: not an integer")
+    return {**value, **integral} if integral else value
 
 
 def parse_timestamp(text: str | None) -> datetime | None:
@@ -268,10 +211,7 @@ class TaskPage:
         """Read a `tasks/list` result, rejecting shapes that are not a list of tasks."""
         if not isinstance(result, dict) or not isinstance(result.get("tasks"), list):
             raise ProtocolViolation("the server's answer to tasks/list has no list of tasks")
-        read = Task.read
-        tasks = [
-            read(item) or Task.from_result(item, method="tasks/list") for item in result["tasks"]
-        ]
+        tasks = [Task.from_result(item, method="tasks/list") for item in result["tasks"]]
         cursor = result.get("nextCursor")
         if cursor is not None and not isinstance(cursor, str):
             raise ProtocolViolation("the server's tasks/list nextCursor is not a string")
