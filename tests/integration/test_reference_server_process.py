@@ -122,9 +122,14 @@ class Peer:
 
 
 def read_stream_events(
-    client: httpx.Client, url: str, headers: dict[str, str], until: Callable[[JsonObject], bool]
+    client: httpx.Client,
+    url: str,
+    headers: dict[str, str],
+    until: Callable[[JsonObject], bool],
+    on_open: Callable[[], object] = lambda: None,
 ) -> list[dict[str, str]]:
-    """Open the GET stream and collect events up to the first message matching `until`."""
+    """Open the GET stream and collect events up to the first message matching `until`;
+    `on_open` runs once the first event (the stream's priming event) has arrived."""
     events: list[dict[str, str]] = []
     block: list[str] = []
     with client.stream("GET", url, headers=headers) as response:
@@ -136,6 +141,8 @@ def read_stream_events(
                 continue
             parsed = parse_sse("\n".join(block))
             block = []
+            if not events and parsed:
+                on_open()
             events.extend(parsed)
             if any(e.get("data") and until(json.loads(e["data"])) for e in parsed):
                 return events
@@ -395,26 +402,33 @@ def test_fault_drop_closes_connection_without_answer(
 
 
 def test_get_stream_delivers_status_notifications_and_resumes(
-    launch: Callable[..., str], peers: Callable[..., Peer], tmp_path: Path
+    launch: Callable[..., str], peers: Callable[..., Peer]
 ) -> None:
-    tasks = [{"taskId": "job", "steps": [[0.2, "input_required", "q"], [0.2, "completed", "ok"]]}]
-    url = launch("--tasks-file", write_tasks_file(tmp_path, tasks))
+    url = launch()
     peer = peers(url)
     peer.initialize()
     assert peer.session_id is not None
     headers = {"Accept": "text/event-stream", "Mcp-Session-Id": peer.session_id}
+    created: list[str] = []
+
+    def start_job() -> None:
+        # Started once the stream is open, so that its two changes cannot come before it.
+        steps = [[0.2, "input_required", "q"], [0.2, "completed", "ok"]]
+        arguments = {"steps": steps}
+        call = peer.result("tools/call", {"name": "long_job", "arguments": arguments, "task": {}})
+        created.append(call["task"]["taskId"])
 
     def is_completed(message: JsonObject) -> bool:
         return bool(message.get("params", {}).get("status") == "completed")
 
-    events = read_stream_events(peer.client, url, headers, is_completed)
+    events = read_stream_events(peer.client, url, headers, is_completed, start_job)
     assert "id" in events[0]
     assert events[0].get("data", "") == ""
     notes = [json.loads(e["data"]) for e in events if e.get("data")]
     assert [n["method"] for n in notes] == ["notifications/tasks/status"] * 2
     assert [(n["params"]["taskId"], n["params"]["status"]) for n in notes] == [
-        ("job", "input_required"),
-        ("job", "completed"),
+        (created[0], "input_required"),
+        (created[0], "completed"),
     ]
     assert "createdAt" in notes[1]["params"]
     assert "pollInterval" in notes[1]["params"]
