@@ -8,7 +8,7 @@ server (--protocol-eras). Layout:
 
 - cli_options / config: command line -> ServerConfig (and the OAuth demo's OAuthConfig)
 - scripting: task scripts, --seed, --tasks-file (server.populate fills the store)
-- store (+ records, indexes, workers, clock): the tasks, shared by all sessions and both
+- store (+ records, indexes, clock): the tasks, shared by all sessions and both
   eras; timed changes on an injectable clock, ttl, cancel, input
 - rpc / wire: JSON-RPC envelopes; what both eras write alike (the Task object, taskId,
   errors)
@@ -33,12 +33,18 @@ from typing import TYPE_CHECKING
 from mcptask.reference_server.cli_options import PROG, UsageError, parse_config
 
 if TYPE_CHECKING:
+    from mcptask.reference_server.store import TaskStore
     from mcptask.reference_server.tools import ToolSet
 
 
-def main(argv: Sequence[str] | None = None, tools: ToolSet | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    tools: ToolSet | None = None,
+    store_type: type[TaskStore] | None = None,
+) -> int:
     """Run the reference server with `argv` (default: sys.argv[1:]), offering `tools`
-    besides long_job; returns the exit status."""
+    besides long_job, its tasks in a `store_type` (default TaskStore); returns the exit
+    status. The test suite gives both (tests/conformance/fixture_server.py)."""
     try:
         config = replace(parse_config(argv), tools=tools)
     except UsageError as exc:
@@ -49,7 +55,7 @@ def main(argv: Sequence[str] | None = None, tools: ToolSet | None = None) -> int
     # Imported here so that `--help` does not load the server machinery.
     from mcptask.reference_server.server import run
 
-    return run(config)
+    return run(config, store_type=store_type)
 
 
 __all__ = ["main"]

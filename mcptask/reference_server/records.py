@@ -42,10 +42,10 @@ class TaskView:
     # The key of the outstanding input request while the task is input_required (a new key
     # each time the task enters that status, so keys are unique over the task's life).
     input_key: str | None = None
-    # Set by tools that run as workers (see `request_input` and `finish`): the CallToolResult
-    # of a completed task, the JSON-RPC error object of a failed one, and the outstanding
-    # input requests (wire key -> request) of an input_required one. None / empty for
-    # scripted tasks, whose answers are derived from their status and message.
+    # Set by tasks driven by code (the test suite's WorkerStore): the CallToolResult of a
+    # completed task, the JSON-RPC error object of a failed one, and the outstanding input
+    # requests (wire key -> request) of an input_required one. None / empty for scripted
+    # tasks, whose answers are derived from their status and message.
     result: JsonObject | None = None
     error: JsonObject | None = None
     input_requests: Mapping[str, JsonObject] = field(default_factory=lambda: MappingProxyType({}))
@@ -106,7 +106,7 @@ class TaskRecord:
     await_input: bool = False
     input_seq: int = 0
     input_key: str | None = None
-    # Worker-driven tasks (request_input / finish): see TaskView.
+    # Tasks driven by code: see TaskView.
     result: JsonObject | None = None
     error: JsonObject | None = None
     input_requests: dict[str, JsonObject] = field(default_factory=dict)

@@ -48,10 +48,15 @@ def _configure_logging(config: ServerConfig) -> None:
     logger.setLevel(logging.INFO if config.log_requests else logging.WARNING)
 
 
-def run(config: ServerConfig, announce: Callable[[str], None] = _announce) -> int:
-    """Run the server described by `config`; returns the process exit status."""
+def run(
+    config: ServerConfig,
+    announce: Callable[[str], None] = _announce,
+    store_type: type[TaskStore] | None = None,
+) -> int:
+    """Run the server described by `config` (its tasks in a `store_type`, default
+    TaskStore); returns the process exit status."""
     _configure_logging(config)
-    store = TaskStore()
+    store = (store_type or TaskStore)()
     try:
         try:
             populate(store, config)

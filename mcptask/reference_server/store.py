@@ -35,15 +35,12 @@ from mcptask.reference_server.records import (
 )
 from mcptask.reference_server.rpc import JsonObject
 from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, Step
-from mcptask.reference_server.workers import WorkerCalls
 
 Listener = Callable[[TaskView], None]
 
 
-class TaskStore(WorkerCalls):
+class TaskStore:
     """Thread-safe task storage whose timed changes run on `clock` (default: real time).
-
-    Tools running as workers move their tasks with the calls of WorkerCalls (workers.py).
 
     Listeners are called with the store's lock held, in change order, so they must be quick
     and must not call back into the store (they enqueue notifications).
@@ -205,7 +202,8 @@ class TaskStore(WorkerCalls):
             return True
 
     def _answer_requests(self, record: TaskRecord, responses: Mapping[str, object]) -> bool:
-        """Take the answers to a worker's outstanding requests (a subset is fine: the task
+        """Take the answers to the outstanding requests of a task driven by code (a subset is
+        fine: the task
         stays input_required, without the answered keys, until the last one arrives)."""
         answered = [key for key in record.input_requests if key in responses]
         if not answered:
@@ -218,13 +216,6 @@ class TaskStore(WorkerCalls):
         else:
             self._transition(record, "working", INPUT_RECEIVED_MESSAGE)
         return True
-
-    def _worker_record(self, task_id: str) -> TaskRecord | None:
-        """The task a worker drives, if still there and not terminal (lock held)."""
-        record = self._current(task_id)
-        if self._closed or record is None or record.terminal:
-            return None
-        return record
 
     def _apply_cancel(self, record: TaskRecord, action: OnCancel) -> None:
         if action.kind == "complete":

@@ -12,11 +12,14 @@ from collections.abc import Sequence
 
 from mcptask.reference_server import main as serve
 from tests.conformance.fixtures import FIXTURES, FixtureTools
+from tests.conformance.fixtures.workers import WorkerStore
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the reference server with `argv` and the fixture tools."""
-    return serve(sys.argv[1:] if argv is None else argv, tools=FixtureTools(FIXTURES))
+    """Run the reference server with `argv`, the fixture tools and their WorkerStore."""
+    return serve(
+        sys.argv[1:] if argv is None else argv, tools=FixtureTools(FIXTURES), store_type=WorkerStore
+    )
 
 
 if __name__ == "__main__":

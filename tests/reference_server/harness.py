@@ -5,12 +5,12 @@
     server.modern.result("tasks/get", {"taskId": "working-001"})      # 2026-07-28 with _meta
     server.advance(0.3)                              # time passes; due changes are applied
 
-A Server is a config, a TaskStore on a ManualClock (time moves only in `advance`, which
-applies every step, cancel and expiry due by then before it returns), seeded by the same
-`populate` as the real server, and a Router with the dispatcher of each era served. Nothing
-here sleeps: what the clock drives happens in `advance`; what threads do (tasks/result
-waiters, the work of fixture tools) is awaited with `wait_until`, which wakes on every task
-change and gives up after DEADLINE seconds.
+A Server is a config, a WorkerStore (a TaskStore the fixture tools can drive) on a
+ManualClock (time moves only in `advance`, which applies every step, cancel and expiry due
+by then before it returns), seeded by the same `populate` as the real server, and a Router
+with the dispatcher of each era served. Nothing here sleeps: what the clock drives happens
+in `advance`; what threads do (tasks/result waiters, the work of fixture tools) is awaited
+with `wait_until`, which wakes on every task change and gives up after DEADLINE seconds.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from mcptask.reference_server.eras.subscriptions import Subscription
 from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.scripting import ScriptedTask, Step
 from mcptask.reference_server.server import populate
-from mcptask.reference_server.store import TaskStore
+from tests.conformance.fixtures.workers import WorkerStore
 from tests.reference_server.manual_clock import ManualClock
 
 JsonObject = dict[str, Any]
@@ -107,7 +107,7 @@ class Server:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.clock = ManualClock()
-        self.store = TaskStore(self.clock)
+        self.store = WorkerStore(self.clock)
         # Every change of a task, in order (recorded by a store listener).
         self.changes: list[TaskView] = []
         self._changed = threading.Condition()

@@ -34,6 +34,7 @@ from mcptask.reference_server.http import http_server as make_http_server
 from mcptask.reference_server.server import populate
 from mcptask.reference_server.stdio import StdioServer
 from mcptask.reference_server.store import TaskStore
+from tests.conformance.fixtures.workers import WorkerStore
 from tests.reference_server.harness import DEADLINE, JsonObject
 from tests.reference_server.manual_clock import ManualClock
 
@@ -132,7 +133,7 @@ def _config(settings: dict[str, Any]) -> ServerConfig:
 
 
 def _store(config: ServerConfig) -> TaskStore:
-    store = TaskStore(ManualClock())
+    store = WorkerStore(ManualClock())
     populate(store, config)
     return store
 
