@@ -15,7 +15,7 @@ from mcptask.auth.flow import McpAuth
 from mcptask.auth.grants import Tokens
 from mcptask.errors import TokenRequestRefused
 from mcptask.store import tokens
-from tests.unit.auth_support import URL, cached_token
+from tests.unit.auth.support import URL, cached_token
 
 STALE = cached_token(
     "old-access",

@@ -15,7 +15,7 @@ from mcptask.auth.flow import McpAuth
 from mcptask.errors import AuthError
 from mcptask.store import tokens
 from mcptask.store.tokens import CachedToken
-from tests.unit.auth_support import URL, cached_token
+from tests.unit.auth.support import URL, cached_token
 
 
 def _expired(auth_method: str) -> CachedToken:

@@ -15,7 +15,7 @@ from mcptask.auth.flow import McpAuth
 from mcptask.errors import ProtocolViolation
 from mcptask.store import tokens
 from mcptask.transport.limits import ENV_MAX_ANSWER_BYTES
-from tests.unit.auth_support import URL, cached_token
+from tests.unit.auth.support import URL, cached_token
 
 CACHED = cached_token("cached")
 

@@ -11,7 +11,7 @@ import pytest
 from mcptask.auth.config import AuthSettings, HttpOptions
 from mcptask.auth.flow import McpAuth
 from mcptask.store import tokens
-from tests.unit.auth_support import URL, cached_token
+from tests.unit.auth.support import URL, cached_token
 
 
 def test_the_cache_is_read_once_then_again_after_a_401(
