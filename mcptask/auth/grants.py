@@ -40,59 +40,6 @@ class Tokens:
         return f"Tokens(expires_at={self.expires_at!r}, scope={self.scope!r}, <redacted>)"
 
 
-def client_credentials(
-    http: HttpOptions,
-    identity: ClientIdentity,
-    token_endpoint: str,
-    issuer: str,
-    *,
-    resource: str,
-    scope: str | None,
-    signing_algorithms: tuple[str, ...] | None,
-    trace: Callable[[str], None],
-) -> Tokens:
-    """The client credentials grant (OAuth 2.1 §4.2, SEP-1046)."""
-    return _post(
-        http,
-        identity,
-        token_endpoint,
-        issuer,
-        signing_algorithms,
-        "client_credentials",
-        trace,
-        resource=resource,
-        scope=scope,
-    )
-
-
-def authorization_code(
-    http: HttpOptions,
-    identity: ClientIdentity,
-    token_endpoint: str,
-    issuer: str,
-    *,
-    code: str,
-    code_verifier: str,
-    redirect_uri: str,
-    resource: str,
-    trace: Callable[[str], None],
-) -> Tokens:
-    """Exchange an authorization code, proving possession of the PKCE verifier."""
-    return _post(
-        http,
-        identity,
-        token_endpoint,
-        issuer,
-        None,
-        "authorization_code",
-        trace,
-        code=code,
-        code_verifier=code_verifier,
-        redirect_uri=redirect_uri,
-        resource=resource,
-    )
-
-
 def refresh(
     http: HttpOptions,
     identity: ClientIdentity,
@@ -104,14 +51,13 @@ def refresh(
     trace: Callable[[str], None],
 ) -> Tokens:
     """A new access token from a refresh token (the refresh token may be rotated)."""
-    tokens = _post(
+    tokens = request_tokens(
         http,
         identity,
         token_endpoint,
         issuer,
-        None,
         "refresh_token",
-        trace,
+        trace=trace,
         refresh_token=refresh_token,
         resource=resource,
     )
@@ -154,19 +100,20 @@ def signing_algorithm(private_key: str, supported: tuple[str, ...] | None) -> tu
     return import_key(private_key, key_type=kind), chosen
 
 
-# -- internals ------------------------------------------------------------------------------
-
-
-def _post(
+def request_tokens(
     http: HttpOptions,
     identity: ClientIdentity,
     token_endpoint: str,
     issuer: str,
-    signing_algorithms: tuple[str, ...] | None,
     grant_type: str,
+    *,
     trace: Callable[[str], None],
+    signing_algorithms: tuple[str, ...] | None = None,
     **params: str | None,
 ) -> Tokens:
+    """A token request of `grant_type` with `params` (the RFC 8707 `resource` among them):
+    client credentials (OAuth 2.1 §4.2, SEP-1046), or an authorization code with its PKCE
+    verifier; `refresh` for a refresh token."""
     from authlib.oauth2.auth import ClientAuth
     from authlib.oauth2.rfc6749.parameters import prepare_token_request
 
@@ -223,6 +170,9 @@ def _post(
         # The server's words could quote back what it was sent.
         raise TokenRequestRefused(scrub(message, [identity.client_secret, *params.values()]))
     return _tokens(answer, shown)
+
+
+# -- internals ------------------------------------------------------------------------------
 
 
 def _tokens(answer: Any, shown: str) -> Tokens:

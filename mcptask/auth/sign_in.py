@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import httpx
 
 from mcptask.auth import clients, grants
-from mcptask.auth.config import CLIENT_CREDENTIALS, AuthSettings, HttpOptions
+from mcptask.auth.config import AUTHORIZATION_CODE, CLIENT_CREDENTIALS, AuthSettings, HttpOptions
 from mcptask.auth.discovery import Discovered
 from mcptask.auth.grants import Tokens
 from mcptask.errors import AuthDiscoveryError, SignInRequired
@@ -51,15 +51,16 @@ def with_client_credentials(
     identity = clients.configured_identity(context.settings, metadata)
     assert identity is not None
     context.trace(f"  client credentials grant at {display_url(metadata.token_endpoint)}")
-    tokens = grants.client_credentials(
+    tokens = grants.request_tokens(
         context.http,
         identity,
         metadata.token_endpoint,
         metadata.issuer,
+        CLIENT_CREDENTIALS,
+        trace=context.trace,
+        signing_algorithms=metadata.signing_algorithms,
         resource=discovered.resource,
         scope=scope,
-        signing_algorithms=metadata.signing_algorithms,
-        trace=context.trace,
     )
     return tokens, identity
 
@@ -126,11 +127,12 @@ def in_browser(
         )
     finally:
         receiver.close()
-    tokens = grants.authorization_code(
+    tokens = grants.request_tokens(
         context.http,
         identity,
         metadata.token_endpoint,
         metadata.issuer,
+        AUTHORIZATION_CODE,
         code=code,
         code_verifier=verifier,
         redirect_uri=receiver.redirect_uri,
