@@ -70,6 +70,8 @@ class HttpTransport:
             raise UsageError(f"invalid server URL {self.target!r}: {exc}") from None
         if parsed.scheme not in ("http", "https") or not parsed.host:
             raise UsageError(f"invalid server URL {self.target!r}: expected http(s)://HOST/PATH")
+        self._endpoint = parsed
+        """The URL, parsed once: the client takes it as it is (a string is parsed anew)."""
         # Proxies come from HTTP(S)_PROXY / ALL_PROXY / NO_PROXY (httpx's trust_env), and
         # so does SSL_CERT_FILE unless --ca-cert names the CA file.
         verify = verification(ca_cert, insecure)
@@ -141,7 +143,7 @@ class HttpTransport:
         headers = self._headers()
         self._trace(f"> DELETE {self.target} {self._shown(headers)}")
         try:
-            answer = self._client.delete(self.url, headers=headers, timeout=5.0)
+            answer = self._client.delete(self._endpoint, headers=headers, timeout=5.0)
             self._trace(f"< {answer.status_code} (session end)")
         except httpx.HTTPError as exc:
             self._trace(f"< session end failed: {type(exc).__name__}")
@@ -160,7 +162,7 @@ class HttpTransport:
             headers = self._stream_headers(last_event_id)
             try:
                 with self._client.stream(
-                    "GET", self.url, headers=headers, timeout=httpx.Timeout(10.0, read=15.0)
+                    "GET", self._endpoint, headers=headers, timeout=httpx.Timeout(10.0, read=15.0)
                 ) as response:
                     self._trace(f"< GET stream {response.status_code}")
                     if response.status_code in (401, 403, 404, 405):
@@ -194,7 +196,7 @@ class HttpTransport:
         try:
             with self._client.stream(
                 "POST",
-                self.url,
+                self._endpoint,
                 content=body.encode(),
                 headers=request_headers,
                 timeout=httpx.Timeout(10.0, read=None),
@@ -256,7 +258,7 @@ class HttpTransport:
         sent_session = session if session is not None else self.session_id
         request = self._client.build_request(
             "POST",
-            self.url,
+            self._endpoint,
             content=body.encode(),
             headers=headers,
             timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else httpx.Timeout(timeout),
@@ -338,7 +340,7 @@ class HttpTransport:
         self._trace(f"> GET {self.target} {self._shown(headers)} (resume)")
         with (
             translate_errors(self.target),
-            self._client.stream("GET", self.url, headers=headers) as response,
+            self._client.stream("GET", self._endpoint, headers=headers) as response,
         ):
             self._trace(f"< {response.status_code} {media_type(response) or '-'} (resume)")
             if response.status_code != 200 or media_type(response) != "text/event-stream":
