@@ -2,9 +2,9 @@
 
     config     how one invocation signs in (method, client identity), and the MCP server's
                URL as an RFC 8707 resource; no heavy imports
-    challenge  the WWW-Authenticate header, read
-    discovery  Protected Resource Metadata and Authorization Server metadata (MCP-specific,
-               written by hand: the URL orders and the resource and issuer checks)
+    discovery  the WWW-Authenticate challenge, Protected Resource Metadata and Authorization
+               Server metadata (MCP-specific, written by hand: the URL orders and the
+               resource and issuer checks)
     clients    which client identity to use: pre-registered, metadata document, or registered
     grants     token requests (client credentials, authorization code, refresh), with authlib
     browser    the browser step: PKCE, the authorization URL, a loopback redirect

@@ -34,8 +34,7 @@ from mcptask.transport.limits import bound, max_answer_bytes
 from mcptask.transport.redact import display_url
 
 if TYPE_CHECKING:
-    from mcptask.auth.challenge import Challenge
-    from mcptask.auth.discovery import Discovered
+    from mcptask.auth.discovery import Challenge, Discovered
     from mcptask.store.tokens import CachedToken
 
 Notice = Callable[[str], None]
@@ -126,7 +125,7 @@ class McpAuth(httpx.Auth):
         """Sign in although no request was refused (`mcptask login` to a server whose
         handshake is open): True when the server's metadata names an authorization server,
         False when it has none (it needs no sign-in)."""
-        from mcptask.auth.challenge import Challenge
+        from mcptask.auth.discovery import Challenge
 
         with self._lock:
             discovered = self._discover(Challenge())
@@ -367,7 +366,7 @@ class McpAuth(httpx.Auth):
 
 def _challenge_of(response: httpx.Response) -> Challenge:
     """The `WWW-Authenticate` challenge of a refusal."""
-    from mcptask.auth.challenge import parse_challenge
+    from mcptask.auth.discovery import parse_challenge
 
     return parse_challenge(response.headers.get("WWW-Authenticate"))
 

@@ -25,7 +25,6 @@ main()
 """
 
 SIGN_IN_MODULES = (
-    "mcptask.auth.challenge",
     "mcptask.auth.clients",
     "mcptask.auth.discovery",
     "mcptask.auth.grants",

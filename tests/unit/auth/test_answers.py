@@ -9,10 +9,9 @@ import httpx
 import pytest
 
 from mcptask.auth import clients, grants
-from mcptask.auth.challenge import Challenge
 from mcptask.auth.clients import ClientIdentity
 from mcptask.auth.config import HttpOptions
-from mcptask.auth.discovery import ServerMetadata, discover
+from mcptask.auth.discovery import Challenge, ServerMetadata, discover
 from mcptask.errors import AuthDiscoveryError, TokenRequestRefused
 from mcptask.transport.limits import ENV_MAX_ANSWER_BYTES
 

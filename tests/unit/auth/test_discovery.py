@@ -10,13 +10,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mcptask.auth.challenge import Challenge, parse_challenge
 from mcptask.auth.clients import configured_identity
 from mcptask.auth.config import AuthSettings, HttpOptions, canonical_resource
 from mcptask.auth.discovery import (
+    Challenge,
     ServerMetadata,
     discover,
     metadata_urls,
+    parse_challenge,
     prm_urls,
     resource_matches,
 )

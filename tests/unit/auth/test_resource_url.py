@@ -7,9 +7,8 @@ import httpx
 import pytest
 
 from mcptask.auth import sign_in
-from mcptask.auth.challenge import Challenge
 from mcptask.auth.config import AuthSettings, HttpOptions, canonical_resource
-from mcptask.auth.discovery import discover
+from mcptask.auth.discovery import Challenge, discover
 from mcptask.errors import AuthError
 
 PASSWORD = "hunter2-in-the-url"
