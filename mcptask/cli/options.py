@@ -1,4 +1,5 @@
-"""The options the server commands share, declared once, and the invocation they describe."""
+"""The options the server commands share, declared once as the fields of `Common`, and how
+they reach a command: before or after its name, gathered into its `common` argument."""
 
 from __future__ import annotations
 
@@ -8,162 +9,35 @@ import math
 import os
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Annotated, Any, Protocol, TypeVar, cast
 
 import typer
 
 from mcptask.cli.completion import complete_profile
-from mcptask.cli.sign_in_options import (
-    AuthOption,
-    ClientIdOption,
-    ClientKeyFileOption,
-    ClientSecretFileOption,
-    NoBrowserOption,
-    ScopeOption,
-)
 from mcptask.errors import UsageError
 
-UrlOption = Annotated[
-    str | None,
-    typer.Option(
-        "--url",
-        help="Streamable HTTP endpoint of the server (env MCPTASK_URL).",
-        rich_help_panel="Server",
-    ),
-]
-ServerOption = Annotated[
-    str | None,
-    typer.Option(
-        "--server",
-        help="Server command to run over stdio, without a shell (env MCPTASK_SERVER).",
-        rich_help_panel="Server",
-    ),
-]
-ProfileOption = Annotated[
-    str | None,
-    typer.Option(
-        "--profile",
-        "-P",
-        help="Use a saved profile (env MCPTASK_PROFILE; see: mcptask profiles).",
-        autocompletion=complete_profile,
-        rich_help_panel="Server",
-    ),
-]
-HeaderOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--header",
-        "-H",
-        help="Extra HTTP header 'Name: value' (repeatable).",
-        rich_help_panel="Server",
-    ),
-]
-EnvOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--env",
-        "-e",
-        help="KEY=VALUE in the environment of a --server process (repeatable).",
-        rich_help_panel="Server",
-    ),
-]
-TokenFileOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--token-file",
-        help="Read a bearer token from this file (else MCPTASK_TOKEN).",
-        dir_okay=False,
-        rich_help_panel="Server",
-    ),
-]
-TokenEnvOption = Annotated[
-    str | None,
-    typer.Option(
-        "--token-env",
-        metavar="NAME",
-        help="Read a bearer token from this variable.",
-        rich_help_panel="Server",
-    ),
-]
-SessionOption = Annotated[
-    str | None,
-    typer.Option(
-        "--session-id", help="Join this existing Streamable HTTP session.", rich_help_panel="Server"
-    ),
-]
-TimeoutOption = Annotated[
-    float | None,
-    typer.Option(
-        "--timeout",
-        help="Seconds to wait for each answer (default 30).",
-        min=0.001,
-        rich_help_panel="Server",
-    ),
-]
-ProtocolOption = Annotated[
-    str | None,
-    typer.Option(
-        "--protocol",
-        help="auto (discover, else initialize; the default), 2025-11-25 or 2026-07-28.",
-        rich_help_panel="Server",
-    ),
-]
-CaCertOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--ca-cert",
-        help="Trust the CA certificates in this PEM file (else SSL_CERT_FILE, else the system's).",
-        dir_okay=False,
-        rich_help_panel="Server",
-    ),
-]
-RetriesOption = Annotated[
-    int | None,
-    typer.Option(
-        "--retries",
-        min=0,
-        help="Retry a transient failure this many times (default 4; watch: as long as "
-        "--retry-for allows).",
-        rich_help_panel="Server",
-    ),
-]
-RetryForOption = Annotated[
-    float | None,
-    typer.Option(
-        "--retry-for",
-        min=0.0,
-        help="Seconds after a request's first failure during which it is retried (default 30).",
-        rich_help_panel="Server",
-    ),
-]
-InsecureOption = Annotated[
-    bool,
-    typer.Option(
-        "--insecure", help="Do not verify the server's TLS certificate.", rich_help_panel="Server"
-    ),
-]
+
+def _server(*names: str, **settings: Any) -> Any:
+    return typer.Option(*names, rich_help_panel="Server", **settings)
+
+
+def _sign_in(*names: str, **settings: Any) -> Any:
+    return typer.Option(*names, rich_help_panel="Sign-in", **settings)
+
+
+def _output(*names: str, **settings: Any) -> Any:
+    return typer.Option(*names, rich_help_panel="Output", **settings)
+
+
 OutputOption = Annotated[
     str | None,
-    typer.Option(
+    _output(
         "--output",
         "-o",
         help="table, json, jsonl or ids (default: table on a terminal, else json).",
-        rich_help_panel="Output",
     ),
-]
-VerboseOption = Annotated[
-    bool,
-    typer.Option(
-        "--verbose",
-        "-v",
-        help="Log the wire traffic to stderr (redacted).",
-        rich_help_panel="Output",
-    ),
-]
-NoColorOption = Annotated[
-    bool, typer.Option("--no-color", help="No colours (also NO_COLOR).", rich_help_panel="Output")
 ]
 StatusOption = Annotated[
     str | None,
@@ -181,57 +55,147 @@ KnownOption = Annotated[
 
 @dataclass(frozen=True)
 class Common:
-    """The shared options of one invocation, as the command line gave them."""
+    """The shared options of one invocation, as the command line gave them (in help's order)."""
 
-    url: str | None = None
-    server: str | None = None
-    profile: str | None = None
-    header: list[str] | None = None
-    env: list[str] | None = None
-    token_file: Path | None = None
-    token_env: str | None = None
-    session_id: str | None = None
-    timeout: float | None = None
-    protocol: str | None = None
-    ca_cert: Path | None = None
-    insecure: bool = False
-    retries: int | None = None
-    retry_for: float | None = None
-    auth: str | None = None
-    client_id: str | None = None
-    client_secret_file: Path | None = None
-    client_key_file: Path | None = None
-    scope: str | None = None
-    no_browser: bool = False
-    output: str | None = None
-    verbose: bool = False
-    no_color: bool = False
+    url: Annotated[
+        str | None,
+        _server("--url", help="Streamable HTTP endpoint of the server (env MCPTASK_URL)."),
+    ] = None
+    server: Annotated[
+        str | None,
+        _server(
+            "--server",
+            help="Server command to run over stdio, without a shell (env MCPTASK_SERVER).",
+        ),
+    ] = None
+    profile: Annotated[
+        str | None,
+        _server(
+            "--profile",
+            "-P",
+            help="Use a saved profile (env MCPTASK_PROFILE; see: mcptask profiles).",
+            autocompletion=complete_profile,
+        ),
+    ] = None
+    header: Annotated[
+        list[str] | None,
+        _server("--header", "-H", help="Extra HTTP header 'Name: value' (repeatable)."),
+    ] = None
+    env: Annotated[
+        list[str] | None,
+        _server(
+            "--env", "-e", help="KEY=VALUE in the environment of a --server process (repeatable)."
+        ),
+    ] = None
+    token_file: Annotated[
+        Path | None,
+        _server(
+            "--token-file",
+            help="Read a bearer token from this file (else MCPTASK_TOKEN).",
+            dir_okay=False,
+        ),
+    ] = None
+    token_env: Annotated[
+        str | None,
+        _server("--token-env", metavar="NAME", help="Read a bearer token from this variable."),
+    ] = None
+    session_id: Annotated[
+        str | None, _server("--session-id", help="Join this existing Streamable HTTP session.")
+    ] = None
+    timeout: Annotated[
+        float | None,
+        _server("--timeout", help="Seconds to wait for each answer (default 30).", min=0.001),
+    ] = None
+    protocol: Annotated[
+        str | None,
+        _server(
+            "--protocol",
+            help="auto (discover, else initialize; the default), 2025-11-25 or 2026-07-28.",
+        ),
+    ] = None
+    ca_cert: Annotated[
+        Path | None,
+        _server(
+            "--ca-cert",
+            help="Trust the CA certificates in this PEM file (else SSL_CERT_FILE, else the "
+            "system's).",
+            dir_okay=False,
+        ),
+    ] = None
+    insecure: Annotated[
+        bool, _server("--insecure", help="Do not verify the server's TLS certificate.")
+    ] = False
+    retries: Annotated[
+        int | None,
+        _server(
+            "--retries",
+            min=0,
+            help="Retry a transient failure this many times (default 4; watch: as long as "
+            "--retry-for allows).",
+        ),
+    ] = None
+    retry_for: Annotated[
+        float | None,
+        _server(
+            "--retry-for",
+            min=0.0,
+            help="Seconds after a request's first failure during which it is retried (default 30).",
+        ),
+    ] = None
+    auth: Annotated[
+        str | None,
+        _sign_in(
+            "--auth",
+            metavar="METHOD",
+            help="Sign-in: auto (cached token, else sign in as configured; the default), none, "
+            "client-credentials (CI: never a browser) or browser (env MCPTASK_AUTH).",
+        ),
+    ] = None
+    client_id: Annotated[
+        str | None,
+        _sign_in(
+            "--client-id",
+            metavar="ID",
+            help="OAuth client id registered for mcptask (env MCPTASK_CLIENT_ID).",
+        ),
+    ] = None
+    client_secret_file: Annotated[
+        Path | None,
+        _sign_in(
+            "--client-secret-file",
+            help="Read the OAuth client secret from this file (else MCPTASK_CLIENT_SECRET).",
+            dir_okay=False,
+        ),
+    ] = None
+    client_key_file: Annotated[
+        Path | None,
+        _sign_in(
+            "--client-key-file",
+            help="PEM private key: sign in with a JWT assertion, private_key_jwt "
+            "(env MCPTASK_CLIENT_KEY_FILE).",
+            dir_okay=False,
+        ),
+    ] = None
+    scope: Annotated[
+        str | None,
+        _sign_in(
+            "--scope",
+            help="Scopes to ask for, space-separated (default: what the server asks for).",
+        ),
+    ] = None
+    no_browser: Annotated[
+        bool, _sign_in("--no-browser", help="Print the sign-in URL instead of opening a browser.")
+    ] = False
+    output: OutputOption = None
+    verbose: Annotated[
+        bool, _output("--verbose", "-v", help="Log the wire traffic to stderr (redacted).")
+    ] = False
+    no_color: Annotated[bool, _output("--no-color", help="No colours (also NO_COLOR).")] = False
 
 
-_SERVER_OPTIONS: tuple[tuple[str, object], ...] = (
-    ("url", UrlOption),
-    ("server", ServerOption),
-    ("profile", ProfileOption),
-    ("header", HeaderOption),
-    ("env", EnvOption),
-    ("token_file", TokenFileOption),
-    ("token_env", TokenEnvOption),
-    ("session_id", SessionOption),
-    ("timeout", TimeoutOption),
-    ("protocol", ProtocolOption),
-    ("ca_cert", CaCertOption),
-    ("insecure", InsecureOption),
-    ("retries", RetriesOption),
-    ("retry_for", RetryForOption),
-    ("auth", AuthOption),
-    ("client_id", ClientIdOption),
-    ("client_secret_file", ClientSecretFileOption),
-    ("client_key_file", ClientKeyFileOption),
-    ("scope", ScopeOption),
-    ("no_browser", NoBrowserOption),
-    ("output", OutputOption),
-    ("verbose", VerboseOption),
-    ("no_color", NoColorOption),
+_SERVER_OPTIONS: tuple[tuple[str, object], ...] = tuple(
+    (field.name, typing.get_type_hints(Common, include_extras=True)[field.name])
+    for field in fields(Common)
 )
 """The options every server command takes (also before the command name), as `Common`."""
 
@@ -354,3 +318,34 @@ def statuses(text: str | None) -> tuple[str, ...] | None:
         return parse_statuses(text)
     except ValueError as exc:
         raise UsageError(f"--status: {exc}") from None
+
+
+def parse_headers(options: list[str]) -> dict[str, str]:
+    """Parse repeated `--header 'Name: value'` options."""
+    headers: dict[str, str] = {}
+    for option in options:
+        name, separator, value = option.partition(":")
+        name = name.strip()
+        if not separator or not name or not header_safe(name) or " " in name:
+            raise UsageError("--header takes 'Name: value' (a header name, a colon, a value)")
+        if not header_safe(value.strip()):
+            # The value may be a credential: name the header, never show the value.
+            raise UsageError(f"the value of --header {name!r} must be printable ASCII")
+        headers[name] = value.strip()
+    return headers
+
+
+def parse_env(options: list[str]) -> dict[str, str]:
+    """Parse repeated `--env KEY=VALUE` options (for a spawned stdio server)."""
+    variables: dict[str, str] = {}
+    for option in options:
+        name, separator, value = option.partition("=")
+        if not separator or not name or not name.replace("_", "a").isalnum() or name[0].isdigit():
+            raise UsageError("--env takes KEY=VALUE (a variable name, '=', a value)")
+        variables[name] = value
+    return variables
+
+
+def header_safe(text: str) -> bool:
+    """True for text that can travel in an HTTP header: printable ASCII, no control bytes."""
+    return all(0x20 <= ord(char) <= 0x7E for char in text)

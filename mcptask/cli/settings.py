@@ -7,6 +7,13 @@ profile in use is the one `--profile` names; else, when the line names no server
 server, the default profile. A profile's credentials go only to its own server: `--profile`
 with `--url`/`--server` is refused.
 
+Sign-in (--url servers only: a stdio server takes its credentials from its environment):
+--auth, --client-id, --client-secret-file, --client-key-file and --scope, over the
+profile's, over MCPTASK_AUTH (default auto), MCPTASK_CLIENT_ID, MCPTASK_CLIENT_SECRET,
+MCPTASK_CLIENT_KEY_FILE and MCPTASK_SCOPE (and MCPTASK_CLIENT_METADATA_URL). A person can
+finish a browser sign-in when stdin and stderr are a terminal, or when BROWSER names a
+browser (what Python's webbrowser opens).
+
 The result is the client's `ConnectionSettings`, the same settings in the form a profile
 saves them (credentials as references unless asked), and warnings for the user.
 """
@@ -16,16 +23,20 @@ from __future__ import annotations
 import ipaddress
 import math
 import os
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from mcptask.auth.config import AUTH_METHODS, AuthSettings
+from mcptask.cli.options import Common, header_safe, parse_env, parse_headers
 from mcptask.errors import UsageError
-from mcptask.store.profiles import Profile, ProfileBook, Reference, Value
+from mcptask.store.paths import tokens_path
+from mcptask.store.profiles import Profile, ProfileBook, Reference, Value, read_secret_file
 
 if TYPE_CHECKING:
-    from mcptask.cli.options import Common
     from mcptask.client.connect import ConnectionSettings
 
 ENV_URL = "MCPTASK_URL"
@@ -76,7 +87,6 @@ def resolve(
     overrides the profile's (connect --keep-session); `force_sign_in` makes the sign-in
     ignore cached tokens (mcptask login).
     """
-    from mcptask.cli.auth_settings import resolve_auth
     from mcptask.client.connect import ConnectionSettings
     from mcptask.protocol.handshake import PROTOCOL_CHOICES
 
@@ -123,7 +133,7 @@ def resolve(
         raise UsageError("--env applies to --server (stdio) servers only")
     if server and (line.ca_cert or line.insecure):
         raise UsageError("--ca-cert and --insecure apply to https:// servers only")
-    if session_id is not None and not _header_safe(session_id):
+    if session_id is not None and not header_safe(session_id):
         raise UsageError("--session-id must be printable ASCII")
     auth, auth_saved = resolve_auth(line, base, env, http=bool(url), force_sign_in=force_sign_in)
 
@@ -131,7 +141,7 @@ def resolve(
         name: _resolved(value, env, f"header {name!r}") for name, value in header_values.items()
     }
     for name, value in headers.items():
-        if not _header_safe(value):
+        if not header_safe(value):
             raise UsageError(f"the value of header {name!r} must be printable ASCII")
     # A token is for HTTP servers; a stdio server takes credentials from its environment.
     token = None
@@ -139,7 +149,7 @@ def resolve(
         token = _resolved(token_value, env, token_what) if token_value is not None else None
         token = token or env.get(ENV_TOKEN) or None
     if token and not any(name.lower() == "authorization" for name in headers):
-        if not _header_safe(token):
+        if not header_safe(token):
             raise UsageError("the bearer token must be printable ASCII (it is not shown here)")
         headers["Authorization"] = f"Bearer {token}"
     settings = ConnectionSettings(
@@ -176,30 +186,106 @@ def resolve(
     )
 
 
-def parse_headers(options: list[str]) -> dict[str, str]:
-    """Parse repeated `--header 'Name: value'` options."""
-    headers: dict[str, str] = {}
-    for option in options:
-        name, separator, value = option.partition(":")
-        name = name.strip()
-        if not separator or not name or not _header_safe(name) or " " in name:
-            raise UsageError("--header takes 'Name: value' (a header name, a colon, a value)")
-        if not _header_safe(value.strip()):
-            # The value may be a credential: name the header, never show the value.
-            raise UsageError(f"the value of --header {name!r} must be printable ASCII")
-        headers[name] = value.strip()
-    return headers
+def resolve_auth(
+    line: Common,
+    profile: Profile,
+    env: Mapping[str, str],
+    *,
+    http: bool,
+    force_sign_in: bool = False,
+) -> tuple[AuthSettings | None, Profile]:
+    """The sign-in settings (None for a stdio server), and the profile fields that save them.
+
+    The saved fields are what the line or the profile gave (a secret as its reference); the
+    MCPTASK_* variables stay ambient, as MCPTASK_TOKEN does.
+    """
+    given = [
+        name
+        for name, value in (
+            ("--auth", line.auth),
+            ("--client-id", line.client_id),
+            ("--client-secret-file", line.client_secret_file),
+            ("--client-key-file", line.client_key_file),
+            ("--scope", line.scope),
+            ("--no-browser", line.no_browser or None),
+        )
+        if value is not None
+    ]
+    if not http:
+        if given:
+            raise UsageError(
+                f"{', '.join(given)}: sign-in applies to --url servers only (a --server "
+                "process takes its credentials from its environment: --env)"
+            )
+        return None, Profile(name="")
+    method = line.auth or profile.auth or env.get("MCPTASK_AUTH") or "auto"
+    if method not in AUTH_METHODS:
+        raise UsageError(f"--auth takes one of: {', '.join(AUTH_METHODS)}")
+    client_id = line.client_id or profile.client_id or env.get("MCPTASK_CLIENT_ID") or None
+    secret_value: Value | None = (
+        Reference("file", str(line.client_secret_file))
+        if line.client_secret_file is not None
+        else profile.client_secret
+    )
+    secret = _read(secret_value, env) if secret_value is not None else None
+    secret = secret or env.get("MCPTASK_CLIENT_SECRET") or None
+    key_text = profile.client_key_file or env.get("MCPTASK_CLIENT_KEY_FILE")
+    key_file = line.client_key_file or (Path(key_text) if key_text else None)
+    scope = (
+        " ".join((line.scope or profile.scope or env.get("MCPTASK_SCOPE") or "").split()) or None
+    )
+    if method == "client-credentials" and not (client_id and (secret or key_file)):
+        raise UsageError(
+            "--auth client-credentials needs a client id (MCPTASK_CLIENT_ID or --client-id) "
+            "and a secret (MCPTASK_CLIENT_SECRET) or a private key (--client-key-file / "
+            "MCPTASK_CLIENT_KEY_FILE)"
+        )
+    if (secret or key_file) and not client_id:
+        raise UsageError(
+            "a client secret or key was given without a client id: set MCPTASK_CLIENT_ID or "
+            "--client-id"
+        )
+    if key_file is not None and not key_file.expanduser().is_file():
+        raise UsageError(f"the client key file {str(key_file)!r} does not exist")
+    settings = AuthSettings(
+        method=method,
+        client_id=client_id,
+        client_secret=secret,
+        client_key_file=key_file.expanduser() if key_file is not None else None,
+        scope=scope,
+        client_metadata_url=env.get("MCPTASK_CLIENT_METADATA_URL") or None,
+        open_browser=not line.no_browser,
+        # login is a person asking to sign in: the browser flow, whatever the terminal.
+        interactive=force_sign_in or _terminal() or bool(env.get("BROWSER")),
+        force_sign_in=force_sign_in,
+        cache_path=tokens_path(env),
+    )
+    saved = Profile(
+        name="",
+        auth=method if method != "auto" else None,
+        client_id=line.client_id or profile.client_id,
+        client_secret=secret_value,
+        client_key_file=(
+            str(line.client_key_file) if line.client_key_file else profile.client_key_file
+        ),
+        scope=line.scope or profile.scope,
+    )
+    return settings, saved
 
 
-def parse_env(options: list[str]) -> dict[str, str]:
-    """Parse repeated `--env KEY=VALUE` options (for a spawned stdio server)."""
-    variables: dict[str, str] = {}
-    for option in options:
-        name, separator, value = option.partition("=")
-        if not separator or not name or not name.replace("_", "a").isalnum() or name[0].isdigit():
-            raise UsageError("--env takes KEY=VALUE (a variable name, '=', a value)")
-        variables[name] = value
-    return variables
+def _read(value: Value, env: Mapping[str, str]) -> str:
+    if isinstance(value, str):
+        return value
+    if value.kind == "file":
+        return read_secret_file(Path(value.name).expanduser(), "--client-secret-file")
+    return value.resolve(env, "the client secret")
+
+
+def _terminal() -> bool:
+    try:
+        return os.isatty(sys.stdin.fileno()) and os.isatty(sys.stderr.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def profile_in_use(
@@ -264,19 +350,16 @@ def _warnings(settings: ConnectionSettings) -> list[str]:
             "--insecure: the server's TLS certificate is not verified; anyone on the path "
             "can read and change this traffic"
         )
-    if settings.url and _credentials(settings.headers) and _plain_remote(settings.url):
+    from mcptask.transport.redact import is_sensitive_header
+
+    credentials = any(is_sensitive_header(name) for name in settings.headers)
+    if settings.url and credentials and _plain_remote(settings.url):
         host = urlsplit(settings.url).hostname
         warnings.append(
             f"sending credentials over plain http:// to {host}, which is not this machine; "
             "use https://"
         )
     return warnings
-
-
-def _credentials(headers: Mapping[str, str]) -> bool:
-    from mcptask.transport.redact import is_sensitive_header
-
-    return any(is_sensitive_header(name) for name in headers)
 
 
 def _plain_remote(url: str) -> bool:
@@ -291,8 +374,3 @@ def _plain_remote(url: str) -> bool:
         return not ipaddress.ip_address(host).is_loopback
     except ValueError:
         return True
-
-
-def _header_safe(text: str) -> bool:
-    """True for text that can travel in an HTTP header: printable ASCII, no control bytes."""
-    return all(0x20 <= ord(char) <= 0x7E for char in text)
