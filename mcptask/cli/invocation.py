@@ -17,6 +17,16 @@ if TYPE_CHECKING:
     from mcptask.store.known_tasks import KnownTasks
 
 
+def screen_for(output: str | None, *, no_color: bool) -> Screen:
+    """The screen of `-o` (default: table on a terminal, else json) and `--no-color`."""
+    from mcptask.output.screen import Screen
+
+    try:
+        return Screen(output, color=color_wanted(no_color))
+    except ValueError as exc:  # an unknown format
+        raise UsageError(str(exc)) from None
+
+
 class Invocation:
     """One command's screen and connection, built from its shared options."""
 
@@ -30,16 +40,10 @@ class Invocation:
         force_sign_in: bool = False,
     ) -> None:
         from mcptask.cli import settings
-        from mcptask.output.screen import Screen
         from mcptask.store import profiles
 
         self.common = common
-        try:
-            self.screen: Screen = Screen(
-                common.output or default_output, color=color_wanted(common.no_color)
-            )
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        self.screen = screen_for(common.output or default_output, no_color=common.no_color)
         self.profiles_path = profiles.profiles_path()
         self.resolved = settings.resolve(
             common,

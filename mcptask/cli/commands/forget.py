@@ -31,21 +31,16 @@ def forget(
     """
     import os
 
-    from mcptask.cli.options import color_wanted
+    from mcptask.cli.invocation import screen_for
     from mcptask.cli.record import identity_of
     from mcptask.cli.settings import ENV_PROFILE, ENV_SERVER, ENV_URL
-    from mcptask.output.screen import Screen
     from mcptask.output.views.saved import ForgetView, Forgotten
     from mcptask.store.known_tasks import KnownTasks
 
     ids = list(dict.fromkeys(task_ids or []))
     if bool(ids) == all_tasks:
         raise UsageError("give task ids to forget, or --all (not both)")
-    try:
-        screen = Screen(common.output, color=color_wanted(common.no_color))
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    view = ForgetView(screen)
+    view = ForgetView(screen_for(common.output, no_color=common.no_color))
     url = common.url or (None if common.server else os.environ.get(ENV_URL))
     command = common.server or (None if url else os.environ.get(ENV_SERVER))
     profile = ""

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from mcptask.cli.options import Common, color_wanted, with_server_options
+from mcptask.cli.invocation import screen_for
+from mcptask.cli.options import Common, with_server_options
 from mcptask.errors import UsageError
-
-if TYPE_CHECKING:
-    from mcptask.output.screen import Screen
 
 
 @with_server_options
@@ -40,20 +38,13 @@ def logout(
     if every:
         if common.url or common.server or common.profile:
             raise UsageError("--all forgets every server's tokens: give no server with it")
-        LogoutView(_screen(common)).show(SignedOut(None, tokens.forget_all(path), path))
+        LogoutView(screen_for(common.output, no_color=common.no_color)).show(
+            SignedOut(None, tokens.forget_all(path), path)
+        )
         return
     url = _server_url(common)
-    view = LogoutView(_screen(common))
+    view = LogoutView(screen_for(common.output, no_color=common.no_color))
     view.show(SignedOut(url, tokens.forget_server(path, canonical_resource(url)), path))
-
-
-def _screen(common: Common) -> Screen:
-    from mcptask.output.screen import Screen
-
-    try:
-        return Screen(common.output, color=color_wanted(common.no_color))
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
 
 
 def _server_url(common: Common) -> str:

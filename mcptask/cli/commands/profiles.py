@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from mcptask.cli.completion import complete_profile
-from mcptask.cli.options import OutputOption, color_wanted
+from mcptask.cli.options import OutputOption
 from mcptask.errors import UsageError
 
 
@@ -33,14 +33,11 @@ def profiles(
     ),
 ) -> None:
     """List the saved profiles (mcptask connect TARGET --save NAME saves one)."""
-    from mcptask.output.screen import Screen
+    from mcptask.cli.invocation import screen_for
     from mcptask.output.views.saved import ProfilesView
     from mcptask.store import profiles as store
 
-    try:
-        screen = Screen(output, color=color_wanted(no_color))
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    screen = screen_for(output, no_color=no_color)
     view = ProfilesView(screen)
     path = store.profiles_path()
     if delete is not None and default is not None:
