@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from mcptask.cli.completion import complete_task_id
-from mcptask.cli.ids import read_ids
+from mcptask.cli.inputs import read_ids
 from mcptask.cli.invocation import Invocation
 from mcptask.cli.options import (
     Common,

@@ -51,9 +51,9 @@ def start(
 
     The arguments are checked against the tool's inputSchema before anything is sent.
     """
-    from mcptask.cli.arguments import tool_arguments
     from mcptask.cli.commands.watch import follow
     from mcptask.cli.exit_codes import exit_code_for
+    from mcptask.cli.inputs import tool_arguments
     from mcptask.cli.signals import StopSignal
     from mcptask.operations.start import StartRequest, start_task
     from mcptask.operations.watch import WatchOptions

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from mcptask.cli.arguments import parse_item, tool_arguments
 from mcptask.cli.exit_codes import exit_code_for
+from mcptask.cli.inputs import parse_item, tool_arguments
 from mcptask.client.session import McpClient
 from mcptask.errors import (
     ExitCode,

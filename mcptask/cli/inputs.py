@@ -1,0 +1,137 @@
+"""What commands read from the command line, files and stdin besides options: task ids, and
+a tool's arguments.
+
+Task ids: arguments, `--from-file FILE` and stdin (`-`), one per line, in order, each once.
+
+A tool's arguments, HTTPie's way: `KEY=VALUE` is a string, `KEY:=JSON` a raw JSON value;
+`--args JSON` (or `@FILE`, `@-` for stdin) gives them all at once. The first unescaped `=`
+ends the key; a `:` right before it makes the item `:=`. In a key, `\\=`, `\\:` and `\\\\`
+stand for `=`, `:` and `\\`. Items add to (and replace keys of) `--args`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcptask.errors import UsageError
+from mcptask.output.sanitize import clean
+
+JsonObject = dict[str, Any]
+_ESCAPABLE = "=:\\"
+
+
+def read_ids(arguments: list[str], from_file: str | None) -> list[str]:
+    """Ids from arguments, a file and stdin ('-'), in order, each once."""
+    ids: list[str] = []
+    sources = [from_file] if from_file else []
+    for argument in arguments:
+        if argument == "-":
+            sources.append("-")
+        else:
+            ids.append(argument)
+    for source in dict.fromkeys(sources):
+        ids.extend(_ids_from(source))
+    for task_id in ids:
+        if not task_id.strip() or clean(task_id) != task_id:
+            raise UsageError(f"invalid task id {clean(task_id)!r}: control characters")
+    return list(dict.fromkeys(ids))
+
+
+def _ids_from(source: str) -> list[str]:
+    """One id per line; blank lines and `#` comments are ignored."""
+    if source == "-":
+        try:
+            text = sys.stdin.buffer.read().decode("utf-8")
+        except UnicodeDecodeError:
+            raise UsageError("the ids on stdin are not UTF-8 text") from None
+    else:
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+            raise UsageError(f"cannot read --from-file {source!r}: {reason}") from None
+    lines = (line.strip() for line in text.splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def tool_arguments(items: list[str], args: str | None) -> JsonObject:
+    """The arguments object: `--args` first, then each item in order (a key given twice as
+    an item is a usage error)."""
+    arguments: JsonObject = _args_option(args) if args is not None else {}
+    given: set[str] = set()
+    for item in items:
+        key, value = parse_item(item)
+        if key in given:
+            raise UsageError(f"argument {key!r} is given twice")
+        given.add(key)
+        arguments[key] = value
+    return arguments
+
+
+def parse_item(item: str) -> tuple[str, Any]:
+    """One `KEY=VALUE` (a string) or `KEY:=JSON` (any JSON value)."""
+    key_chars: list[str] = []
+    index = 0
+    while index < len(item):
+        char = item[index]
+        if char == "\\" and index + 1 < len(item) and item[index + 1] in _ESCAPABLE:
+            key_chars.append(item[index + 1])
+            index += 2
+            continue
+        if char == "=":
+            break
+        key_chars.append(char)
+        index += 1
+    else:
+        raise UsageError(
+            f"tool argument {item!r} is neither KEY=VALUE (a string) nor KEY:=JSON (a JSON "
+            "value); options go before '--'"
+        )
+    raw_json = bool(key_chars) and key_chars[-1] == ":" and not _escaped_colon(item, index)
+    if raw_json:
+        key_chars.pop()
+    key = "".join(key_chars)
+    value = item[index + 1 :]
+    if not key:
+        raise UsageError(f"tool argument {item!r} has no KEY before '='")
+    if not raw_json:
+        return key, value
+    try:
+        return key, json.loads(value)
+    except ValueError as exc:
+        raise UsageError(f"tool argument {key}:= is not valid JSON ({exc})") from None
+
+
+def _escaped_colon(item: str, equals: int) -> bool:
+    """True when the `:` just before the `=` at `equals` was written `\\:`."""
+    backslashes = 0
+    position = equals - 2
+    while position >= 0 and item[position] == "\\":
+        backslashes += 1
+        position -= 1
+    return backslashes % 2 == 1
+
+
+def _args_option(args: str) -> JsonObject:
+    """`--args`: a JSON object given inline, or read from `@FILE` (`@-`: stdin)."""
+    source = "--args"
+    text = args
+    if args.startswith("@"):
+        name = args[1:]
+        source = "stdin" if name == "-" else f"--args file {name!r}"
+        try:
+            text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot read {source}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"{source} is not UTF-8 text") from None
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"{source} is not valid JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise UsageError(f"{source} must be a JSON object (the tool's arguments by name)")
+    return value
