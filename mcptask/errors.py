@@ -7,6 +7,7 @@ The tree (each class carries its exit code; no instance overrides it):
      ├── UsageError ................... 2  bad options, arguments or input files
      │    ├── ConfigFileError              a profiles file that cannot be read (file, line)
      │    └── StateError                   the local state (record of known tasks) is unusable
+     │         └── StoreFailure            the record of known tasks cannot be read or written
      ├── UnreachableError ............. 3  refused, DNS, TLS, timeout
      │    ├── EndpointNotFound             HTTP 404 outside a session: no MCP endpoint there
      │    ├── ServerExited                 the stdio server process ended: final, no retry
@@ -28,10 +29,11 @@ The tree (each class carries its exit code; no instance overrides it):
      │    └── TaskCallForbidden            the tool forbids task-augmented calls
      ├── TaskError .................... 6  a task (or its session) could not be acted on
      │    ├── SessionGone                  a joined session ended on the server
-     │    └── RpcError                     a JSON-RPC error answer, classified by code
-     │         ├── TaskNotFound            -32602 on tasks/get: unknown, expired, not visible
-     │         │    └── SessionTaskGone      the session that owned a recorded task has ended
-     │         └── CancelRefused           -32602 on tasks/cancel: finished, or unknown
+     │    └── RpcError                     a JSON-RPC error answer, classified by code and method
+     │         ├── TaskNotFound            invalid params on tasks/get or tasks/result: unknown,
+     │         │    │                      expired, or not visible
+     │         │    └── SessionTaskGone    the session that owned a recorded task has ended
+     │         └── CancelRefused           invalid params on tasks/cancel: finished, or unknown
      └── ProtocolViolation ............ 8  invalid JSON, not JSON-RPC, wrong content type or id
           └── HttpStatusError              an HTTP error status without a JSON-RPC error body
 
@@ -42,9 +44,10 @@ Exit codes that only reports decide (`mcptask.cli.exit_codes`), never an excepti
 finished or confirmed in time), 9, 10 and 11 (`mcptask result`: the tool reported an error,
 the task failed, the task was cancelled), 130 (interrupted).
 
-`ExitCode` appears only here and in `mcptask.cli`, the one layer that turns exceptions and
-reports into exit codes. The transports raise these classes at their boundary: nothing above
-them sees httpx or OS errors.
+Which JSON-RPC error code becomes which class is decided in one place,
+`mcptask.client.error_codes`. `ExitCode` appears only here and in `mcptask.cli`, the one
+layer that turns exceptions and reports into exit codes. The transports raise these classes
+at their boundary: nothing above them sees httpx or OS errors.
 """
 
 from __future__ import annotations
@@ -223,7 +226,7 @@ class SessionGone(TaskError):
 
 
 class RpcError(TaskError):
-    """A JSON-RPC error answer. Callers classify it by class and `code`, never by wording."""
+    """A JSON-RPC error answer (classified by `mcptask.client.error_codes`, never by wording)."""
 
     def __init__(self, code: int, message: str, data: object = None) -> None:
         super().__init__(f"server error {code}: {message}")
@@ -233,10 +236,11 @@ class RpcError(TaskError):
 
 
 class TaskNotFound(RpcError):
-    """`tasks/get` answered -32602: the task is unknown, expired, or not visible to us."""
+    """`tasks/get` (or `tasks/result`) answered invalid params: the task is unknown, expired,
+    or not visible to us."""
 
-    def __init__(self, task_id: str, code: int, server_message: str) -> None:
-        super().__init__(code, server_message)
+    def __init__(self, task_id: str, code: int, server_message: str, data: object = None) -> None:
+        super().__init__(code, server_message, data)
         self.task_id = task_id
         self.message = (
             f"task {task_id} not found (unknown, expired, or not visible to this session): "
@@ -256,7 +260,7 @@ class SessionTaskGone(TaskNotFound):
 
 
 class CancelRefused(RpcError):
-    """`tasks/cancel` answered -32602: the task had finished, or is unknown.
+    """`tasks/cancel` answered invalid params: the task had finished, or is unknown.
 
     The message is not standardised, so only a follow-up `tasks/get` tells the two apart.
     """

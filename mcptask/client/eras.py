@@ -1,28 +1,21 @@
 """The two protocol eras as strategies: everything that differs between 2025-11-25 and 2026-07-28.
 
-The era is chosen once, at negotiation (`negotiate.py`), and kept by the client. It stamps
-every request (the 2026-07-28 `_meta` and mirroring headers), reads what the server's
-capabilities offer, reads the answer to a cancel, says why an operation is missing, joins
-sessions (2025-11-25 only), follows status pushes, sends a task-augmented `tools/call` and
-reads its answer, gates a tool, and obtains a finished task's outcome (2025-11-25:
-`tasks/result`; 2026-07-28: inlined in `tasks/get`). Nothing above the client asks which era
-it speaks.
+The era is chosen once, at negotiation (`negotiate.py`), and kept by the client. An era
+describes requests and reads answers; it never sends anything itself. It stamps every
+request (the 2026-07-28 `_meta` and mirroring headers), reads what the server's capabilities
+offer, reads the answer to a cancel, says why an operation is missing, says whether sessions
+can be joined (2025-11-25 only), names the request that has status changes pushed, builds a
+task-augmented `tools/call` and reads its answer, gates a tool, and says where a finished
+task's outcome is (2025-11-25: `tasks/result`; 2026-07-28: inlined in `tasks/get`). Nothing
+above the client asks which era it speaks.
 """
 
 from __future__ import annotations
 
-import threading
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-from mcptask.errors import (
-    NoTaskList,
-    RpcError,
-    TaskCallForbidden,
-    TaskNotFound,
-    UnsupportedError,
-    UsageError,
-)
+from mcptask.errors import NoTaskList, TaskCallForbidden, UnsupportedError, UsageError
 from mcptask.protocol.handshake import (
     LEGACY_ERA,
     LEGACY_VERSION,
@@ -32,8 +25,8 @@ from mcptask.protocol.handshake import (
     encode_header_value,
     modern_meta,
 )
-from mcptask.protocol.jsonrpc import INVALID_PARAMS, JsonObject
-from mcptask.protocol.tasks import FAILED, CancelAnswer, Task
+from mcptask.protocol.jsonrpc import JsonObject
+from mcptask.protocol.tasks import CancelAnswer, Task
 from mcptask.protocol.tools import (
     TASK_SUPPORT_OPTIONAL,
     TASK_SUPPORT_REQUIRED,
@@ -41,10 +34,6 @@ from mcptask.protocol.tools import (
     ToolCallAnswer,
     ToolInfo,
 )
-from mcptask.transport import Transport
-
-if TYPE_CHECKING:
-    from mcptask.client.session import McpClient
 
 Operation = Literal["get", "list", "cancel", "tool_calls"]
 METHOD_OF: dict[Operation, str] = {
@@ -118,19 +107,28 @@ class Era(ABC):
             return ToolCallAnswer(Task.from_result(result, method="tools/call"), None)
         return ToolCallAnswer(None, result)
 
-    @abstractmethod
-    def outcome(self, client: McpClient, task: Task) -> TaskOutcome:
-        """How a finished (terminal) task ended: its tool result, or its request's error."""
+    result_method: str | None = None
+    """The request that fetches a finished task's outcome, None when the task carries it."""
+
+    def inline_outcome(self, task: Task) -> TaskOutcome:
+        """How a finished task ended, read from the task itself (its `result` or `error`)."""
+        extra = task.extra
+        result, error = extra.get("result"), extra.get("error")
+        return TaskOutcome(
+            task.taskId,
+            task.status,
+            result if isinstance(result, dict) else None,
+            error if isinstance(error, dict) else None,
+        )
 
     @abstractmethod
-    def join_session(self, transport: Transport, session_id: str) -> None:
-        """Move into an existing session (ending the short one of our own handshake)."""
+    def join_refusal(self) -> UsageError | None:
+        """Why an existing session cannot be joined in this era, None when it can."""
 
     @abstractmethod
-    def follow_status_pushes(
-        self, client: McpClient, task_ids: list[str], stop: threading.Event
-    ) -> None:
-        """Have the server push status changes of `task_ids` to the client, until `stop`."""
+    def push_request(self, task_ids: list[str]) -> tuple[str, JsonObject] | None:
+        """The request after which the server pushes status changes of `task_ids`, None when
+        they arrive unasked on the session's own stream."""
 
 
 class LegacyEra(Era):
@@ -152,10 +150,9 @@ class LegacyEra(Era):
             return TaskSupport(tasks=False, list=False, cancel=False, tool_calls=False)
         return TaskSupport.from_legacy_capabilities(capabilities)
 
-    def join_session(self, transport: Transport, session_id: str) -> None:
-        """End our handshake's session, then send later requests in the given one."""
-        transport.end_session()
-        transport.join_session(session_id)
+    def join_refusal(self) -> UsageError | None:
+        """Sessions can be joined."""
+        return None
 
     def task_call_params(self, name: str, arguments: JsonObject, ttl_ms: int | None) -> JsonObject:
         """`params.task` asks for a task, with the requested ttl (else the server's)."""
@@ -172,26 +169,13 @@ class LegacyEra(Era):
             f"(its execution.taskSupport: {said}); nothing was sent"
         )
 
-    def outcome(self, client: McpClient, task: Task) -> TaskOutcome:
-        """`tasks/result`, once the task is terminal (it would block before): the tool's
-        CallToolResult, or the JSON-RPC error the request ended in."""
-        try:
-            result = client.call("tasks/result", {"taskId": task.taskId})
-        except RpcError as exc:
-            if exc.code == INVALID_PARAMS and task.status != FAILED:
-                # Gone between tasks/get and tasks/result (purged, expired).
-                raise TaskNotFound(task.taskId, exc.code, exc.server_message) from None
-            error: JsonObject = {"code": exc.code, "message": exc.server_message}
-            if exc.data is not None:
-                error["data"] = exc.data
-            return TaskOutcome(task.taskId, task.status, None, error)
-        return TaskOutcome(task.taskId, task.status, result, None)
+    result_method = "tasks/result"
+    """Once the task is terminal (it would block before): the tool's CallToolResult, or the
+    JSON-RPC error the task's request ended in."""
 
-    def follow_status_pushes(
-        self, client: McpClient, task_ids: list[str], stop: threading.Event
-    ) -> None:
+    def push_request(self, task_ids: list[str]) -> tuple[str, JsonObject] | None:
         """`notifications/tasks/status` arrive on the transport's own stream."""
-        client.listen(stop)
+        return None
 
 
 class ModernEra(Era):
@@ -227,9 +211,9 @@ class ModernEra(Era):
             )
         return super().missing(operation, support)
 
-    def join_session(self, transport: Transport, session_id: str) -> None:
+    def join_refusal(self) -> UsageError | None:
         """There are no sessions to join in this era."""
-        raise UsageError(
+        return UsageError(
             "--session-id applies to 2025-11-25 servers; this one speaks 2026-07-28, "
             "which has no sessions"
         )
@@ -244,23 +228,6 @@ class ModernEra(Era):
     def check_tool(self, tool: ToolInfo) -> None:
         """Nothing to check: tools carry no task support here; the server decides per call."""
 
-    def outcome(self, client: McpClient, task: Task) -> TaskOutcome:
-        """Read from the task itself: `tasks/get` inlines `result` (completed) or `error`
-        (failed); there is no tasks/result."""
-        extra = task.extra
-        result, error = extra.get("result"), extra.get("error")
-        return TaskOutcome(
-            task.taskId,
-            task.status,
-            result if isinstance(result, dict) else None,
-            error if isinstance(error, dict) else None,
-        )
-
-    def follow_status_pushes(
-        self, client: McpClient, task_ids: list[str], stop: threading.Event
-    ) -> None:
+    def push_request(self, task_ids: list[str]) -> tuple[str, JsonObject] | None:
         """`subscriptions/listen` for the given tasks; `notifications/tasks` come back."""
-        if task_ids:
-            client.subscribe(
-                "subscriptions/listen", {"notifications": {"taskIds": list(task_ids)}}, stop
-            )
+        return "subscriptions/listen", {"notifications": {"taskIds": list(task_ids)}}

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from mcptask.client.answers import result_of
 from mcptask.client.eras import Era, LegacyEra, ModernEra
+from mcptask.client.error_codes import result_of
 from mcptask.errors import (
     EndpointNotFound,
     HttpStatusError,

@@ -9,13 +9,12 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from mcptask.client.answers import result_of
 from mcptask.client.eras import Era, Operation
+from mcptask.client.error_codes import error_object, result_of
 from mcptask.client.negotiate import initialize, negotiate, survey
 from mcptask.client.retries import ALWAYS, UNSENT, RetryPolicy
 from mcptask.client.round_trips import RoundTrips
 from mcptask.errors import (
-    CancelRefused,
     ProtocolViolation,
     RpcError,
     SessionExpired,
@@ -25,14 +24,8 @@ from mcptask.errors import (
     UnsupportedError,
 )
 from mcptask.protocol.handshake import ServerInfo
-from mcptask.protocol.jsonrpc import (
-    INVALID_PARAMS,
-    METHOD_NOT_FOUND,
-    JsonObject,
-    notification_message,
-    request_message,
-)
-from mcptask.protocol.tasks import CancelAnswer, Task, TaskPage
+from mcptask.protocol.jsonrpc import JsonObject, notification_message, request_message
+from mcptask.protocol.tasks import FAILED, CancelAnswer, Task, TaskPage
 from mcptask.protocol.tools import TaskOutcome, ToolCallAnswer, ToolInfo, ToolPage
 from mcptask.transport import NotificationHandler, Transport
 
@@ -111,7 +104,12 @@ class McpClient:
             prefer_legacy=self.needs_list or needs_session,
         )
         if join_session is not None:
-            self.era.join_session(self.transport, join_session)
+            refusal = self.era.join_refusal()
+            if refusal is not None:
+                raise refusal
+            # The capabilities were learned in a short session of our own: end it first.
+            self.transport.end_session()
+            self.transport.join_session(join_session)
             self._joined_session = join_session
         elif self.keep_session:
             self._keep(None)
@@ -161,7 +159,11 @@ class McpClient:
 
         Pushes reach the notification handler; failures are silent (polling is the baseline).
         """
-        self.era.follow_status_pushes(self, task_ids, stop)
+        request = self.era.push_request(task_ids)
+        if request is None:
+            self.listen(stop)
+        elif task_ids:
+            self.subscribe(*request, stop)
 
     def listen(self, stop: threading.Event) -> None:
         """Follow the transport's own notification stream, unless in a joined session:
@@ -209,12 +211,7 @@ class McpClient:
         """`tasks/get` for one task; raises TaskNotFound for an unknown, expired or hidden one."""
         self.require("get")
         try:
-            try:
-                result = self.call("tasks/get", {"taskId": task_id})
-            except RpcError as exc:
-                if exc.code == INVALID_PARAMS:
-                    raise TaskNotFound(task_id, exc.code, exc.server_message) from None
-                raise
+            result = self.call("tasks/get", {"taskId": task_id})
         except TaskNotFound:
             if self.record is not None:
                 self.record.gone(task_id)
@@ -255,16 +252,11 @@ class McpClient:
     def cancel_task(self, task_id: str) -> CancelAnswer:
         """`tasks/cancel` for one task: what the server answered, in one shape for both eras.
 
-        Raises CancelRefused for a -32602 (the task had finished, or is unknown: only
+        Raises CancelRefused for invalid params (the task had finished, or is unknown: only
         `tasks/get` tells which), RpcError for any other error answer.
         """
         self.require("cancel")
-        try:
-            result = self.call("tasks/cancel", {"taskId": task_id})
-        except RpcError as exc:
-            if exc.code == INVALID_PARAMS:
-                raise CancelRefused(exc.code, exc.server_message, exc.data) from None
-            raise
+        result = self.call("tasks/cancel", {"taskId": task_id})
         answer = self.era.read_cancel(task_id, result)
         if answer.task is not None:
             self._met(answer.task, "tasks/cancel")
@@ -277,13 +269,9 @@ class McpClient:
         cursor: str | None = None
         seen_cursors: set[str] = set()
         while True:
-            try:
-                result = self.call("tools/list", {"cursor": cursor} if cursor else {})
-            except RpcError as exc:
-                if exc.code == METHOD_NOT_FOUND:
-                    raise UnsupportedError("the server offers no tools (tools/list)") from None
-                raise
-            page = ToolPage.from_result(result)
+            page = ToolPage.from_result(
+                self.call("tools/list", {"cursor": cursor} if cursor else {})
+            )
             yield from page.tools
             if page.next_cursor is None:
                 return
@@ -310,8 +298,21 @@ class McpClient:
         return answer
 
     def task_outcome(self, task: Task) -> TaskOutcome:
-        """How a terminal task ended (2025-11-25: `tasks/result`; 2026-07-28: from the task)."""
-        return self.era.outcome(self, task)
+        """How a terminal task ended (2025-11-25: `tasks/result`; 2026-07-28: from the task).
+
+        An error answer to `tasks/result` is the error the task's request ended in, unless the
+        task is not found and did not fail: then it went after `tasks/get` (purged, expired).
+        """
+        method = self.era.result_method
+        if method is None:
+            return self.era.inline_outcome(task)
+        try:
+            result = self.call(method, {"taskId": task.taskId})
+        except RpcError as exc:
+            if isinstance(exc, TaskNotFound) and task.status != FAILED:
+                raise
+            return TaskOutcome(task.taskId, task.status, None, error_object(exc))
+        return TaskOutcome(task.taskId, task.status, result, None)
 
     def _met(self, task: Task, via: str, *, tool: str | None = None) -> Task:
         if self.record is not None:
@@ -375,9 +376,7 @@ class McpClient:
             del self._task_sessions[task_id]
         try:
             found = self.call("tasks/get", {"taskId": task_id})
-        except RpcError as exc:
-            if exc.code != INVALID_PARAMS:
-                raise
+        except TaskNotFound:
             if self.record is not None:
                 self.record.gone(task_id)
             raise SessionTaskGone(task_id, session) from None
@@ -408,7 +407,7 @@ class McpClient:
     ) -> JsonObject:
         stamped, headers = self.era.stamp(method, params)
         answer = self.request(method, stamped, headers=headers, timeout=timeout, session=session)
-        return result_of(answer, method)
+        return result_of(answer, method, params)
 
     # -- the exchange negotiation uses too -------------------------------------------------------
 

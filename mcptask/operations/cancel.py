@@ -169,7 +169,7 @@ class CancelRun:
 
         Cancelled or otherwise finished: that is its outcome. Still active: send the cancel
         again, up to `resends` times (safe: a repeat of a cancel that took effect is refused
-        with -32602, which `tasks/get` classifies). Gone: not found. No answer to that
+        with invalid params, which `tasks/get` classifies). Gone: not found. No answer to that
         either, or still active when no resend is left: `unknown`.
         """
         lost = f"the answer to the cancel was lost ({failure.message})"
@@ -226,7 +226,7 @@ class CancelRun:
     def _classify_refusal(self, target: Target, refusal: CancelRefused) -> None:
         """A refused cancel: ask `tasks/get` whether the task is finished or unknown.
 
-        The message of a -32602 is not standardised, so a follow-up get decides.
+        The message of an invalid params error is not standardised, so a follow-up get decides.
         """
         try:
             task = self.client.get_task(target.task_id)

@@ -10,9 +10,9 @@ from mcptask.errors import ProtocolViolation
 
 JsonObject = dict[str, Any]
 
-# JSON-RPC error codes that change what mcptask does. Messages are never parsed for meaning.
+# JSON-RPC error codes that change what mcptask does (invalid params, whose meaning depends on
+# the method, is read in mcptask.client.error_codes). Messages are never parsed for meaning.
 METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
 HEADER_MISMATCH = -32020
 MISSING_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
