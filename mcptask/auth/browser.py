@@ -195,51 +195,50 @@ class _Server(ThreadingHTTPServer):
     # that brings the redirect. Daemon threads: close() never waits for a stuck one.
     daemon_threads = True
 
+    def __init__(self, port: int, answers: queue.Queue[Redirect]) -> None:
+        super().__init__(("127.0.0.1", port), _Callback)
+        self.answers = answers
 
-def _bind(preferred_port: int | None, answers: queue.Queue[Redirect]) -> ThreadingHTTPServer:
-    handler = _handler_class(answers)
+
+def _bind(preferred_port: int | None, answers: queue.Queue[Redirect]) -> _Server:
     if preferred_port:
         with contextlib.suppress(OSError):
-            return _Server(("127.0.0.1", preferred_port), handler)
-    return _Server(("127.0.0.1", 0), handler)
+            return _Server(preferred_port, answers)
+    return _Server(0, answers)
 
 
-def _handler_class(answers: queue.Queue[Redirect]) -> type[BaseHTTPRequestHandler]:
-    class Callback(BaseHTTPRequestHandler):
-        # Without it a connection that never sends its request keeps its thread forever.
-        timeout = CONNECTION_TIMEOUT_SECONDS
+class _Callback(BaseHTTPRequestHandler):
+    server: _Server
+    # Without it a connection that never sends its request keeps its thread forever.
+    timeout = CONNECTION_TIMEOUT_SECONDS
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass  # the query holds the authorization code: never log it
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # the query holds the authorization code: never log it
 
-        def do_GET(self) -> None:
-            parts = urlsplit(self.path)
-            if parts.path != CALLBACK_PATH:
-                self._page(404, "Not found", "This is mcptask's sign-in redirect.")
-                return
-            query = {key: values[0] for key, values in parse_qs(parts.query).items()}
-            answers.put(
-                Redirect(
-                    code=query.get("code"),
-                    state=query.get("state"),
-                    error=query.get("error"),
-                    description=query.get("error_description"),
-                    issuer=query.get("iss"),
-                )
+    def do_GET(self) -> None:
+        parts = urlsplit(self.path)
+        if parts.path != CALLBACK_PATH:
+            self._page(404, "Not found", "This is mcptask's sign-in redirect.")
+            return
+        query = {key: values[0] for key, values in parse_qs(parts.query).items()}
+        self.server.answers.put(
+            Redirect(
+                code=query.get("code"),
+                state=query.get("state"),
+                error=query.get("error"),
+                description=query.get("error_description"),
+                issuer=query.get("iss"),
             )
-            if "error" in query:
-                self._page(200, "Sign-in refused", "You can close this tab and return to mcptask.")
-            else:
-                self._page(200, "Signed in", "You can close this tab and return to mcptask.")
+        )
+        title = "Sign-in refused" if "error" in query else "Signed in"
+        self._page(200, title, "You can close this tab and return to mcptask.")
 
-        def _page(self, status: int, title: str, text: str) -> None:
-            body = _PAGE.format(title=title, text=text).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            self.wfile.write(body)
-
-    return Callback
+    def _page(self, status: int, title: str, text: str) -> None:
+        body = _PAGE.format(title=title, text=text).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(body)
