@@ -169,8 +169,19 @@ def test_login_list_refresh_logout_and_ci_without_a_leak(
     )
     assert read_only.code == 0, read_only.stderr
     assert "grant client_credentials" in read_only.stderr
+    # The same --scope: should the read-only token expire first (its lifetime is 4 s, and a
+    # loaded machine is slow), the new sign-in asks for tasks:read again, and the 403 comes.
     step_up = machine.run(
-        "cancel", "working-002", "--url", url, "--auth", "client-credentials", "-v", **ci
+        "cancel",
+        "working-002",
+        "--url",
+        url,
+        "--auth",
+        "client-credentials",
+        "--scope",
+        "tasks:read",
+        "-v",
+        **ci,
     )
     assert step_up.code == 0, step_up.stderr
     assert "stepping up" in step_up.stderr
