@@ -202,33 +202,13 @@ _SERVER_OPTIONS: tuple[tuple[str, object], ...] = tuple(
 _REPEATABLE = frozenset({"header", "env"})
 """Given both before and after the command name, these add up; the others: the later wins."""
 
-CommandFunction = TypeVar("CommandFunction", bound=Callable[..., None])
+Function = TypeVar("Function", bound=Callable[..., None])
 
 
-def _shared_parameters() -> list[inspect.Parameter]:
-    defaults = Common()
-    return [
-        inspect.Parameter(
-            name,
-            inspect.Parameter.KEYWORD_ONLY,
-            annotation=kind,
-            default=getattr(defaults, name),
-        )
-        for name, kind in _SERVER_OPTIONS
-    ]
+def with_server_options(command: Function) -> Function:
+    """Give a command the shared server options, gathered into its `common: Common` argument;
+    the same options given before the command name (see `root_options`) are merged in."""
 
-
-def with_server_options(command: CommandFunction) -> CommandFunction:
-    """Give a command the shared server options, gathered into its `common: Common` argument.
-
-    Typer reads a command's options from its signature, so the wrapper's signature is the
-    command's own parameters followed by the shared ones; they are declared once, here. The
-    same options given before the command name (see `root_options`) are merged in.
-    """
-    own = [p for p in inspect.signature(command).parameters.values() if p.name != "common"]
-    hints = typing.get_type_hints(command, include_extras=True)
-
-    @functools.wraps(command, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
     def run_command(ctx: typer.Context, **arguments: Any) -> None:
         shared = {name: arguments.pop(name) for name, _ in _SERVER_OPTIONS}
         command(common=_merged(ctx, shared), **arguments)
@@ -236,33 +216,51 @@ def with_server_options(command: CommandFunction) -> CommandFunction:
     context = inspect.Parameter(
         "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context
     )
-    run_command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [context, *(p.replace(annotation=hints[p.name]) for p in own), *_shared_parameters()]
-    )
-    run_command.__annotations__ = (
-        {"ctx": typer.Context} | {p.name: hints[p.name] for p in own} | dict(_SERVER_OPTIONS)
-    )
-    return cast(CommandFunction, run_command)
+    return _with_shared_parameters(command, run_command, first=(context,))
 
 
-RootFunction = TypeVar("RootFunction", bound=Callable[..., None])
-
-
-def root_options(callback: RootFunction) -> RootFunction:
+def root_options(callback: Function) -> Function:
     """Let the root callback take the shared server options too, so that they may stand
     before the command name (`mcptask --profile prod list`); commands merge them in."""
-    own = list(inspect.signature(callback).parameters.values())
-    hints = typing.get_type_hints(callback, include_extras=True)
+    names = list(inspect.signature(callback).parameters)
 
-    @functools.wraps(callback, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
     def run_root(**arguments: Any) -> None:
-        callback(**{p.name: arguments[p.name] for p in own})
+        callback(**{name: arguments[name] for name in names})
 
-    run_root.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [*(p.replace(annotation=hints[p.name]) for p in own), *_shared_parameters()]
+    return _with_shared_parameters(callback, run_root)
+
+
+def _with_shared_parameters(
+    function: Function, wrapper: Callable[..., None], first: tuple[inspect.Parameter, ...] = ()
+) -> Function:
+    """`wrapper`, named and documented as `function`, whose signature is `first`, then
+    `function`'s own parameters, then the shared options: Typer reads a command's options
+    from its signature, so they are declared once, in `Common`."""
+    hints = typing.get_type_hints(function, include_extras=True)
+    own = [p for p in inspect.signature(function).parameters.values() if p.name != "common"]
+    defaults = Common()
+    parameters = [
+        *first,
+        *(p.replace(annotation=hints[p.name]) for p in own),
+        *(
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=kind,
+                default=getattr(defaults, name),
+            )
+            for name, kind in _SERVER_OPTIONS
+        ),
+    ]
+    functools.update_wrapper(
+        wrapper,
+        function,
+        assigned=("__module__", "__name__", "__qualname__", "__doc__"),
+        updated=(),
     )
-    run_root.__annotations__ = {p.name: hints[p.name] for p in own} | dict(_SERVER_OPTIONS)
-    return cast(RootFunction, run_root)
+    wrapper.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+    return cast(Function, wrapper)
 
 
 class _Parsed(Protocol):
