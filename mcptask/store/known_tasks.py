@@ -3,21 +3,17 @@ by every mcptask process of the user, one row per task of a server (and profile)
 
 `KnownTasks` is one server's part of it (opened without a server: every server's). The client
 reports each task it meets (`seen`, `seen_page`, `gone`, `detached`); reports are queued and
-written in one transaction: a task that a `tools/call` created at once (before `start` prints
-its id), the others at most `FLUSH_SECONDS` later, every `FLUSH_BATCH` tasks, or on `close`.
-A task unchanged since this process last wrote it is not written again (of the last `MEMORY`
-or so: memory stays bounded however many tasks a list brings). Thread-safe: a bulk cancel's
-confirmations report from a thread of their own.
+written in one transaction: a `tools/call`'s task at once (before `start` prints its id), the
+others at most `FLUSH_SECONDS` later, every `FLUSH_BATCH` tasks, or on `close`. A task
+unchanged since this process wrote it is not written again (of the last `MEMORY` or so).
+Thread-safe: a bulk cancel's confirmations report from a thread of their own. Recording is a
+side benefit: a failure is said once to `on_failure`, and recording stops. Reading (`--known`,
+`forget`) raises StoreFailure, a StateError (exit 2).
 
-Recording is a side benefit: a record that cannot be opened or written is said once to
-`on_failure`, and recording stops. Reading it (`--known`, `forget`) raises StoreFailure, a
-StateError (exit 2).
-
-The file is opened on first use, and pruned then at most once every `PRUNE_EVERY_SECONDS` (a
-prune reads the whole table): of tasks past their ttl (counted from when mcptask first saw
-them, so that a server's clock cannot make them go early), terminal for `RETENTION_SECONDS`,
-or not seen for `STALE_SECONDS`. A task the server no longer knows is forgotten when mcptask
-learns it; one past its ttl but not yet pruned is never read back.
+The file is opened on first use, and pruned then at most once every `PRUNE_EVERY_SECONDS`: of
+tasks past their ttl (counted from when mcptask first saw them, so that a server's clock cannot
+make them go early; never read back), terminal for `RETENTION_SECONDS`, or not seen for
+`STALE_SECONDS`. A task the server no longer knows is forgotten when mcptask learns it.
 """
 
 from __future__ import annotations
@@ -119,7 +115,7 @@ class KnownTasks:
         # written again, never lost).
         self._written: dict[str, _State] = {}
         self._older: dict[str, _State] = {}
-        self._listing: _Listing | None = None  # being read: when it started, the ids listed
+        self._listing: _Listing | None = None  # being read: started when, ids left unwritten
         self._completed: list[_Listing] = []
         self._last_flush = clock()
 
@@ -155,8 +151,7 @@ class KnownTasks:
         return len(self.tasks())
 
     def sessions(self) -> dict[str, str]:
-        """Task id → the session that owns it, for the tasks recorded with one, for the client
-        to rejoin: {} when the record cannot be read (said once to `on_failure`)."""
+        """Task id → the session that owns it, for the client to rejoin ({} on a failure)."""
         where, params = self._where()
         try:
             self._connection()
@@ -221,10 +216,8 @@ class KnownTasks:
     # -- recording: what the client reports -----------------------------------------------------
 
     def seen(self, task: Task, *, via: str, session_id: str | None, tool: str | None) -> None:
-        """`task` as the server just described it, in answer to the method `via`.
-        `session_id`: the session that owns the task and outlives this process (joined, or
-        kept by `start`); None keeps whatever was known. `tool`: the tool whose call created
-        it (`tools/call` only, which is written at once)."""
+        """`task` as the server just described it, in answer to the method `via`; `session_id`
+        owns it and outlives this process (None keeps what was known); `tool` created it."""
         self._queue(((task, session_id),), via, tool)
 
     def seen_page(
@@ -237,30 +230,28 @@ class KnownTasks:
         with self._lock:
             if first or self._listing is None:
                 self._listing = (self._now(), set())
-            self._listing[1].update(task.taskId for task, _ in page)
+            listing = self._listing
             if last:
-                self._completed.append(self._listing)
+                self._completed.append(listing)
                 self._listing = None
-            self._queue(page, via, None)
+            self._queue(page, via, None, unwritten=listing[1])
 
     def gone(self, task_id: str) -> None:
         """The server no longer knows the task (unknown, expired, or its session ended)."""
-        if not storable(task_id):
-            return  # never recorded
-        with self._lock:
-            self._pending.pop(task_id, None)
-            self._forget_written(task_id)
-            self._gone.add(task_id)
-            self._maybe_flush()
+        self._mark(task_id, gone=True)
 
     def detached(self, task_id: str) -> None:
         """The task's recorded session has ended, yet the task is visible without it."""
-        if not storable(task_id):
-            return  # never recorded
-        with self._lock:
-            self._detached.add(task_id)
-            self._forget_written(task_id)
-            self._maybe_flush()
+        self._mark(task_id, gone=False)
+
+    def _mark(self, task_id: str, *, gone: bool) -> None:
+        if storable(task_id):  # else never recorded
+            with self._lock:  # the queues are swapped by a flush: chosen under the lock
+                if gone:
+                    self._pending.pop(task_id, None)
+                (self._gone if gone else self._detached).add(task_id)
+                self._forget_written(task_id)
+                self._maybe_flush()
 
     def flush(self) -> None:
         """Write everything queued, in one transaction."""
@@ -286,7 +277,14 @@ class KnownTasks:
                     self._db.close()
                 self._db = None
 
-    def _queue(self, page: Iterable[tuple[Task, str | None]], via: str, tool: str | None) -> None:
+    def _queue(
+        self,
+        page: Iterable[tuple[Task, str | None]],
+        via: str,
+        tool: str | None,
+        unwritten: set[str] | None = None,
+    ) -> None:
+        """Queue sightings; `unwritten` gets the ids of those unchanged, not written again."""
         seen_at = self._now()
         with self._lock:
             pending, gone = self._pending, self._gone
@@ -299,6 +297,8 @@ class KnownTasks:
                 state = (task.status, session_id, storable_ttl(task.ttl_milliseconds))
                 written = self._written.get(task_id) or self._older.get(task_id)
                 if written == state and task_id not in gone:
+                    if unwritten is not None:
+                        unwritten.add(task_id)
                     continue  # written already; what was queued before is flushed in time
                 gone.discard(task_id)
                 pending[task_id] = (task_id, state[0], session_id, state[2], seen_at, via, tool)
@@ -341,13 +341,13 @@ class KnownTasks:
                 " WHERE server = ? AND profile = ? AND task_id = ?",
                 [(key, profile, task_id) for task_id in detached],
             )
-            for started, listed in completed:
+            for started, unwritten in completed:
                 found = db.execute(
                     "SELECT task_id FROM tasks WHERE server = ? AND profile = ?"
                     " AND via = 'tasks/list' AND last_seen < ?",
                     (key, profile, started),
                 )
-                gone = [*gone, *(task_id for (task_id,) in found if task_id not in listed)]
+                gone = [*gone, *(task_id for (task_id,) in found if task_id not in unwritten)]
             db.executemany(
                 "DELETE FROM tasks WHERE server = ? AND profile = ? AND task_id = ?",
                 [(key, profile, task_id) for task_id in gone],

@@ -139,6 +139,18 @@ def test_a_listing_completed_late_does_not_replace_one_that_started_after_it(
     assert sorted(statuses(slow)) == ["late", "new"]
 
 
+def test_listing_again_keeps_the_tasks_not_written_again(tmp_path: Path) -> None:
+    clock = Clock()
+    record = open_record(tmp_path, clock)  # one process listing again and again, as watch
+    listed(record, task("a"), task("b"))
+    clock.now += 1
+    listed(record, task("a"), task("b"))  # unchanged: not written again, still listed
+    assert sorted(statuses(record)) == ["a", "b"]
+    clock.now += 1
+    listed(record, task("b"))
+    assert sorted(statuses(record)) == ["b"]
+
+
 def test_a_listing_that_stops_early_replaces_nothing(tmp_path: Path) -> None:
     clock = Clock()
     record = open_record(tmp_path, clock)
