@@ -1,8 +1,101 @@
 """Transports carry JSON-RPC messages to a server and back (Streamable HTTP, stdio).
 
-They turn httpx and OS errors into mcptask errors; nothing above them sees httpx.
+They turn httpx and OS errors into mcptask errors; nothing above them sees httpx. This module
+holds the small interface every transport implements (`Transport`).
 """
 
-from mcptask.transport.base import NotificationHandler, Transport, WireLog
+from __future__ import annotations
 
-__all__ = ["NotificationHandler", "Transport", "WireLog"]
+import threading
+from collections.abc import Callable
+from typing import Protocol
+
+from mcptask.protocol.jsonrpc import JsonObject
+
+WireLog = Callable[[str], None]
+"""Receives one human-readable line per message on the wire (already redacted)."""
+
+NotificationHandler = Callable[[JsonObject], None]
+"""Receives each notification the server sends, from whatever thread the transport uses."""
+
+
+class Transport(Protocol):
+    """Send JSON-RPC messages to one server and get the answers back."""
+
+    kind: str
+    """`http` or `stdio`, for display."""
+
+    target: str
+    """The URL or the command line, for display (credentials never included)."""
+
+    session_id: str | None
+    """The Streamable HTTP session in use, if any."""
+
+    protocol_version: str | None
+    """The negotiated protocol version, sent with every HTTP request once known."""
+
+    concurrent: bool
+    """`request` may be called from two threads at once, each request travelling on its own
+    (what lets a bulk cancel confirm one task while it cancels the next)."""
+
+    def request(
+        self,
+        message: JsonObject,
+        *,
+        timeout: float | None = None,
+        headers: dict[str, str] | None = None,
+        session: str | None = None,
+    ) -> JsonObject:
+        """Send a request and return the server's response to it (result or error).
+
+        `headers` are per-request HTTP headers (ignored by transports without headers).
+        `session`: send this one request in that existing session (one this process did not
+        create) instead of the current one; transports without sessions ignore it.
+        """
+        ...
+
+    def subscribe(
+        self, message: JsonObject, *, headers: dict[str, str] | None, stop: threading.Event
+    ) -> None:
+        """Send a long-lived request whose answer is a stream of notifications.
+
+        Notifications go to the handler until `stop` is set or the stream ends. HTTP blocks
+        (run it in a thread); stdio only writes the request, its reader delivers the rest.
+        """
+        ...
+
+    def listen(self, stop: threading.Event) -> None:
+        """Follow the server's own stream of notifications until `stop` (blocks on HTTP).
+
+        Streamable HTTP: the session's GET stream. stdio: nothing to do, since pushes arrive
+        on stdout anyway. Failures never surface: polling stays the baseline.
+        """
+        ...
+
+    def notify(self, message: JsonObject) -> None:
+        """Send a notification; nothing comes back."""
+        ...
+
+    def set_notification_handler(self, handler: NotificationHandler | None) -> None:
+        """Route the server's notifications to `handler` (None drops them)."""
+        ...
+
+    def join_session(self, session_id: str) -> None:
+        """Send later requests in an existing session that this process did not create."""
+        ...
+
+    def keep_session(self) -> None:
+        """Never DELETE the current session: it is to outlive this process."""
+        ...
+
+    def reset_session(self) -> None:
+        """Forget the current session so that the next initialize starts a new one."""
+        ...
+
+    def end_session(self) -> None:
+        """End the current session on the server if this process created it."""
+        ...
+
+    def close(self) -> None:
+        """Release the connection or child process; ends a session this process created."""
+        ...

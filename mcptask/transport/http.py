@@ -15,7 +15,7 @@ from httpx_sse import EventSource, SSEError
 
 from mcptask.errors import AnswerLost, McptaskError, ProtocolViolation, UsageError
 from mcptask.protocol.jsonrpc import JsonObject, is_notification
-from mcptask.transport.base import NotificationHandler, WireLog
+from mcptask.transport import NotificationHandler, WireLog
 from mcptask.transport.http_errors import status_error, translate_errors
 from mcptask.transport.limits import bound, decode, max_answer_bytes, own_response
 from mcptask.transport.redact import display_url, redact_headers

@@ -14,7 +14,7 @@ from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from mcptask.errors import McptaskError, ProtocolViolation
 from mcptask.protocol.jsonrpc import JsonObject, is_notification, is_response
-from mcptask.transport.base import NotificationHandler, WireLog
+from mcptask.transport import NotificationHandler, WireLog
 from mcptask.transport.limits import decode, own_response
 
 DRAIN_SECONDS = 0.05

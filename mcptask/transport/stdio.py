@@ -20,7 +20,7 @@ from mcptask.errors import (
     UsageError,
 )
 from mcptask.protocol.jsonrpc import METHOD_NOT_FOUND, JsonObject, is_notification, is_response
-from mcptask.transport.base import NotificationHandler, WireLog
+from mcptask.transport import NotificationHandler, WireLog
 from mcptask.transport.limits import decode, max_answer_bytes, too_large
 from mcptask.transport.redact import display_command
 
