@@ -96,8 +96,8 @@ def raw_gets(url: str, protocol: str, warmup: int, gets: int) -> float:
 def mcptask_gets(url: str, protocol: str, warmup: int, gets: int) -> float:
     """CPU seconds of `gets` McpClient.get_task calls, the client built as the CLI builds it."""
     from mcptask.auth.config import AuthSettings
-    from mcptask.client.connect import ConnectionSettings, connected_client
-    from mcptask.client.retries import RetryPolicy
+    from mcptask.client.connection import ConnectionSettings, connected_client
+    from mcptask.client.exchange import RetryPolicy
     from mcptask.store.identity import ServerIdentity
     from mcptask.store.known_tasks import KnownTasks
 

@@ -12,7 +12,7 @@ The tree (each class carries its exit code; no instance overrides it):
      │    ├── EndpointNotFound             HTTP 404 outside a session: no MCP endpoint there
      │    ├── ServerExited                 the stdio server process ended: final, no retry
      │    ├── TlsFailure                   the TLS handshake failed: final, no retry
-     │    └── TransientError               may pass: retried (see `client/retries.py`)
+     │    └── TransientError               may pass: retried (`client/exchange.py`)
      │         ├── NotDelivered            the request never reached the server: resend
      │         ├── ServerBusy              429 / 503: the server did not act: resend later
      │         └── AnswerLost              sent, but no answer came: the server may have acted

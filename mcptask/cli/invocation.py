@@ -92,8 +92,8 @@ class Invocation:
         `rejoin`: requests about these tasks go in the session recorded for each (if any),
         as --session-id would send them.
         """
-        from mcptask.client.connect import connected_client
-        from mcptask.client.retries import DEFAULT_RETRIES, DEFAULT_RETRY_FOR, RetryPolicy
+        from mcptask.client.connection import connected_client
+        from mcptask.client.exchange import DEFAULT_RETRIES, DEFAULT_RETRY_FOR, RetryPolicy
 
         common = self.common
         finite("--retry-for", common.retry_for)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
-from mcptask.client.connect import ConnectionSettings
+from mcptask.client.connection import ConnectionSettings
 from mcptask.errors import NoTaskList, StoreFailure, UsageError
 from mcptask.output.screen import Screen
 from mcptask.store.identity import ServerIdentity

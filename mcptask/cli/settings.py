@@ -37,7 +37,7 @@ from mcptask.store.paths import tokens_path
 from mcptask.store.profiles import Profile, ProfileBook, Reference, Value, read_secret_file
 
 if TYPE_CHECKING:
-    from mcptask.client.connect import ConnectionSettings
+    from mcptask.client.connection import ConnectionSettings
 
 ENV_URL = "MCPTASK_URL"
 ENV_SERVER = "MCPTASK_SERVER"
@@ -87,7 +87,7 @@ def resolve(
     overrides the profile's (connect --keep-session); `force_sign_in` makes the sign-in
     ignore cached tokens (mcptask login).
     """
-    from mcptask.client.connect import ConnectionSettings
+    from mcptask.client.connection import ConnectionSettings
     from mcptask.protocol.handshake import PROTOCOL_CHOICES
 
     env = os.environ if environ is None else environ

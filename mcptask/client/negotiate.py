@@ -7,10 +7,9 @@ and the era object that the client speaks from then on.
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from mcptask.client.eras import Era, LegacyEra, ModernEra
 from mcptask.client.error_codes import result_of
+from mcptask.client.exchange import Exchange
 from mcptask.errors import (
     EndpointNotFound,
     HttpStatusError,
@@ -22,7 +21,7 @@ from mcptask.errors import (
     UnsupportedVersionError,
 )
 from mcptask.protocol.handshake import CLIENT_INFO, LEGACY_VERSION, MODERN_VERSION, ServerInfo
-from mcptask.protocol.jsonrpc import MODERN_ERROR_CODES, JsonObject
+from mcptask.protocol.jsonrpc import MODERN_ERROR_CODES
 from mcptask.transport import Transport
 
 # Versions released before tasks existed: a server that negotiates one of them is reachable
@@ -36,25 +35,6 @@ DISCOVER_PROBE_SECONDS = 5.0
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 Negotiated = tuple[ServerInfo, Era]
-
-
-class Exchange(Protocol):
-    """How negotiation sends its messages (the client's way: fresh ids, retries)."""
-
-    def request(
-        self,
-        method: str,
-        params: JsonObject | None,
-        *,
-        headers: dict[str, str] | None = None,
-        timeout: float | None = None,
-        retried: bool = True,
-    ) -> JsonObject:
-        """Send a request and return the whole answer (result or error); `retried=False`:
-        one attempt, transient failures raised at once."""
-
-    def notify(self, method: str) -> None:
-        """Send a notification."""
 
 
 def negotiate(

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import itertools
 import os
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from mcptask.client.eras import Era, Operation
 from mcptask.client.error_codes import error_object, result_of
+from mcptask.client.exchange import Exchange, RetryPolicy
 from mcptask.client.negotiate import initialize, negotiate, survey
-from mcptask.client.retries import ALWAYS, UNSENT, RetryPolicy
-from mcptask.client.round_trips import RoundTrips
 from mcptask.errors import (
     ProtocolViolation,
     RpcError,
@@ -24,7 +21,7 @@ from mcptask.errors import (
     UnsupportedError,
 )
 from mcptask.protocol.handshake import ServerInfo
-from mcptask.protocol.jsonrpc import JsonObject, notification_message, request_message
+from mcptask.protocol.jsonrpc import JsonObject, request_message
 from mcptask.protocol.tasks import FAILED, CancelAnswer, Task, TaskPage
 from mcptask.protocol.tools import TaskOutcome, ToolCallAnswer, ToolInfo, ToolPage
 from mcptask.transport import NotificationHandler, Transport
@@ -35,12 +32,11 @@ if TYPE_CHECKING:
 SessionChange = Callable[[str | None, str], None]
 """Hears (previous session or None, new session) when a kept session is opened or renewed."""
 
-IDEMPOTENT = frozenset({"server/discover", "initialize", "tasks/get", "tasks/list", "tools/list"})
-"""Requests that may simply be sent again after a lost answer: repeating them changes nothing."""
 
-
-class McpClient:
-    """One connection to one MCP server, over any transport, in the era negotiated with it."""
+class McpClient(Exchange):
+    """One connection to one MCP server, over any transport, in the era negotiated with it:
+    the exchange of messages (ids, retries) is `Exchange`'s, the session, the capability
+    gate and the typed task calls are this class's."""
 
     def __init__(
         self,
@@ -53,7 +49,7 @@ class McpClient:
         retry: RetryPolicy | None = None,
         record: KnownTasks | None = None,
     ) -> None:
-        self.transport = transport
+        super().__init__(transport, retry)
         self.protocol = protocol
         """`auto` (discover, fall back to initialize), or the one version to speak."""
         self.needs_list = needs_list
@@ -63,12 +59,8 @@ class McpClient:
         """Work in a session that outlives this process (a profile's): never DELETE it, and
         when it has ended, open a new one (telling `on_session_change`) instead of failing."""
         self._on_session_change = on_session_change
-        self.retry = retry or RetryPolicy()
-        """How transient failures are retried (commands may swap in a stop-aware sleep)."""
         self.record = record
         """The record of known tasks: hears every task met and every task found gone."""
-        self._counter = itertools.count(1)
-        self._id_prefix: str | None = None
         self._negotiated: tuple[ServerInfo, Era] | None = None
         self._joined_session: str | None = None
         self._kept_session: str | None = None
@@ -76,9 +68,6 @@ class McpClient:
         self._renewal = threading.Lock()
         """Two threads that meet the same ended session renew it once (a bulk cancel's
         overlapped confirmations share the client)."""
-        self.round_trips = RoundTrips()
-        """How long the server's answers to task requests take (what a bulk cancel reads to
-        decide whether overlapping confirmations pays)."""
 
     # -- connection -----------------------------------------------------------------------------
 
@@ -393,10 +382,6 @@ class McpClient:
         if self._on_session_change is not None and current != previous:
             self._on_session_change(previous, current)
 
-    def _next_id(self) -> int | str:
-        number = next(self._counter)
-        return number if self._id_prefix is None else f"{self._id_prefix}{number}"
-
     def _call_once(
         self,
         method: str,
@@ -408,40 +393,3 @@ class McpClient:
         stamped, headers = self.era.stamp(method, params)
         answer = self.request(method, stamped, headers=headers, timeout=timeout, session=session)
         return result_of(answer, method, params)
-
-    # -- the exchange negotiation uses too -------------------------------------------------------
-
-    def request(
-        self,
-        method: str,
-        params: JsonObject | None,
-        *,
-        headers: dict[str, str] | None = None,
-        timeout: float | None = None,
-        session: str | None = None,
-        retried: bool = True,
-    ) -> JsonObject:
-        """Send a request as it is (already stamped) and return the whole answer, retrying
-        transient failures as the method allows; each attempt gets a fresh id. With
-        `session`, in that session rather than the current one; `retried=False`: one
-        attempt (a probe, whose silence is the answer)."""
-
-        def attempt() -> JsonObject:
-            message = request_message(self._next_id(), method, params)
-            started = time.monotonic()
-            answer = self.transport.request(
-                message, headers=headers, timeout=timeout, session=session
-            )
-            if method.startswith("tasks/"):
-                self.round_trips.add(time.monotonic() - started)
-            return answer
-
-        if not retried:
-            return attempt()
-        retry_on = ALWAYS if method in IDEMPOTENT else UNSENT
-        return self.retry.run(attempt, what=method, retry_on=retry_on)
-
-    def notify(self, method: str) -> None:
-        """Send a notification (resent only when it provably never arrived)."""
-        message = notification_message(method)
-        self.retry.run(lambda: self.transport.notify(message), what=method, retry_on=UNSENT)

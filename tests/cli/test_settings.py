@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from mcptask.cli.app import app
 from mcptask.cli.options import Common
 from mcptask.cli.settings import resolve
-from mcptask.client.connect import ConnectionSettings
+from mcptask.client.connection import ConnectionSettings
 from mcptask.client.session import McpClient
 from mcptask.errors import UsageError
 from mcptask.store.profiles import ProfileBook

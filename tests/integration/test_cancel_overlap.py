@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mcptask.client.connect import ConnectionSettings, connected_client
+from mcptask.client.connection import ConnectionSettings, connected_client
 from mcptask.operations.cancel import CancelRun
 from mcptask.operations.outcomes import Target
 from mcptask.protocol.jsonrpc import JsonObject

@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from mcptask.client.retries import RetryPolicy
+from mcptask.client.exchange import RetryPolicy
 from mcptask.client.session import McpClient
 from mcptask.errors import AnswerLost, ProtocolViolation, ResponseTimeout
 from mcptask.protocol.jsonrpc import request_message

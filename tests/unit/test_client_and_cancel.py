@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mcptask.cli.exit_codes import exit_code_for
-from mcptask.client.retries import RetryPolicy
+from mcptask.client.exchange import RetryPolicy
 from mcptask.client.session import McpClient
 from mcptask.errors import (
     AnswerLost,

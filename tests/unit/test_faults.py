@@ -11,7 +11,7 @@ from email.utils import format_datetime
 import httpx
 import pytest
 
-from mcptask.client.retries import RetryPolicy
+from mcptask.client.exchange import RetryPolicy
 from mcptask.client.session import McpClient
 from mcptask.errors import (
     AnswerLost,

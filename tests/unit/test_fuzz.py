@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcptask.client.retries import RetryPolicy
+from mcptask.client.exchange import RetryPolicy
 from mcptask.client.session import McpClient
 from mcptask.errors import ExitCode, McptaskError
 from mcptask.protocol.jsonrpc import JsonObject, request_message

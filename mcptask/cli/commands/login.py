@@ -23,7 +23,7 @@ def login(
     """Sign in to a server (OAuth: the browser, or --auth client-credentials) and cache the
     token; later commands use it, and refresh it, without asking again."""
     from mcptask.auth.flow import McpAuth
-    from mcptask.client.connect import sign_in
+    from mcptask.client.connection import sign_in
     from mcptask.output.views.connection import LoginView, SignIn
 
     if target is not None:

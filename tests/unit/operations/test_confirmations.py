@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcptask.client.retries import RetryPolicy
-from mcptask.client.round_trips import RoundTrips
+from mcptask.client.exchange import RetryPolicy, RoundTrips
 from mcptask.client.session import McpClient
 from mcptask.errors import AnswerLost, ServerExited
 from mcptask.operations.cancel import CancelRun

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mcptask.client.retries import RetryPolicy
+from mcptask.client.exchange import RetryPolicy
 from mcptask.client.session import McpClient, SessionChange
 from mcptask.transport import Transport, WireLog
 from mcptask.transport.redact import display_url, redact_headers

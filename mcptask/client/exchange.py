@@ -1,0 +1,176 @@
+"""The client's exchange of JSON-RPC messages with a transport, and its one retry loop.
+
+`Exchange` sends each request with a fresh id, retrying transient failures under a
+`RetryPolicy`: bounded in count and in time, exponential backoff with jitter, and the
+server's `Retry-After` honoured. It measures the round trips of task requests
+(`RoundTrips`), which a bulk cancel reads to decide whether overlapping pays.
+
+Which failures a request may be retried on depends on what a repeat would do: an idempotent
+request (`tasks/get`, `tasks/list`, `server/discover`, `initialize`) on any `TransientError`;
+anything else (`tasks/cancel`) only when it provably never reached the server or the server
+said it did not act (`NotDelivered`, `ServerBusy`). An `AnswerLost` on such a request is the
+caller's to resolve (the cancel run asks `tasks/get`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from mcptask.errors import NotDelivered, ServerBusy, TransientError
+from mcptask.protocol.jsonrpc import JsonObject, notification_message, request_message
+from mcptask.transport import Transport
+
+T = TypeVar("T")
+
+DEFAULT_RETRIES = 4
+DEFAULT_RETRY_FOR = 30.0
+BACKOFF_BASE = 0.25
+BACKOFF_CAP = 5.0
+
+ALWAYS: tuple[type[TransientError], ...] = (TransientError,)
+"""What an idempotent request is retried on."""
+
+UNSENT: tuple[type[TransientError], ...] = (NotDelivered, ServerBusy)
+"""What any request is retried on: the server provably did not act on it."""
+
+IDEMPOTENT = frozenset({"server/discover", "initialize", "tasks/get", "tasks/list", "tools/list"})
+"""Requests that may simply be sent again after a lost answer: repeating them changes nothing."""
+
+KEPT_ROUND_TRIPS = 9
+ENOUGH_ROUND_TRIPS = 3
+"""Round trips heard before there is a typical one: the first answers of a process are its
+slowest (cold code paths on both sides), and one of two would be half the evidence."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How one client retries. `retries` None means no count limit (only `retry_for`)."""
+
+    retries: int | None = DEFAULT_RETRIES
+    retry_for: float = DEFAULT_RETRY_FOR
+    """Seconds from the first failure of a request after which it is not retried again."""
+    sleep: Callable[[float], object] = time.sleep
+    stopped: Callable[[], bool] = lambda: False
+    """The user asked to stop: no more retries (the failure is raised at once)."""
+    log: Callable[[str], None] | None = None
+    jitter: Callable[[], float] = field(default=random.random)
+
+    def run(
+        self,
+        attempt: Callable[[], T],
+        *,
+        what: str,
+        retry_on: tuple[type[TransientError], ...] = ALWAYS,
+    ) -> T:
+        """`attempt()`, again after each failure in `retry_on` while the policy allows."""
+        first_failure: float | None = None
+        failures = 0
+        while True:
+            try:
+                return attempt()
+            except retry_on as failure:
+                now = time.monotonic()
+                first_failure = now if first_failure is None else first_failure
+                failures += 1
+                delay = self._delay(failures, failure)
+                if (
+                    (self.retries is not None and failures > self.retries)
+                    or now + delay - first_failure > self.retry_for
+                    or self.stopped()
+                ):
+                    raise
+                if self.log is not None:
+                    limit = f"/{self.retries}" if self.retries is not None else ""
+                    self.log(
+                        f"retry {failures}{limit} of {what} in {delay:.2f}s: {failure.message}"
+                    )
+                self.sleep(delay)
+
+    def _delay(self, failures: int, failure: TransientError) -> float:
+        if failure.retry_after is not None:
+            return failure.retry_after
+        # Exponential, half of it random: spread out, and never a burst of near-zero waits.
+        ceiling: float = min(BACKOFF_CAP, BACKOFF_BASE * 2.0 ** (failures - 1))
+        return ceiling / 2 + ceiling / 2 * self.jitter()
+
+
+class RoundTrips:
+    """The round trips of the last few task requests that were answered (one attempt each:
+    a retry's wait, a refused or lost attempt, is not a round trip). Thread-safe."""
+
+    def __init__(self) -> None:
+        self._recent: deque[float] = deque(maxlen=KEPT_ROUND_TRIPS)
+        self._lock = threading.Lock()
+
+    def add(self, seconds: float) -> None:
+        """One answered attempt took `seconds`."""
+        with self._lock:
+            self._recent.append(seconds)
+
+    @property
+    def typical(self) -> float | None:
+        """The (lower) median of the recent round trips in seconds, None before
+        `ENOUGH_ROUND_TRIPS` of them: a fault or a stall now and then does not move it."""
+        with self._lock:
+            recent = sorted(self._recent)
+        return recent[(len(recent) - 1) // 2] if len(recent) >= ENOUGH_ROUND_TRIPS else None
+
+
+class Exchange:
+    """Requests and notifications over one transport: fresh ids, retries, round trips."""
+
+    def __init__(self, transport: Transport, retry: RetryPolicy | None = None) -> None:
+        self.transport = transport
+        self.retry = retry or RetryPolicy()
+        """How transient failures are retried (commands may swap in a stop-aware sleep)."""
+        self.round_trips = RoundTrips()
+        """How long the server's answers to task requests take (what a bulk cancel reads to
+        decide whether overlapping confirmations pays)."""
+        self._counter = itertools.count(1)
+        self._id_prefix: str | None = None
+
+    def request(
+        self,
+        method: str,
+        params: JsonObject | None,
+        *,
+        headers: dict[str, str] | None = None,
+        timeout: float | None = None,
+        session: str | None = None,
+        retried: bool = True,
+    ) -> JsonObject:
+        """Send a request as it is (already stamped) and return the whole answer, retrying
+        transient failures as the method allows; each attempt gets a fresh id. With
+        `session`, in that session rather than the current one; `retried=False`: one
+        attempt (a probe, whose silence is the answer)."""
+
+        def attempt() -> JsonObject:
+            message = request_message(self._next_id(), method, params)
+            started = time.monotonic()
+            answer = self.transport.request(
+                message, headers=headers, timeout=timeout, session=session
+            )
+            if method.startswith("tasks/"):
+                self.round_trips.add(time.monotonic() - started)
+            return answer
+
+        if not retried:
+            return attempt()
+        retry_on = ALWAYS if method in IDEMPOTENT else UNSENT
+        return self.retry.run(attempt, what=method, retry_on=retry_on)
+
+    def notify(self, method: str) -> None:
+        """Send a notification (resent only when it provably never arrived)."""
+        message = notification_message(method)
+        self.retry.run(lambda: self.transport.notify(message), what=method, retry_on=UNSENT)
+
+    def _next_id(self) -> int | str:
+        number = next(self._counter)
+        return number if self._id_prefix is None else f"{self._id_prefix}{number}"
