@@ -1,8 +1,7 @@
-"""The client (handshake, gate, paging) and the cancel run, against an in-process fake server."""
+"""Listing and the cancel run, against an in-process fake server (the client alone is tested
+in tests/unit/client/)."""
 
 from __future__ import annotations
-
-import pytest
 
 from mcptask.cli.exit_codes import exit_code_for
 from mcptask.client.exchange import RetryPolicy
@@ -13,13 +12,10 @@ from mcptask.errors import (
     NotDelivered,
     ProtocolViolation,
     ServerExited,
-    UnsupportedError,
 )
 from mcptask.operations.cancel import CancelRun
 from mcptask.operations.listing import collect_tasks
 from mcptask.operations.outcomes import CancelResult, Outcome, Target, unique_targets
-from mcptask.protocol.handshake import encode_header_value
-from mcptask.protocol.tasks import Task
 from tests.unit.fake_server import FakeServer, raise_error
 
 
@@ -38,37 +34,6 @@ def run(server: FakeServer, *ids: str, named: bool = True, **options: object) ->
     return cancel_run.run([Target(task_id, named) for task_id in ids]).results
 
 
-def test_handshake_sends_initialized_and_reads_support() -> None:
-    server = FakeServer(capabilities={"tasks": {"list": {}}})
-    client = connected(server)
-    # auto: the modern probe first, then the legacy handshake it falls back to
-    assert server.calls == ["server/discover", "initialize", "notifications/initialized"]
-    assert client.server.task_support.list
-    assert not client.server.task_support.cancel
-
-
-def test_gate_sends_nothing_and_names_what_is_offered() -> None:
-    server = FakeServer(capabilities={"tasks": {"list": {}}})
-    client = connected(server)
-    with pytest.raises(UnsupportedError, match=r"tasks/cancel .*offers: get, list"):
-        client.cancel_task("x")
-    assert "tasks/cancel" not in server.calls
-
-
-def test_no_tasks_capability_at_all() -> None:
-    client = connected(FakeServer(capabilities={}))
-    with pytest.raises(UnsupportedError, match="offers no tasks"):
-        client.get_task("x")
-
-
-def test_method_not_found_on_a_task_method_is_unsupported() -> None:
-    server = FakeServer()
-    server.add("a", "working")
-    server.on_cancel["a"] = raise_error(-32601, "Method not found")
-    with pytest.raises(UnsupportedError, match=r"does not support tasks/cancel \(-32601"):
-        connected(server).cancel_task("a")
-
-
 def test_list_follows_every_page_and_sorts_newest_first() -> None:
     server = FakeServer(page_size=2)
     for index in range(5):
@@ -76,16 +41,6 @@ def test_list_follows_every_page_and_sorts_newest_first() -> None:
     tasks = collect_tasks(connected(server))
     assert [task.taskId for task in tasks] == ["t4", "t3", "t2", "t1", "t0"]
     assert server.calls.count("tasks/list") == 3
-
-
-def test_tolerant_task_reading() -> None:
-    wrapped = Task.from_result({"task": {"taskId": "w", "status": "working"}}, method="m")
-    assert wrapped.taskId == "w"
-    assert wrapped.ttl is None
-    flat = Task.from_result({"taskId": "f", "status": "completed", "vendor": {"x": 1}}, method="m")
-    assert flat.to_wire() == {"taskId": "f", "status": "completed", "vendor": {"x": 1}}
-    with pytest.raises(ProtocolViolation, match="not a task"):
-        Task.from_result({"status": "working"}, method="tasks/get")
 
 
 def test_cancel_outcomes_for_every_case() -> None:
@@ -189,23 +144,6 @@ def test_unique_targets_keeps_named_first_and_each_id_once() -> None:
 # -- the modern era (2026-07-28) -----------------------------------------------------------------
 
 
-def test_modern_server_is_discovered_and_every_request_carries_meta_and_headers() -> None:
-    server = FakeServer(modern=True)
-    server.add("t 1", "working")
-    client = connected(server)
-    assert client.server.era == "modern"
-    assert client.server.extensions == ("io.modelcontextprotocol/tasks",)
-    assert client.get_task("t 1").status == "working"
-    assert server.calls == ["server/discover", "tasks/get"]
-    assert server.headers[-1] == {"Mcp-Method": "tasks/get", "Mcp-Name": "t 1"}
-
-
-def test_modern_has_no_list_and_says_what_to_do_instead() -> None:
-    client = connected(FakeServer(modern=True))
-    with pytest.raises(UnsupportedError, match=r"no tasks/list.*--from-file"):
-        collect_tasks(client)
-
-
 def test_modern_cancel_is_an_acknowledgement_confirmed_by_polling() -> None:
     server = FakeServer(modern=True)
     server.add("a", "working")
@@ -226,79 +164,12 @@ def test_modern_ack_without_waiting_is_requested_and_not_a_failure() -> None:
     assert "tasks/get" not in server.calls
 
 
-def test_pinned_legacy_protocol_skips_discovery() -> None:
-    server = FakeServer()
-    McpClient(server, protocol="2025-11-25").connect()
-    assert server.calls[0] == "initialize"
-
-
-def test_pinned_modern_protocol_does_not_fall_back() -> None:
-    with pytest.raises(UnsupportedError, match="does not speak 2026-07-28"):
-        McpClient(FakeServer(), protocol="2026-07-28").connect()
-
-
-def test_header_values_that_are_not_header_safe_use_the_base64_sentinel() -> None:
-    assert encode_header_value("plain-id_1") == "plain-id_1"
-    assert encode_header_value("Hello, 世界") == "=?base64?SGVsbG8sIOS4lueVjA==?="
-    assert encode_header_value(" padded ") == "=?base64?IHBhZGRlZCA=?="
-    assert encode_header_value("line1\nline2") == "=?base64?bGluZTEKbGluZTI=?="
-    assert encode_header_value("=?base64?literal?=") == "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
-
-
 def test_a_task_already_cancelled_before_our_cancel_is_already_finished() -> None:
     server = FakeServer()
     server.add("old", "cancelled")
     (result,) = run(server, "old")
     assert result.outcome is Outcome.ALREADY_FINISHED
     assert result.status == "cancelled"
-
-
-def test_requests_in_a_joined_session_use_ids_of_their_own() -> None:
-    import json
-
-    import httpx
-
-    from mcptask.transport.http import HttpTransport
-
-    seen: list[tuple[str | None, object]] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        if request.method == "DELETE":
-            return httpx.Response(200)
-        body = json.loads(request.content)
-        seen.append((request.headers.get("Mcp-Session-Id"), body.get("id")))
-        if body.get("method") == "server/discover":
-            return httpx.Response(
-                400,
-                json={
-                    "jsonrpc": "2.0",
-                    "id": None,
-                    "error": {"code": -32600, "message": "no session"},
-                },
-            )
-        if "id" not in body:
-            return httpx.Response(202)
-        result: dict[str, object] = {"taskId": "t", "status": "working"}
-        if body["method"] == "initialize":
-            result = {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {"tasks": {}},
-                "serverInfo": {"name": "s", "version": "1"},
-            }
-        return httpx.Response(
-            200,
-            json={"jsonrpc": "2.0", "id": body["id"], "result": result},
-            headers={"Mcp-Session-Id": "ours"},
-        )
-
-    transport = HttpTransport("http://server.test/mcp", transport=httpx.MockTransport(handler))
-    client = McpClient(transport)
-    client.connect(join_session="theirs")
-    client.get_task("t")
-    session, request_id = seen[-1]
-    assert session == "theirs"
-    assert isinstance(request_id, str)
-    assert request_id.startswith("mcptask-")
 
 
 # -- truthful outcomes when answers are lost ---------------------------------------------------
