@@ -1,8 +1,6 @@
 """The options the server commands share, declared once as the fields of `Common`, and how
 they reach a command: before or after its name, gathered into its `common` argument."""
 
-from __future__ import annotations
-
 import functools
 import inspect
 import math
@@ -193,9 +191,10 @@ class Common:
     no_color: Annotated[bool, _output("--no-color", help="No colours (also NO_COLOR).")] = False
 
 
+# No `from __future__ import annotations` in this module: the fields' Annotated types are
+# objects at hand, not 23 strings to evaluate at every start.
 _SERVER_OPTIONS: tuple[tuple[str, object], ...] = tuple(
-    (field.name, typing.get_type_hints(Common, include_extras=True)[field.name])
-    for field in fields(Common)
+    (field.name, Common.__annotations__[field.name]) for field in fields(Common)
 )
 """The options every server command takes (also before the command name), as `Common`."""
 
