@@ -85,6 +85,14 @@ class Common:
             "--env", "-e", help="KEY=VALUE in the environment of a --server process (repeatable)."
         ),
     ] = None
+    inherit_env: Annotated[
+        bool,
+        _server(
+            "--inherit-env",
+            help="Give a --server process all of this environment (default: only HOME, "
+            "LOGNAME, PATH, SHELL, TERM, USER and what --env or the profile passes).",
+        ),
+    ] = False
     token_file: Annotated[
         Path | None,
         _server(

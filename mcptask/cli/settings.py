@@ -131,6 +131,8 @@ def resolve(
         )
     if url and env_values:
         raise UsageError("--env applies to --server (stdio) servers only")
+    if url and line.inherit_env:
+        raise UsageError("--inherit-env applies to --server (stdio) servers only")
     if server and (line.ca_cert or line.insecure):
         raise UsageError("--ca-cert and --insecure apply to https:// servers only")
     if session_id is not None and not header_safe(session_id):
@@ -157,6 +159,7 @@ def resolve(
         server_command=server,
         headers=headers,
         env={name: _resolved(value, env, f"--env {name}") for name, value in env_values.items()},
+        inherit_env=line.inherit_env,
         session_id=session_id,
         keep_session=keep,
         timeout=timeout,

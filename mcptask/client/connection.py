@@ -30,6 +30,8 @@ class ConnectionSettings:
     headers: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     """Added to the environment of a spawned stdio server (how it takes credentials)."""
+    inherit_env: bool = False
+    """Give a spawned stdio server all of mcptask's environment, not only the allow-list."""
     session_id: str | None = None
     keep_session: bool = False
     """Work in a session that outlives the process: never DELETE it; renew it when gone."""
@@ -87,6 +89,7 @@ def open_transport(
         log=log,
         stderr_log=server_log,
         env=settings.env,
+        inherit_env=settings.inherit_env,
     )
 
 

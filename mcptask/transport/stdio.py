@@ -7,6 +7,7 @@ import json
 import os
 import shlex
 import subprocess
+import sys
 import threading
 from collections import deque
 from collections.abc import Mapping
@@ -26,6 +27,41 @@ from mcptask.transport.redact import display_command
 
 STDERR_TAIL_LINES = 10
 _SHUTDOWN_GRACE_SECONDS = 2.0
+INHERITED_VARIABLES = (
+    (
+        "APPDATA",
+        "HOMEDRIVE",
+        "HOMEPATH",
+        "LOCALAPPDATA",
+        "PATH",
+        "PROCESSOR_ARCHITECTURE",
+        "SYSTEMDRIVE",
+        "SYSTEMROOT",
+        "TEMP",
+        "USERNAME",
+        "USERPROFILE",
+    )
+    if sys.platform == "win32"
+    else ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+)
+"""What a spawned server inherits from mcptask's environment unless told to inherit all:
+the official MCP SDKs' list. Everything else (MCPTASK_TOKEN, a client secret, cloud keys)
+reaches a server only through --env or its profile."""
+
+
+def server_environment(env: Mapping[str, str] | None, *, inherit: bool = False) -> dict[str, str]:
+    """The environment of a spawned server: the short allow-list (or, with `inherit`, all of
+    mcptask's), then `env` over it. A value starting with `()` is a shell function, which
+    the SDKs leave out too."""
+    if inherit:
+        base = dict(os.environ)
+    else:
+        base = {
+            name: value
+            for name in INHERITED_VARIABLES
+            if (value := os.environ.get(name)) and not value.startswith("()")
+        }
+    return {**base, **(env or {})}
 
 
 def split_command(command: str) -> list[str]:
@@ -59,6 +95,7 @@ class StdioTransport:
         log: WireLog | None = None,
         stderr_log: WireLog | None = None,
         env: Mapping[str, str] | None = None,
+        inherit_env: bool = False,
         max_answer: int | None = None,
     ) -> None:
         self.target = display_command(argv)
@@ -85,7 +122,7 @@ class StdioTransport:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
-                env={**os.environ, **env} if env else None,
+                env=server_environment(env, inherit=inherit_env),
             )
         except OSError as exc:
             raise ServerExited(
