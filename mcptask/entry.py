@@ -36,6 +36,10 @@ def main() -> None:
         except BrokenPipeError:  # `mcptask --version | true`: nobody reads
             # /dev/null in its place: the interpreter's final flush must not fail again.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError as exc:  # a full disk: the one-line error of any output, exit 1
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.stderr.write(f"mcptask: error: cannot write the output: {exc.strerror}\n")
+            sys.exit(1)
         sys.exit(0)
     from mcptask.cli.app import run
 

@@ -26,7 +26,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from mcptask import __version__
 from mcptask.cli.options import color_wanted, root_options
-from mcptask.errors import ExitCode, McptaskError
+from mcptask.errors import ExitCode, McptaskError, OutputFailure
 
 COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
     "connect": ("connect", {}),
@@ -91,13 +91,16 @@ def _help_width(columns: int) -> Iterator[None]:
 
 def _capped(format_help: Callable[[Any, Any], None], ctx: Any, formatter: Any) -> None:
     """Draw help at most 80 columns wide. A reader that went away (`mcptask --help | true`)
-    ends it quietly with exit 0, like every output of mcptask (Rich would exit 1)."""
+    ends it quietly with exit 0, like every output of mcptask (Rich would exit 1); stdout that
+    cannot be written (a full disk) is the one-line error of any output."""
     with _help_width(help_columns()):
         try:
             format_help(ctx, formatter)
         except SystemExit as exit:  # Rich's answer to a broken pipe, stdout now /dev/null
             if exit.code != 1:
                 raise
+        except OSError as exc:
+            raise OutputFailure(f"cannot write the output: {exc.strerror or exc}") from None
 
 
 def _in_declared_order(names: list[str], ctx: Any) -> list[str]:
