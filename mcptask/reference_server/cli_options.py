@@ -9,13 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from mcptask.reference_server.cli_access import access_settings, add_access_arguments
 from mcptask.reference_server.config import (
     DEFAULT_PROTOCOL_ERAS,
     AnswerMode,
     CancelMode,
     Fault,
-    OAuthConfig,
-    PreRegistered,
     ProtocolEras,
     Scope,
     ServerConfig,
@@ -201,10 +200,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     http.add_argument("--no-get-stream", action="store_true", help="answer GET with 405")
     http.add_argument(
-        "--require-token", metavar="TOKEN", help="require Authorization: Bearer TOKEN (else 401)"
-    )
-    http.add_argument("--forbid-token", metavar="TOKEN", help="answer 403 to this bearer token")
-    http.add_argument(
         "--affinity-cookie",
         action="store_true",
         help="set a sticky-session cookie on initialize; refuse requests of the session "
@@ -232,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_fault_switches(parser)
 
-    add_oauth_arguments(parser)
+    add_access_arguments(parser, http)
 
     misc = parser.add_argument_group("other")
     misc.add_argument(
@@ -277,10 +272,10 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
         except (ValueError, UnicodeDecodeError) as exc:
             raise UsageError(f"--tasks-file {args.tasks_file}: {exc}") from None
     try:
-        oauth = oauth_config(args)
+        access = access_settings(args)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if oauth is not None and (args.stdio or args.require_token or args.forbid_token):
+    if access.oauth is not None and (args.stdio or access.require_token or access.forbid_token):
         raise UsageError("--oauth serves HTTP and replaces --require-token/--forbid-token")
     complete_on_cancel = frozenset(
         task_id.strip()
@@ -318,8 +313,10 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
         modern_cancel_delay_ms=modern_cancel_delay,
         complete_on_cancel=complete_on_cancel,
         latency_ms=args.latency,
-        require_token=args.require_token,
-        forbid_token=args.forbid_token,
+        require_token=access.require_token,
+        forbid_token=access.forbid_token,
+        connection_idle_seconds=access.connection_idle_seconds,
+        session_idle_seconds=access.session_idle_seconds,
         drop_session_after=args.drop_session_after,
         affinity_cookie=args.affinity_cookie,
         fault=Fault(args.fault) if args.fault else None,
@@ -329,68 +326,5 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
         server_name=args.server_name,
         protocol_eras=ProtocolEras(args.protocol_eras),
         log_requests=args.log,
-        oauth=oauth,
+        oauth=access.oauth,
     )
-
-
-# -- --oauth --------------------------------------------------------------------------------
-
-
-def add_oauth_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the OAuth group to the reference server's parser."""
-    group = parser.add_argument_group("OAuth (HTTP only)")
-    group.add_argument(
-        "--oauth",
-        action="store_true",
-        help="protect /mcp with a built-in OAuth 2.1 authorization server on the same origin "
-        "(try: mcptask login URL); scopes tasks:read, tasks:write (cancel, tools/call)",
-    )
-    group.add_argument(
-        "--oauth-token-ttl",
-        type=int,
-        default=3600,
-        metavar="SECONDS",
-        help="lifetime of access tokens (default 3600); refresh tokens renew them",
-    )
-    group.add_argument(
-        "--oauth-client",
-        action="append",
-        default=[],
-        metavar="ID:SECRET",
-        help="pre-register a confidential client (client credentials, or browser sign-in)",
-    )
-    group.add_argument(
-        "--oauth-client-key",
-        action="append",
-        default=[],
-        metavar="ID=PUBLIC_KEY_PEM",
-        help="pre-register a client that signs in with a JWT assertion (private_key_jwt)",
-    )
-
-
-def oauth_config(args: argparse.Namespace) -> OAuthConfig | None:
-    """The OAuth settings, or None without --oauth; ValueError for bad values."""
-    if not args.oauth:
-        if args.oauth_client or args.oauth_client_key:
-            raise ValueError("--oauth-client and --oauth-client-key go with --oauth")
-        return None
-    if args.oauth_token_ttl < 1:
-        raise ValueError("--oauth-token-ttl must be at least 1 second")
-    clients: list[PreRegistered] = []
-    for value in args.oauth_client:
-        client_id, separator, secret = value.partition(":")
-        if not separator or not client_id or not secret:
-            raise ValueError("--oauth-client takes ID:SECRET")
-        clients.append(PreRegistered(client_id, secret=secret))
-    for value in args.oauth_client_key:
-        client_id, separator, path = value.partition("=")
-        if not separator or not client_id or not path:
-            raise ValueError("--oauth-client-key takes ID=PUBLIC_KEY_PEM_FILE")
-        try:
-            pem = Path(path).expanduser().read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"--oauth-client-key: cannot read {path}: {exc}") from None
-        if "PUBLIC KEY-----" not in pem:
-            raise ValueError(f"--oauth-client-key: {path} holds no PEM public key")
-        clients.append(PreRegistered(client_id, public_key_pem=pem))
-    return OAuthConfig(token_ttl_seconds=args.oauth_token_ttl, clients=tuple(clients))

@@ -134,6 +134,10 @@ class ServerConfig:
     require_token: str | None = None
     forbid_token: str | None = None
     drop_session_after: int | None = None
+    # An HTTP connection with no request for this long is closed; a session unused for
+    # this long is forgotten (then 404). 0: never.
+    connection_idle_seconds: float = 60.0
+    session_idle_seconds: float = 3600.0
     # 2025-11-25 sessions live behind a sticky load balancer: initialize sets AFFINITY_COOKIE,
     # and a request of the session without it is refused (400), as its node is not reached.
     affinity_cookie: bool = False

@@ -57,7 +57,7 @@ class LegacyEndpoint:
     def __init__(self, dispatcher: LegacyDispatcher, store: TaskStore) -> None:
         self.dispatcher = dispatcher
         self.config = dispatcher.config
-        self.sessions = SessionRegistry()
+        self.sessions = SessionRegistry(self.config.session_idle_seconds)
         if self.config.notify:
             store.add_listener(
                 lambda view: self.sessions.broadcast(

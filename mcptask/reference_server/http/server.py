@@ -137,6 +137,12 @@ class McpRequestHandler(Exchange):
     def plan(self) -> FaultPlan:
         return self.server.plan
 
+    def setup(self) -> None:
+        super().setup()
+        # An idle connection (no request, or a request trickling in) is closed after this
+        # long: a read that times out ends BaseHTTPRequestHandler's loop of requests.
+        self.connection.settimeout(self.config.connection_idle_seconds or None)
+
     def do_POST(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
         self.request_message, self.fault = None, None
         with contextlib.suppress(Done):

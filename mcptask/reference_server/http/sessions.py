@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 
@@ -33,6 +34,7 @@ class Session:
 
     def __init__(self, session_id: str) -> None:
         self.id = session_id
+        self.last_used = time.monotonic()
         self._cond = threading.Condition()
         self._events: deque[tuple[int, JsonObject]] = deque(maxlen=EVENT_BUFFER_SIZE)
         self._last_id = 0
@@ -46,6 +48,7 @@ class Session:
         """Count one more HTTP request in this session and return the total."""
         with self._cond:
             self._requests += 1
+            self.last_used = time.monotonic()
             return self._requests
 
     @property
@@ -86,6 +89,7 @@ class Session:
             )
             if self._ended(token):
                 return None
+            self.last_used = time.monotonic()  # a stream still open keeps the session alive
             return [(event_id, msg) for event_id, msg in self._events if event_id > after]
 
     def open_post_stream(self, stream: str) -> None:
@@ -146,23 +150,38 @@ class Session:
 
 
 class SessionRegistry:
-    """All live sessions of the HTTP server."""
+    """All live sessions of the HTTP server; one unused for `idle_seconds` (0: never) is
+    forgotten."""
 
-    def __init__(self) -> None:
+    def __init__(self, idle_seconds: float = 0.0) -> None:
         self._lock = threading.Lock()
         self._sessions: dict[str, Session] = {}
+        self._idle_seconds = idle_seconds
 
     def create(self) -> Session:
         """A new session with a random id of visible ASCII characters (spec requirement)."""
         session = Session(secrets.token_hex(16))
+        self._forget_idle()
         with self._lock:
             self._sessions[session.id] = session
         return session
 
     def get(self, session_id: str) -> Session | None:
         """The live session with this id, if any."""
+        self._forget_idle()
         with self._lock:
             return self._sessions.get(session_id)
+
+    def _forget_idle(self) -> None:
+        if not self._idle_seconds:
+            return
+        horizon = time.monotonic() - self._idle_seconds
+        with self._lock:
+            idle = [s for s in self._sessions.values() if s.last_used < horizon]
+            for session in idle:
+                del self._sessions[session.id]
+        for session in idle:
+            session.close()
 
     def remove(self, session_id: str) -> bool:
         """Forget a session (DELETE or --drop-session-after); False if it was unknown."""
