@@ -78,12 +78,16 @@ class LegacyDispatcher:
     """Answers MCP 2025-11-25 messages against a shared TaskStore.
 
     `session_id` identifies the caller: it scopes task visibility (--scope session) and is
-    None only for callers outside any session.
+    None only for callers outside any session. With --oauth the transport names the client
+    each session belongs to (`principal_of`): in global scope, that client owns the tasks
+    the session creates, and only its sessions see them.
     """
 
     def __init__(self, config: ServerConfig, store: TaskStore) -> None:
         self.config = config
         self.store = store
+        # The client (OAuth principal) a session speaks for; None: nobody in particular.
+        self.principal_of: Callable[[str | None], str | None] = lambda session_id: None
         self._cancel_policy = CancelPolicy(config.cancel_mode, config.cancel_delay_ms)
         # Cursors carry this nonce so that a cursor from another server run is rejected.
         self._cursor_nonce = secrets.token_hex(4)
@@ -185,8 +189,11 @@ class LegacyDispatcher:
             return error_response(msg_id, error.code, error.message, error.data)
 
     def owner(self, session_id: str | None) -> str | None:
-        """Who owns a task the session creates: the session under --scope session."""
-        return session_id if self.config.scope is Scope.SESSION else None
+        """Who owns a task the session creates, and which owned tasks it sees besides the
+        shared ones: the session under --scope session, else its client (--oauth)."""
+        if self.config.scope is Scope.SESSION:
+            return session_id
+        return self.principal_of(session_id)
 
     def requested_ttl(self, task_params: object) -> int | None:
         """The ttl a task-augmented call asks for (params.task.ttl), else the server's."""
@@ -252,14 +259,15 @@ class LegacyDispatcher:
     # -- tasks ----------------------------------------------------------------------------
 
     def _tasks_get(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
-        return self.task_wire(self.store.get(task_id_param(params), session_id))
+        return self.task_wire(self.store.get(task_id_param(params), self.owner(session_id)))
 
     def _tasks_cancel(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
-        view = self.store.cancel(task_id_param(params), session_id, self._cancel_policy)
+        viewer = self.owner(session_id)
+        view = self.store.cancel(task_id_param(params), viewer, self._cancel_policy)
         return self.task_wire(view)
 
     def _tasks_result(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
-        view = self.store.wait_terminal(task_id_param(params), session_id)
+        view = self.store.wait_terminal(task_id_param(params), self.owner(session_id))
         if view.status == "failed" and view.error is not None:
             # The underlying request ended in a JSON-RPC error: tasks/result answers it.
             error = view.error
@@ -273,7 +281,7 @@ class LegacyDispatcher:
     def _tasks_list(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
         cursor = params.get("cursor")
         after = None if cursor is None else self._decode_cursor(cursor)
-        views, more = self.store.page(session_id, after, self.config.page_size)
+        views, more = self.store.page(self.owner(session_id), after, self.config.page_size)
         result: JsonObject = {"tasks": [self.task_wire(view) for view in views]}
         if more and views:
             result["nextCursor"] = self._encode_cursor(views[-1].sort_key)

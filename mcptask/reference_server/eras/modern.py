@@ -5,7 +5,9 @@ in `params._meta`, and is answered on its own. There are no sessions, so the ses
 the legacy era does not exist here: modern requests are served as viewer None, which sees the
 shared tasks (seeded, scripted, created in global scope, or created by modern requests) and
 never a task owned by a legacy session (--scope session). Tasks created here are shared, so
-legacy sessions see them too. The TaskStore is the same one the LegacyDispatcher uses.
+legacy sessions see them too. With --oauth the viewer is the client of the request's token
+(`caller`): it owns the tasks it creates, and no other client sees them. The TaskStore is
+the one the LegacyDispatcher uses.
 
 The router (router.py) decides which messages this dispatcher answers; the HTTP transport
 passes its header checks in as a validator, so that the checks run in the order the
@@ -15,6 +17,7 @@ specification implies: envelope, headers, version, capabilities, method.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.eras.modern_wire import (
@@ -118,8 +121,11 @@ class ModernDispatcher:
 
     # -- entry points ---------------------------------------------------------------------
 
-    def handle(self, message: object, validate: Validator | None = None) -> ModernReply:
-        """Process one decoded JSON-RPC message; `validate` adds transport checks."""
+    def handle(
+        self, message: object, validate: Validator | None = None, caller: str | None = None
+    ) -> ModernReply:
+        """Process one decoded JSON-RPC message; `validate` adds transport checks; `caller`
+        is who sends it (--oauth: the client of its token)."""
         kind = classify(message)
         if kind is MessageKind.INVALID:
             return ModernReply(
@@ -133,6 +139,7 @@ class ModernDispatcher:
         method: str = message["method"]
         try:
             request = parse_request(msg_id, method, message.get("params"), self.supported_versions)
+            request = replace(request, caller=caller)
             if validate is not None:
                 validate(request)
             check_request(request, self.supported_versions)
@@ -211,10 +218,10 @@ class ModernDispatcher:
         return notification(TASK_NOTIFICATION, self.detailed_task(view))
 
     def _publish(self, view: TaskView) -> None:
-        # A task owned by a legacy session (--scope session) is never visible to a modern
-        # caller, so its changes are not pushed either.
-        if view.owner is None:
-            self.hub.publish(view)
+        # A subscription hears only of the tasks its listen agreed, which were visible to
+        # its caller: a task of a legacy session (--scope session) or of another client
+        # (--oauth) never is.
+        self.hub.publish(view)
 
     # -- methods --------------------------------------------------------------------------
 
@@ -254,7 +261,7 @@ class ModernDispatcher:
     def _call_long_job(self, job: LongJob, request: ModernRequest) -> JsonObject:
         if self.config.tasks_enabled and request.declares_tasks:
             # The server decides: with the extension declared, long_job is always a task.
-            view = start_long_job(self.store, job, ttl_ms=self.config.ttl_ms)
+            view = start_long_job(self.store, job, ttl_ms=self.config.ttl_ms, owner=request.caller)
             return {"resultType": "task", **self.task_wire(view)}
         # Without the extension the call runs inline (the spec forbids a CreateTaskResult
         # for a client that did not declare it). `failed` is a JSON-RPC error in this era.
@@ -264,7 +271,7 @@ class ModernDispatcher:
         return {"resultType": "complete", **call_result(status, message)}
 
     def _tasks_get(self, request: ModernRequest) -> JsonObject:
-        view = self.store.get(task_id_param(request.params), None)
+        view = self.store.get(task_id_param(request.params), request.caller)
         return {"resultType": "complete", **self.detailed_task(view)}
 
     def _tasks_update(self, request: ModernRequest) -> JsonObject:
@@ -272,11 +279,12 @@ class ModernDispatcher:
         responses = request.params.get("inputResponses")
         if not isinstance(responses, dict):
             raise JsonRpcError(INVALID_PARAMS, "inputResponses must be an object")
-        self.store.provide_input(task_id, None, responses)
+        self.store.provide_input(task_id, request.caller, responses)
         return {"resultType": "complete"}
 
     def _tasks_cancel(self, request: ModernRequest) -> JsonObject:
-        self.store.request_cancel(task_id_param(request.params), None, self._default_cancel)
+        task_id = task_id_param(request.params)
+        self.store.request_cancel(task_id, request.caller, self._default_cancel)
         return {"resultType": "complete"}
 
     def _listen(self, request: ModernRequest) -> ModernReply:
@@ -292,7 +300,9 @@ class ModernDispatcher:
                 )
             if not request.declares_tasks:
                 raise missing_tasks_capability()
-            agreed["taskIds"] = self._agreed_task_ids(requested) if self.config.notify else []
+            agreed["taskIds"] = (
+                self._agreed_task_ids(requested, request.caller) if self.config.notify else []
+            )
         # Other notification types (tools list changes, resources) are not offered: they
         # are left out of the acknowledgement, as the spec asks.
         subscription = self.hub.open(request.msg_id, frozenset(agreed.get("taskIds", ())))
@@ -302,12 +312,12 @@ class ModernDispatcher:
         )
         return ModernReply(None, 200, [acknowledged], subscription)
 
-    def _agreed_task_ids(self, requested: list[str]) -> list[str]:
+    def _agreed_task_ids(self, requested: list[str], caller: str | None) -> list[str]:
         """The requested ids of tasks this (sessionless) caller can see, once each."""
         agreed: list[str] = []
         for task_id in dict.fromkeys(requested):
             try:
-                self.store.get(task_id, None)
+                self.store.get(task_id, caller)
             except TaskNotFoundError:
                 continue
             agreed.append(task_id)

@@ -81,6 +81,8 @@ class ModernRequest:
     # Notifications that belong to this request (progress, log messages): sent before its
     # response on an SSE answer.
     related: list[JsonObject] = field(default_factory=list, compare=False)
+    # Who sends it (--oauth: the client of its token), the owner of the tasks it creates.
+    caller: str | None = None
 
     @property
     def declares_tasks(self) -> bool:

@@ -69,6 +69,9 @@ class Exchange(BaseHTTPRequestHandler):
     # the switches drew for it: set by the handler for each request of the connection.
     request_message: JsonObject | None = None
     fault: FaultKind | None = None
+    # Who the request's bearer token speaks for (--oauth), the owner of the tasks it
+    # creates; None without --oauth.
+    principal: str | None = None
 
     @property
     def config(self) -> ServerConfig:

@@ -58,6 +58,7 @@ class LegacyEndpoint:
         self.dispatcher = dispatcher
         self.config = dispatcher.config
         self.sessions = SessionRegistry(self.config.session_idle_seconds)
+        dispatcher.principal_of = self.sessions.principal_of
         if self.config.notify:
             store.add_listener(
                 lambda view: self.sessions.broadcast(
@@ -77,7 +78,10 @@ class LegacyEndpoint:
         # A new session per initialize: a client re-initializing after a 404 gets a fresh
         # one, and the old id (if any) is simply ignored.
         new_session = method == "initialize"
-        session = self.sessions.create() if new_session else self._require_session(exchange)
+        if new_session:
+            session = self.sessions.create(exchange.principal)
+        else:
+            session = self._require_session(exchange)
         count = session.count_request()
         try:
             if isinstance(method, str):
@@ -223,7 +227,8 @@ class LegacyEndpoint:
         if not session_id:
             exchange.fail(400, BAD_REQUEST, "Missing Mcp-Session-Id header")
         session = self.sessions.get(session_id)
-        if session is None:
+        if session is None or session.principal != exchange.principal:
+            # (another client's session, --oauth: as if it did not exist)
             exchange.fail(404, SESSION_NOT_FOUND, "Session not found")
         if self.config.affinity_cookie and not _has_affinity(exchange, session.id):
             exchange.fail(400, BAD_REQUEST, f"Missing the {AFFINITY_COOKIE} cookie")

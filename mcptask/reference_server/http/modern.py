@@ -62,7 +62,7 @@ class ModernEndpoint:
             if problem is not None:
                 raise ModernError(HEADER_MISMATCH, problem)
 
-        reply = self.dispatcher.handle(message, check_headers)
+        reply = self.dispatcher.handle(message, check_headers, exchange.principal)
         if reply.subscription is not None:
             self._stream_subscription(exchange, reply)
             return

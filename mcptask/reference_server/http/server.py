@@ -144,7 +144,7 @@ class McpRequestHandler(Exchange):
         self.connection.settimeout(self.config.connection_idle_seconds or None)
 
     def do_POST(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
-        self.request_message, self.fault = None, None
+        self.request_message, self.fault, self.principal = None, None, None
         with contextlib.suppress(Done):
             body = self.read_body()
             if self._served_by_oauth(body):
@@ -167,7 +167,8 @@ class McpRequestHandler(Exchange):
                 log.info("the client went away before the answer to %s", message.get("method"))
 
     def do_GET(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
-        self.request_message, self.fault = None, None  # nothing left from an earlier POST
+        # nothing left from an earlier POST
+        self.request_message, self.fault, self.principal = None, None, None
         with contextlib.suppress(Done):
             if self._served_by_oauth(b""):
                 return
@@ -175,7 +176,7 @@ class McpRequestHandler(Exchange):
             self.server.endpoints.without_message().get(self)
 
     def do_DELETE(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
-        self.request_message, self.fault = None, None
+        self.request_message, self.fault, self.principal = None, None, None
         with contextlib.suppress(Done):
             self.read_body()
             self._check_common()
@@ -226,6 +227,9 @@ class McpRequestHandler(Exchange):
                 refused.message,
                 {"WWW-Authenticate": refused.challenge},
             )
+        if self.server.oauth is not None:
+            # Tasks belong to the client their token was issued to (tasks spec: MUST).
+            self.principal = self.server.oauth.principal(self.headers.get("Authorization"))
 
     # -- --oauth: the authorization server beside /mcp ---------------------------------------
 

@@ -32,8 +32,11 @@ class Session:
     opening a new one ends the previous one, so no message goes out on two streams.
     """
 
-    def __init__(self, session_id: str) -> None:
+    def __init__(self, session_id: str, principal: str | None = None) -> None:
         self.id = session_id
+        # The client the session belongs to (--oauth): requests with another client's
+        # token do not find it.
+        self.principal = principal
         self.last_used = time.monotonic()
         self._cond = threading.Condition()
         self._events: deque[tuple[int, JsonObject]] = deque(maxlen=EVENT_BUFFER_SIZE)
@@ -158,9 +161,10 @@ class SessionRegistry:
         self._sessions: dict[str, Session] = {}
         self._idle_seconds = idle_seconds
 
-    def create(self) -> Session:
-        """A new session with a random id of visible ASCII characters (spec requirement)."""
-        session = Session(secrets.token_hex(16))
+    def create(self, principal: str | None = None) -> Session:
+        """A new session with a random id of visible ASCII characters (spec requirement),
+        of `principal`'s (--oauth)."""
+        session = Session(secrets.token_hex(16), principal)
         self._forget_idle()
         with self._lock:
             self._sessions[session.id] = session
@@ -171,6 +175,12 @@ class SessionRegistry:
         self._forget_idle()
         with self._lock:
             return self._sessions.get(session_id)
+
+    def principal_of(self, session_id: str | None) -> str | None:
+        """The client a session belongs to (--oauth); None for none, or no such session."""
+        with self._lock:
+            session = self._sessions.get(session_id) if session_id is not None else None
+        return None if session is None else session.principal
 
     def _forget_idle(self) -> None:
         if not self._idle_seconds:
@@ -195,6 +205,8 @@ class SessionRegistry:
     def broadcast(self, message: JsonObject, owner: str | None) -> None:
         """Queue a notification for every session allowed to see the task it is about."""
         with self._lock:
-            targets = [s for s in self._sessions.values() if owner is None or s.id == owner]
+            targets = [
+                s for s in self._sessions.values() if owner is None or owner in (s.id, s.principal)
+            ]
         for session in targets:
             session.push(message)

@@ -6,12 +6,16 @@ Paths, on the MCP server's own origin (its issuer):
     GET  /.well-known/oauth-protected-resource/mcp   RFC 9728 metadata of /mcp
     GET  /.well-known/oauth-authorization-server     RFC 8414 metadata
     POST /oauth/register                             RFC 7591 dynamic registration
-    GET  /oauth/authorize                            approves at once, redirects back
+    GET  /oauth/authorize                            approves at once (a demo: no user, no
+                                                     consent), redirects back
     POST /oauth/token                                authorization_code, refresh_token,
                                                      client_credentials
 
 Tokens are opaque random strings kept in memory, bound to the resource and scopes they were
-issued for; refresh tokens rotate on use.
+issued for; refresh tokens rotate on use. An authorization code is single-use, short-lived,
+and redeemed only by its client, with its redirect_uri and the verifier of its PKCE
+challenge. The client a token was issued to is its principal: the owner of the tasks it
+creates.
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ TOKEN_PATH = "/oauth/token"
 REGISTER_PATH = "/oauth/register"
 PATHS = frozenset({PRM_PATH, METADATA_PATH, AUTHORIZE_PATH, TOKEN_PATH, REGISTER_PATH})
 ALL_SCOPES = f"{READ_SCOPE} {WRITE_SCOPE}"
+# Owners of tasks created with a token are named so, apart from (hex) session ids.
+PRINCIPAL_PREFIX = "client:"
 
 
 @dataclass(frozen=True)
@@ -132,6 +138,13 @@ class AuthorizationServer:
                 f"{method} needs the scope {needed}",
             )
         return None
+
+    def principal(self, authorization: str | None) -> str | None:
+        """Who a live bearer token speaks for: `client:` and the id of the client it was
+        issued to (its owner of tasks); None for no live token."""
+        scheme, _, token = (authorization or "").partition(" ")
+        grant = self._live(self._access, token.strip()) if scheme.lower() == "bearer" else None
+        return None if grant is None else PRINCIPAL_PREFIX + grant.client_id
 
     # -- the OAuth endpoints ----------------------------------------------------------------
 
