@@ -15,6 +15,7 @@ from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.eras.router import Router
 from mcptask.reference_server.faults import FaultPlan
 from mcptask.reference_server.http import serve_http
+from mcptask.reference_server.http.policy import is_loopback
 from mcptask.reference_server.records import TaskNotFoundError
 from mcptask.reference_server.scripting import OnCancel
 from mcptask.reference_server.stdio import StdioServer
@@ -72,6 +73,7 @@ def run(
                 return StdioServer(
                     config, router, store, sys.stdin.buffer, sys.stdout.buffer, plan
                 ).serve()
+            _warn_if_open(config)
             serve_http(config, router, store, announce, plan)
             return 0
         except (_Stop, KeyboardInterrupt):
@@ -87,6 +89,19 @@ def run(
                 signal.signal(sig, handler)
     finally:
         store.close()
+
+
+def _warn_if_open(config: ServerConfig) -> None:
+    """A server other machines can reach, with no bearer check, serves its tasks to all."""
+    if is_loopback(config.host) or config.oauth is not None or config.require_token:
+        return
+    print(
+        f"{PROG}: warning: listening on {config.host}, which other machines may reach, "
+        "without --oauth or --require-token: anyone who reaches it can list, read and "
+        "cancel its tasks",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 # -- populating the store --------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hmac
+import ipaddress
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -51,6 +52,33 @@ def origin_allowed(origin: str) -> bool:
     if parts.scheme != "http" or parts.username or parts.path or parts.query:
         return False
     return parts.hostname in LOCAL_HOSTS
+
+
+def is_loopback(host: str) -> bool:
+    """True for a loopback address or the name localhost."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def host_allowed(host: str | None, bind_host: str) -> bool:
+    """DNS rebinding protection, as the official SDKs do it: on a loopback bind, the Host
+    header must name a loopback host (127.0.0.1, localhost, [::1], or the bound address),
+    with any port (a TLS terminator or proxy in front may have its own). A page of a
+    rebound domain sends its own name, and is refused. A non-loopback bind accepts any
+    Host (its names are not known here)."""
+    if not is_loopback(bind_host):
+        return True
+    if host is None:
+        return False
+    name, _, port = host.strip().lower().rpartition(":")
+    if not name or not port.isdigit():
+        name = host.strip().lower()  # no port
+    own = f"[{bind_host}]" if ":" in bind_host else bind_host
+    return name in {"127.0.0.1", "localhost", "[::1]", own.lower()}
 
 
 def _bearer_token(authorization: str | None) -> str | None:

@@ -33,6 +33,7 @@ from mcptask.reference_server.http.policy import (
     AuthFailure,
     accepted_types,
     auth_failure,
+    host_allowed,
     origin_allowed,
 )
 from mcptask.reference_server.oauth.server import PATHS as OAUTH_PATHS
@@ -146,6 +147,7 @@ class McpRequestHandler(Exchange):
     def do_POST(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
         self.request_message, self.fault, self.principal = None, None, None
         with contextlib.suppress(Done):
+            self._check_origin_and_host()
             body = self.read_body()
             if self._served_by_oauth(body):
                 return
@@ -170,6 +172,7 @@ class McpRequestHandler(Exchange):
         # nothing left from an earlier POST
         self.request_message, self.fault, self.principal = None, None, None
         with contextlib.suppress(Done):
+            self._check_origin_and_host()
             if self._served_by_oauth(b""):
                 return
             self._check_common()
@@ -178,16 +181,19 @@ class McpRequestHandler(Exchange):
     def do_DELETE(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
         self.request_message, self.fault, self.principal = None, None, None
         with contextlib.suppress(Done):
+            self._check_origin_and_host()
             self.read_body()
             self._check_common()
             self.server.endpoints.without_message().delete(self)
 
     def do_PUT(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
         with contextlib.suppress(Done):
+            self._check_origin_and_host()
             self.method_not_allowed(self.server.endpoints.without_message().allow)
 
     def do_PATCH(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
         with contextlib.suppress(Done):
+            self._check_origin_and_host()
             self.method_not_allowed(self.server.endpoints.without_message().allow)
 
     def _read_message(self, body: bytes) -> JsonObject:
@@ -207,12 +213,22 @@ class McpRequestHandler(Exchange):
         assert isinstance(message, dict)
         return message
 
+    def _check_origin_and_host(self) -> None:
+        """Every path, every method: refuse foreign Origins (403) and, on a loopback bind,
+        Host headers that do not name this server (421), against DNS rebinding. The body
+        is left unread, so the connection ends with the refusal."""
+        origin = self.headers.get("Origin")
+        host = self.headers.get("Host")
+        if origin is not None and not origin_allowed(origin):
+            self.close_connection = True
+            self.fail(403, BAD_REQUEST, f"Origin not allowed: {origin}")
+        if not host_allowed(host, self.config.host):
+            self.close_connection = True
+            self.fail(421, BAD_REQUEST, f"Host not allowed: {host}")
+
     def _check_common(self) -> None:
         if self.path.split("?", 1)[0] != ENDPOINT:
             self.fail(404, BAD_REQUEST, f"Not found; the MCP endpoint is {ENDPOINT}")
-        origin = self.headers.get("Origin")
-        if origin is not None and not origin_allowed(origin):
-            self.fail(403, BAD_REQUEST, f"Origin not allowed: {origin}")
         refused: AuthFailure | Refusal | None = auth_failure(
             self.headers.get("Authorization"), self.config.require_token, self.config.forbid_token
         )
