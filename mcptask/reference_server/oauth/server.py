@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import secrets
 import threading
 import time
@@ -49,6 +50,9 @@ TOKEN_PATH = "/oauth/token"
 REGISTER_PATH = "/oauth/register"
 PATHS = frozenset({PRM_PATH, METADATA_PATH, AUTHORIZE_PATH, TOKEN_PATH, REGISTER_PATH})
 ALL_SCOPES = f"{READ_SCOPE} {WRITE_SCOPE}"
+# RFC 7636 §4.1, §4.2: the verifier's alphabet and length, and an S256 challenge.
+VERIFIER = re.compile(r"[A-Za-z0-9._~-]{43,128}")
+CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")
 # Owners of tasks created with a token are named so, apart from (hex) session ids.
 PRINCIPAL_PREFIX = "client:"
 
@@ -224,6 +228,9 @@ class AuthorizationServer:
             return back(error="unsupported_response_type")
         if query.get("code_challenge_method") != "S256" or not query.get("code_challenge"):
             return back(error="invalid_request", error_description="PKCE S256 is required")
+        if not CHALLENGE.fullmatch(query["code_challenge"]):
+            # An S256 challenge is the unpadded Base64url of a SHA-256 (RFC 7636 §4.2).
+            return back(error="invalid_request", error_description="malformed code_challenge")
         resource = query.get("resource", f"{base}/mcp")
         if resource != f"{base}/mcp":
             return back(error="invalid_target", error_description="unknown resource")
@@ -275,8 +282,10 @@ class AuthorizationServer:
         if form.get("redirect_uri") != code.redirect_uri:
             raise OAuthError(400, "invalid_grant", "redirect_uri differs from the authorize one")
         verifier = form.get("code_verifier", "")
+        if not VERIFIER.fullmatch(verifier):
+            raise OAuthError(400, "invalid_grant", "code_verifier must be 43-128 characters")
         digest = urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=")
-        if not hmac.compare_digest(digest, code.challenge.encode()):  # any text the client sent
+        if not hmac.compare_digest(digest, code.challenge.encode()):
             raise OAuthError(400, "invalid_grant", "code_verifier does not match (PKCE)")
         return code.grant
 
