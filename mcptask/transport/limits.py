@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from importlib.util import find_spec
 from typing import Any
 
 import httpx
@@ -38,17 +40,24 @@ def max_answer_bytes(environ: Mapping[str, str] | None = None) -> int:
 
 
 class BoundedStream(httpx.SyncByteStream):
-    """A response body that refuses to be read past `limit` bytes."""
+    """A response body that refuses to be read past `limit` bytes: as sent, and as httpx
+    decodes them (a small gzip body may inflate a thousandfold)."""
 
-    def __init__(self, inner: httpx.SyncByteStream, limit: int) -> None:
+    def __init__(
+        self, inner: httpx.SyncByteStream, limit: int, encodings: Sequence[str] = ()
+    ) -> None:
         self._inner = inner
         self._limit = limit
+        self._inflation = Inflation(encodings) if encodings else None
 
     def __iter__(self) -> Iterator[bytes]:
         total = 0
         for chunk in self._inner:
             total += len(chunk)
             if total > self._limit:
+                raise too_large(self._limit)
+            if self._inflation is not None and self._inflation.count(chunk) > self._limit:
+                # Counted before httpx decodes the chunk: the bomb is never inflated in full.
                 raise too_large(self._limit)
             yield chunk
 
@@ -62,7 +71,74 @@ def bound(response: httpx.Response, limit: int) -> None:
     if length.isdigit() and int(length) > limit:
         raise too_large(limit)
     if isinstance(response.stream, httpx.SyncByteStream):
-        response.stream = BoundedStream(response.stream, limit)
+        encodings = response.headers.get_list("Content-Encoding", split_commas=True)
+        response.stream = BoundedStream(response.stream, limit, encodings)
+
+
+_PIECE = 64 * 1024
+"""The most decoded bytes held at once while counting."""
+
+
+class Inflation:
+    """How many bytes a body decodes to, counted the way httpx decodes it (the encodings of
+    Content-Encoding undone last first; unknown ones left alone), without keeping them."""
+
+    def __init__(self, encodings: Sequence[str]) -> None:
+        self.decoded = 0
+        self._stages: list[_Inflater] = []
+        for encoding in reversed([value.strip().lower() for value in encodings]):
+            if encoding in ("gzip", "deflate"):
+                self._stages.append(_Inflater(encoding))
+            elif encoding in _UNCOUNTED and any(find_spec(name) for name in _UNCOUNTED[encoding]):
+                # httpx would decode it (its module is installed), and nothing here can count it.
+                raise ProtocolViolation(
+                    f"the server's answer is {encoding}-encoded, which mcptask cannot bound"
+                )
+
+    def count(self, chunk: bytes) -> int:
+        """Count the decoded bytes of the next raw chunk; the total so far."""
+        for piece in self._through(0, chunk):
+            self.decoded += len(piece)
+        return self.decoded
+
+    def _through(self, index: int, data: bytes) -> Iterator[bytes]:
+        if index == len(self._stages):
+            yield data
+            return
+        for piece in self._stages[index].pieces(data):
+            yield from self._through(index + 1, piece)
+
+
+_UNCOUNTED = {"br": ("brotli", "brotlicffi"), "zstd": ("zstandard",)}
+
+
+class _Inflater:
+    """One gzip or deflate layer, inflated a piece at a time (as httpx's decoders do: a
+    deflate body may lack its zlib header; what follows a gzip member's end is ignored)."""
+
+    def __init__(self, encoding: str) -> None:
+        self._gzip = encoding == "gzip"
+        self._inflater = zlib.decompressobj(zlib.MAX_WBITS | (16 if self._gzip else 0))
+        self._first = True
+        self._broken = False
+
+    def pieces(self, data: bytes) -> Iterator[bytes]:
+        first, self._first = self._first, False
+        while not (self._broken or self._inflater.eof):
+            try:
+                piece = self._inflater.decompress(data, _PIECE)
+            except zlib.error:
+                if first and not self._gzip:
+                    self._inflater, first = zlib.decompressobj(-zlib.MAX_WBITS), False
+                    continue
+                self._broken = True  # httpx's decoder fails on it too (DecodingError)
+                return
+            first = False
+            data = self._inflater.unconsumed_tail
+            if piece:
+                yield piece
+            if not data and len(piece) < _PIECE:
+                return
 
 
 def too_large(limit: int) -> ProtocolViolation:

@@ -1,0 +1,45 @@
+"""A hostile Streamable HTTP server of the tests' own, on 127.0.0.1: each POST is answered by
+a function of the request's JSON-RPC id that writes the raw answer itself."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+Answer = Callable[[BaseHTTPRequestHandler, object], None]
+"""Write the whole HTTP answer to the request with this JSON-RPC id."""
+
+
+@contextlib.contextmanager
+def hostile_server(answer: Answer) -> Iterator[str]:
+    """Serve `answer` to every POST; yield the endpoint URL."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            message = json.loads(self.rfile.read(length) or b"{}")
+            with contextlib.suppress(OSError):  # the client may hang up: that is the point
+                answer(self, message.get("id"))
+
+        def do_GET(self) -> None:
+            self.send_response(405)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/mcp"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,49 @@
+"""Attacks by a hostile Streamable HTTP server on the real `mcptask` process: answers that
+inflate past the bound once decoded (a gzip bomb), and answers that never end in time."""
+
+from __future__ import annotations
+
+import json
+import resource
+import zlib
+from http.server import BaseHTTPRequestHandler
+
+from tests.cli_process import run_mcptask
+from tests.security.hostile_http import hostile_server
+
+INFLATED_BYTES = 256 * 1024 * 1024
+"""What the bomb inflates to: eight times the default 32 MiB bound."""
+
+
+def _gzip_bomb(request_id: object) -> bytes:
+    """A JSON-RPC response whose padding inflates to INFLATED_BYTES (about 250 KB sent)."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+    head = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": {"pad": ""}})[:-3]
+    parts = [compressor.compress(head.encode())]
+    block = b"A" * (1024 * 1024)
+    parts += [compressor.compress(block) for _ in range(INFLATED_BYTES // len(block))]
+    parts.append(compressor.compress(b'"}}') + compressor.flush())
+    return b"".join(parts)
+
+
+def test_a_gzip_bomb_is_refused_by_its_decoded_size() -> None:
+    bomb = _gzip_bomb(1)
+
+    def answer(handler: BaseHTTPRequestHandler, request_id: object) -> None:
+        body = bomb if request_id == 1 else _gzip_bomb(request_id)
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Encoding", "gzip")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    assert len(bomb) < 1024 * 1024  # far under the bound as sent
+    peak_before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    with hostile_server(answer) as url:
+        result = run_mcptask("list", "--url", url, "--retries", "0", "--timeout", "20")
+    result.assert_one_line_error(8, "larger than 33554432 bytes")
+    # Bounded memory: the process never held the inflated answer (ru_maxrss is in KiB; it
+    # only grows past the earlier children's peak if this one's was higher).
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    assert peak <= max(peak_before, 200 * 1024), f"peak RSS {peak} KiB"
