@@ -212,6 +212,11 @@ def run(argv: list[str] | None = None) -> int:
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, _interrupt)
     completing = os.environ.get("_MCPTASK_COMPLETE", "")
+    if completing == "source_bash":  # mcptask's own script: Typer's globs the candidates
+        from mcptask.cli.completion import BASH_SCRIPT
+
+        sys.stdout.write(BASH_SCRIPT)
+        return 0
     # zsh and fish show each answer's help: on one line, however long (Rich would wrap it).
     unwrapped = completing in ("complete_zsh", "complete_fish")
     try:
