@@ -58,6 +58,11 @@ def configured_identity(settings: AuthSettings, metadata: ServerMetadata) -> Cli
     """The pre-registered client of the settings, authenticating in a way the server lists."""
     if settings.client_id is None:
         return None
+    if settings.has_client_credentials and not settings.credentials_for(metadata.issuer):
+        # Never reached from a sign-in (sign_in.require_bound_credentials refuses first).
+        raise SignInRequired(
+            f"the client credentials are not bound to {display_url(metadata.issuer)}"
+        )
     supported = metadata.token_endpoint_auth_methods or DEFAULT_AUTH_METHODS
     if settings.client_key_file is not None:
         if metadata.token_endpoint_auth_methods is not None and JWT_METHOD not in supported:
@@ -114,7 +119,9 @@ def require_credential(identity: ClientIdentity) -> ClientIdentity:
 def refresh_identity(settings: AuthSettings, entry: CachedToken) -> ClientIdentity:
     """How the client of a cached token authenticates when refreshing it; SignInRequired
     when this run lacks the credential that takes."""
-    if settings.client_id is not None and settings.client_id == entry.client_id:
+    # The configured secret or key, only for a token of the issuer it is bound to.
+    bound = not settings.has_client_credentials or settings.credentials_for(entry.issuer)
+    if settings.client_id is not None and settings.client_id == entry.client_id and bound:
         key_file = settings.client_key_file
         key = None
         if entry.auth_method == JWT_METHOD and key_file is not None:

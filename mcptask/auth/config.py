@@ -42,6 +42,9 @@ class AuthSettings:
     client_secret: str | None = None
     client_key_file: Path | None = None
     """A PEM private key: the client authenticates with a JWT assertion (private_key_jwt)."""
+    client_issuer: str | None = None
+    """The authorization server (issuer) the configured client belongs to: its secret or key
+    goes to that one only (`credentials_for`), whatever authorization server a URL names."""
     scope: str | None = None
     """Scopes to ask for instead of the challenge's or the resource metadata's."""
     client_metadata_url: str | None = None
@@ -64,12 +67,22 @@ class AuthSettings:
             self.client_secret is not None or self.client_key_file is not None
         )
 
+    def credentials_for(self, issuer: str) -> bool:
+        """Whether the configured secret or key may go to `issuer`: the one it is bound to
+        (RFC 8414 issuer identifiers, a trailing slash aside)."""
+        return (
+            self.has_client_credentials
+            and self.client_issuer is not None
+            and self.client_issuer.rstrip("/") == issuer.rstrip("/")
+        )
+
     def __repr__(self) -> str:
         # The secret must never reach a traceback or a log.
         secret = None if self.client_secret is None else "<redacted>"
         return (
             f"AuthSettings(method={self.method!r}, client_id={self.client_id!r}, "
             f"client_secret={secret!r}, client_key_file={self.client_key_file!r}, "
+            f"client_issuer={self.client_issuer!r}, "
             f"scope={self.scope!r}, client_metadata_url={self.client_metadata_url!r}, "
             f"open_browser={self.open_browser!r}, interactive={self.interactive!r}, "
             f"force_sign_in={self.force_sign_in!r}, cache_path={self.cache_path!r})"

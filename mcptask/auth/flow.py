@@ -290,6 +290,10 @@ class McpAuth(httpx.Auth):
             supported = " ".join(discovered.scopes_supported or ()) or None
             scope = settings.scope or challenge.scope or supported
         self._scope = scope
+        context = sign_in.Context(settings, self._server_url, self._http, self._notice, self._trace)
+        # A secret or key goes only to the authorization server it belongs to, never to one
+        # a URL merely names (nor is the client credentials grant picked for another).
+        sign_in.require_bound_credentials(context, metadata.issuer)
         # auto chooses the client credentials grant only when the metadata lists it (RFC 8414's
         # default for a silent server is authorization_code): configured credentials may be a
         # confidential client's for the browser. --auth client-credentials tries it unless the
@@ -299,7 +303,6 @@ class McpAuth(httpx.Auth):
             and settings.has_client_credentials
             and metadata.offers_grant(CLIENT_CREDENTIALS)
         )
-        context = sign_in.Context(settings, self._server_url, self._http, self._notice, self._trace)
         if credentials_grant:
             tokens, identity = sign_in.with_client_credentials(context, discovered, scope)
             grant = CLIENT_CREDENTIALS
@@ -317,8 +320,8 @@ class McpAuth(httpx.Auth):
                 f"{display_url(self._server_url)} requires sign-in (HTTP 401)"
                 + _challenge_note(challenge)
                 + "; sign in first with: mcptask login, or in CI use --auth client-credentials "
-                "with MCPTASK_CLIENT_ID and MCPTASK_CLIENT_SECRET (or MCPTASK_CLIENT_KEY_FILE)"
-                + static
+                "with MCPTASK_CLIENT_ID, MCPTASK_CLIENT_SECRET (or MCPTASK_CLIENT_KEY_FILE) "
+                "and MCPTASK_CLIENT_ISSUER" + static
             )
         entry = CachedToken(
             server=self.server,

@@ -28,6 +28,27 @@ class Context:
     trace: Callable[[str], None]
 
 
+def require_bound_credentials(context: Context, issuer: str) -> None:
+    """Raise SignInRequired when a client secret or key is configured and `issuer` is not
+    the authorization server it is bound to (MCPTASK_CLIENT_ISSUER, --client-issuer, a
+    profile's client_issuer): the server a URL names never receives it."""
+    settings = context.settings
+    if not settings.has_client_credentials or settings.credentials_for(issuer):
+        return
+    server, named = display_url(context.server_url), display_url(issuer)
+    asked = f"{server} names the authorization server {named}"
+    if settings.client_issuer is None:
+        raise SignInRequired(
+            f"{asked}, and the client credentials of {settings.client_id!r} are bound to no "
+            "authorization server: refusing to send them; if they are that server's, set "
+            "MCPTASK_CLIENT_ISSUER (or --client-issuer) to its issuer URL"
+        )
+    raise SignInRequired(
+        f"{asked}, not {display_url(settings.client_issuer)} that the client credentials of "
+        f"{settings.client_id!r} are bound to: refusing to send them there"
+    )
+
+
 def with_client_credentials(
     context: Context, discovered: Discovered, scope: str | None
 ) -> tuple[Tokens, clients.ClientIdentity]:

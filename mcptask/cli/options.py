@@ -182,6 +182,15 @@ class Common:
             dir_okay=False,
         ),
     ] = None
+    client_issuer: Annotated[
+        str | None,
+        _sign_in(
+            "--client-issuer",
+            metavar="URL",
+            help="The authorization server (issuer) the client belongs to: its secret or key "
+            "goes there only (env MCPTASK_CLIENT_ISSUER).",
+        ),
+    ] = None
     scope: Annotated[
         str | None,
         _sign_in(

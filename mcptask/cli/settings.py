@@ -8,9 +8,10 @@ server, the default profile. A profile's credentials go only to its own server: 
 with `--url`/`--server` is refused.
 
 Sign-in (--url servers only: a stdio server takes its credentials from its environment):
---auth, --client-id, --client-secret-file, --client-key-file and --scope, over the
-profile's, over MCPTASK_AUTH (default auto), MCPTASK_CLIENT_ID, MCPTASK_CLIENT_SECRET,
-MCPTASK_CLIENT_KEY_FILE and MCPTASK_SCOPE (and MCPTASK_CLIENT_METADATA_URL). A person can
+--auth, --client-id, --client-secret-file, --client-key-file, --client-issuer and --scope,
+over the profile's, over MCPTASK_AUTH (default auto), MCPTASK_CLIENT_ID,
+MCPTASK_CLIENT_SECRET, MCPTASK_CLIENT_KEY_FILE, MCPTASK_CLIENT_ISSUER and MCPTASK_SCOPE (and
+MCPTASK_CLIENT_METADATA_URL). A client secret or key goes only to its issuer. A person can
 finish a browser sign-in when stdin and stderr are a terminal, or when BROWSER names a
 browser (what Python's webbrowser opens).
 
@@ -209,6 +210,7 @@ def resolve_auth(
             ("--client-id", line.client_id),
             ("--client-secret-file", line.client_secret_file),
             ("--client-key-file", line.client_key_file),
+            ("--client-issuer", line.client_issuer),
             ("--scope", line.scope),
             ("--no-browser", line.no_browser or None),
         )
@@ -234,6 +236,9 @@ def resolve_auth(
     secret = secret or env.get("MCPTASK_CLIENT_SECRET") or None
     key_text = profile.client_key_file or env.get("MCPTASK_CLIENT_KEY_FILE")
     key_file = line.client_key_file or (Path(key_text) if key_text else None)
+    issuer = line.client_issuer or profile.client_issuer or env.get("MCPTASK_CLIENT_ISSUER") or None
+    if issuer is not None and not _issuer_url(issuer):
+        raise UsageError("--client-issuer (MCPTASK_CLIENT_ISSUER) takes an https:// URL")
     scope = (
         " ".join((line.scope or profile.scope or env.get("MCPTASK_SCOPE") or "").split()) or None
     )
@@ -255,6 +260,7 @@ def resolve_auth(
         client_id=client_id,
         client_secret=secret,
         client_key_file=key_file.expanduser() if key_file is not None else None,
+        client_issuer=issuer,
         scope=scope,
         client_metadata_url=env.get("MCPTASK_CLIENT_METADATA_URL") or None,
         open_browser=not line.no_browser,
@@ -271,9 +277,21 @@ def resolve_auth(
         client_key_file=(
             str(line.client_key_file) if line.client_key_file else profile.client_key_file
         ),
+        client_issuer=line.client_issuer or profile.client_issuer,
         scope=line.scope or profile.scope,
     )
     return settings, saved
+
+
+def _issuer_url(issuer: str) -> bool:
+    """An issuer identifier: https, or http on this machine (RFC 8414 §2)."""
+    try:
+        parts = urlsplit(issuer)
+    except ValueError:
+        return False
+    if not parts.hostname or parts.query or parts.fragment:
+        return False
+    return parts.scheme == "https" or (parts.scheme == "http" and not _plain_remote(issuer))
 
 
 def _read(value: Value, env: Mapping[str, str]) -> str:

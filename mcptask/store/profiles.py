@@ -102,6 +102,8 @@ class Profile:
     client_id: str | None = None
     client_secret: Value | None = None
     client_key_file: str | None = None
+    client_issuer: str | None = None
+    """The authorization server (issuer) the client belongs to: its secret or key goes there."""
     scope: str | None = None
 
     @property
@@ -267,7 +269,8 @@ def _book(path: Path, text: str, document: dict[str, Any]) -> ProfileBook:
 
 _FIELDS = (
     *("url", "server", "env", "headers", "token", "protocol", "timeout", "keep_session"),
-    *("session_id", "auth", "client_id", "client_key_file", "scope", "client_secret"),
+    *("session_id", "auth", "client_id", "client_key_file", "client_issuer", "scope"),
+    "client_secret",
 )
 """A profile's settings, in the order the file is written."""
 
@@ -304,6 +307,7 @@ def _profile(name: str, table: dict[str, Any]) -> Profile:
         client_id=_text(table, "client_id"),
         client_secret=None if secret is None else _value(secret, "client_secret"),
         client_key_file=_text(table, "client_key_file"),
+        client_issuer=_text(table, "client_issuer"),
         scope=_text(table, "scope"),
     )
 

@@ -78,6 +78,23 @@ def test_the_line_wins_over_the_profile_which_wins_over_the_environment(tmp_path
     assert (settings.method, settings.client_id, settings.scope) == ("auto", "line-id", "s")
 
 
+def test_client_credentials_are_bound_to_the_issuer_configured_with_them() -> None:
+    environ = {"MCPTASK_CLIENT_ID": "robot", "MCPTASK_CLIENT_SECRET": "shh"}
+    unbound = auth(environ, url=URL)
+    assert unbound.client_issuer is None
+    assert not unbound.credentials_for("https://as.example.com")
+    bound = auth({**environ, "MCPTASK_CLIENT_ISSUER": "https://as.example.com/"}, url=URL)
+    assert bound.credentials_for("https://as.example.com")
+    assert not bound.credentials_for("https://evil.example.com")
+    line = auth(
+        {**environ, "MCPTASK_CLIENT_ISSUER": "https://as.example.com"},
+        url=URL,
+        client_issuer="http://127.0.0.1:8765",
+    )
+    assert line.credentials_for("http://127.0.0.1:8765")
+    assert not line.credentials_for("https://as.example.com")
+
+
 @pytest.mark.parametrize(
     ("line", "environ", "message"),
     [
@@ -91,6 +108,9 @@ def test_the_line_wins_over_the_profile_which_wins_over_the_environment(tmp_path
         ),
         ({"server": "srv", "auth": "browser"}, {}, "--url servers only"),
         ({"server": "srv", "no_browser": True}, {}, "--url servers only"),
+        ({"server": "srv", "client_issuer": "https://as"}, {}, "--url servers only"),
+        ({"url": URL}, {"MCPTASK_CLIENT_ISSUER": "http://as.example.com"}, "https:// URL"),
+        ({"url": URL, "client_issuer": "login.example.com"}, {}, "https:// URL"),
     ],
 )
 def test_refused_before_anything_is_sent(

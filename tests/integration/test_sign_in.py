@@ -163,7 +163,12 @@ def test_login_list_refresh_logout_and_ci_without_a_leak(
 
     # CI: client credentials with a secret, asking only for tasks:read; a cancel then gets
     # 403 insufficient_scope, and mcptask steps up once (client credentials again).
-    ci = {"MCPTASK_CLIENT_ID": CI_CLIENT, "MCPTASK_CLIENT_SECRET": CI_SECRET}
+    issuer = url.removesuffix("/mcp")  # the reference server is its own authorization server
+    ci = {
+        "MCPTASK_CLIENT_ID": CI_CLIENT,
+        "MCPTASK_CLIENT_SECRET": CI_SECRET,
+        "MCPTASK_CLIENT_ISSUER": issuer,
+    }
     read_only = machine.run(
         "list", "--url", url, "--auth", "client-credentials", "--scope", "tasks:read", "-v", **ci
     )
@@ -197,6 +202,7 @@ def test_login_list_refresh_logout_and_ci_without_a_leak(
         "client-credentials",
         MCPTASK_CLIENT_ID="other-robot",
         MCPTASK_CLIENT_SECRET="not-the-secret",
+        MCPTASK_CLIENT_ISSUER=issuer,
     )
     wrong.assert_one_line_error(4, "invalid_client")
 
@@ -210,6 +216,8 @@ def test_login_list_refresh_logout_and_ci_without_a_leak(
         "jwt-robot",
         "--client-key-file",
         str(private_key),
+        "--client-issuer",
+        issuer,
         "--save",
         "ci",
         "-o",
@@ -218,6 +226,7 @@ def test_login_list_refresh_logout_and_ci_without_a_leak(
     assert saved.code == 0, saved.stderr
     profile_text = (machine.root / "config" / "profiles.toml").read_text()
     assert 'auth = "client-credentials"' in profile_text
+    assert f'client_issuer = "{issuer}"' in profile_text
     with_profile = machine.run("list", "--profile", "ci", "-o", "ids", "-v")
     assert with_profile.code == 0, with_profile.stderr
     jwt_entries = [t for t in machine.cached()["tokens"] if t["client_id"] == "jwt-robot"]

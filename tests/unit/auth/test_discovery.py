@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import stat
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -21,7 +22,7 @@ from mcptask.auth.discovery import (
     prm_urls,
     resource_matches,
 )
-from mcptask.errors import AuthDiscoveryError
+from mcptask.errors import AuthDiscoveryError, SignInRequired
 from mcptask.store import tokens
 from mcptask.store.tokens import CachedToken
 
@@ -178,8 +179,14 @@ def test_a_2025_03_26_server_falls_back_to_its_origin() -> None:
 
 def test_the_client_authenticates_as_the_server_lists(tmp_path: Path) -> None:
     metadata = ServerMetadata("https://as", "https://as/a", "https://as/t")
-    secret = AuthSettings(client_id="c", client_secret="s3cr3t-value")
+    secret = AuthSettings(client_id="c", client_secret="s3cr3t-value", client_issuer="https://as/")
     assert "s3cr3t-value" not in repr(secret)
+    for unbound in (
+        replace(secret, client_issuer=None),
+        replace(secret, client_issuer="https://b"),
+    ):
+        with pytest.raises(SignInRequired, match="not bound"):
+            configured_identity(unbound, metadata)
     identity = configured_identity(secret, metadata)
     assert identity is not None
     assert identity.auth_method == "client_secret_basic"

@@ -1,0 +1,169 @@
+"""A hostile MCP server and a hostile authorization server of the tests' own, on 127.0.0.1.
+
+The MCP server answers every POST with 401 and a challenge whose protected resource metadata
+names the authorization server the test chooses. The authorization server serves RFC 8414
+metadata (endpoints the test may override) and records every request it receives, headers
+and body, answering token requests with what the test sets.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any, Self
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One request a hostile server received."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: str
+
+    @property
+    def text(self) -> str:
+        """Everything of the request, to look for a secret in."""
+        heads = "\n".join(f"{name}: {value}" for name, value in self.headers.items())
+        return f"{self.method} {self.path}\n{heads}\n\n{self.body}"
+
+
+Answer = Callable[["Seen"], tuple[int, dict[str, str], bytes]]
+
+
+@dataclass
+class _State:
+    answer: Answer
+    seen: list[Seen] = field(default_factory=list)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _serve(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length).decode("utf-8", "replace") if length else ""
+        seen = Seen(self.command, self.path, dict(self.headers.items()), body)
+        self.server.state.seen.append(seen)
+        status, headers, content = self.server.state.answer(seen)
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(content)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(content)
+
+    def do_GET(self) -> None:
+        self._serve()
+
+    def do_POST(self) -> None:
+        self._serve()
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, state: _State) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.state = state
+
+
+class HostileServer:
+    """An HTTP server on 127.0.0.1 answering with `answer`, recording every request."""
+
+    def __init__(self, answer: Answer) -> None:
+        self._state = _State(answer)
+        self._server = _Server(self._state)
+        self.port: int = self._server.server_address[1]
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def seen(self) -> list[Seen]:
+        return list(self._state.seen)
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+
+def json_answer(status: int, document: object) -> tuple[int, dict[str, str], bytes]:
+    return status, {"Content-Type": "application/json"}, json.dumps(document).encode()
+
+
+def authorization_server(
+    *, endpoints: dict[str, str] | None = None, token: object | None = None
+) -> HostileServer:
+    """An authorization server offering every grant, its metadata at the RFC 8414 URL (its
+    issuer is its origin); `endpoints` overrides the metadata's endpoint URLs, `token` is what
+    its token endpoint answers (a token by default)."""
+    holder: dict[str, str] = {}
+
+    def answer(seen: Seen) -> tuple[int, dict[str, str], bytes]:
+        origin = holder["origin"]
+        if seen.path.startswith("/.well-known/oauth-authorization-server"):
+            metadata = {
+                "issuer": origin,
+                "authorization_endpoint": origin + "/authorize",
+                "token_endpoint": origin + "/token",
+                "registration_endpoint": origin + "/register",
+                "grant_types_supported": [
+                    "authorization_code",
+                    "client_credentials",
+                    "refresh_token",
+                ],
+                "token_endpoint_auth_methods_supported": ["client_secret_basic", "none"],
+                "code_challenge_methods_supported": ["S256"],
+                **(endpoints or {}),
+            }
+            return json_answer(200, metadata)
+        if seen.path.startswith("/token"):
+            answer = token or {"access_token": "stolen-ok", "token_type": "Bearer"}
+            return json_answer(200, answer)
+        if seen.path.startswith("/register"):
+            registered = {"client_id": "registered", "token_endpoint_auth_method": "none"}
+            return json_answer(201, registered)
+        return json_answer(404, {"error": "not_found"})
+
+    server = HostileServer(answer)
+    holder["origin"] = server.origin
+    return server
+
+
+def mcp_server(issuer: Callable[[], str]) -> HostileServer:
+    """An MCP server that refuses every POST (401) and names `issuer()` as its authorization
+    server in its protected resource metadata."""
+    holder: dict[str, str] = {}
+
+    def answer(seen: Seen) -> tuple[int, dict[str, str], bytes]:
+        origin = holder["origin"]
+        if seen.path.startswith("/.well-known/oauth-protected-resource"):
+            return json_answer(
+                200, {"resource": origin + "/mcp", "authorization_servers": [issuer()]}
+            )
+        challenge = f'Bearer resource_metadata="{origin}/.well-known/oauth-protected-resource/mcp"'
+        status, headers, content = json_answer(401, {"error": "unauthorized"})
+        return status, {**headers, "WWW-Authenticate": challenge}, content
+
+    server = HostileServer(answer)
+    holder["origin"] = server.origin
+    return server
