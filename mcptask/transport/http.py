@@ -17,7 +17,7 @@ from mcptask.errors import AnswerLost, McptaskError, ProtocolViolation, UsageErr
 from mcptask.protocol.jsonrpc import JsonObject, is_notification
 from mcptask.transport import NotificationHandler, WireLog
 from mcptask.transport.http_errors import status_error, translate_errors
-from mcptask.transport.limits import bound, decode, max_answer_bytes, own_response
+from mcptask.transport.limits import Deadline, bound, decode, max_answer_bytes, own_response
 from mcptask.transport.redact import display_url, redact_headers
 from mcptask.transport.sse import StreamEnds, StreamPosition, answer_in, media_type, resumable_id
 from mcptask.transport.tls import endpoint_transport, verification
@@ -62,6 +62,8 @@ class HttpTransport:
         self._log = log
         self._handler: NotificationHandler | None = None
         self._max_answer = max_answer if max_answer is not None else max_answer_bytes()
+        self._timeout = timeout
+        """An answer's total time (--timeout): also each read's, connect's and write's."""
         self._sleep = sleep
         try:
             parsed = httpx.URL(url)
@@ -103,15 +105,21 @@ class HttpTransport:
         in that session instead of the current one (a 404 raises SessionExpired for it)."""
         if session is not None:
             headers = {**(headers or {}), SESSION_HEADER: session}
-        posted = self._post(message, timeout=timeout, headers=headers, session=session)
+        deadline = self._deadline(timeout)
+        posted = self._post(
+            message, timeout=timeout, headers=headers, session=session, deadline=deadline
+        )
         with posted as (response, error):
             if error is not None:
                 return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
-            return self._read_answer(response, message, session)
+            return self._read_answer(response, message, session, deadline)
 
     def notify(self, message: JsonObject) -> None:
         """POST a notification; the server answers 202 Accepted (any 2xx is accepted)."""
-        with self._post(message, timeout=None, headers=None, session=None) as (response, error):
+        posted = self._post(
+            message, timeout=None, headers=None, session=None, deadline=self._deadline(None)
+        )
+        with posted as (response, error):
             response.read()
         if error is not None:
             raise ProtocolViolation(
@@ -248,6 +256,7 @@ class HttpTransport:
         timeout: float | None,
         headers: dict[str, str] | None,
         session: str | None,
+        deadline: Deadline,
     ) -> Iterator[tuple[httpx.Response, JsonObject | None]]:
         """POST one message and yield the open response after the HTTP-level checks, with
         the JSON-RPC error object that an HTTP error status carried (else None)."""
@@ -268,7 +277,7 @@ class HttpTransport:
             try:
                 if self._log is not None:
                     self._trace(f"< {response.status_code} {media_type(response) or '-'}")
-                bound(response, self._max_answer)
+                bound(response, self._max_answer, deadline)
                 yield response, self._check_status(response, sent_session, message)
             finally:
                 response.close()
@@ -289,7 +298,7 @@ class HttpTransport:
         return status_error(response, self.target, sent_session)
 
     def _read_answer(
-        self, response: httpx.Response, message: JsonObject, session: str | None
+        self, response: httpx.Response, message: JsonObject, session: str | None, deadline: Deadline
     ) -> JsonObject:
         if response.status_code == 202:
             raise ProtocolViolation(
@@ -297,7 +306,7 @@ class HttpTransport:
             )
         content_type = media_type(response)
         if content_type == "text/event-stream":
-            return self._read_sse_answer(response, message.get("id"), session)
+            return self._read_sse_answer(response, message.get("id"), session, deadline)
         if content_type == "application/json":
             response.read()
             return self._read_json_answer(response, message.get("id"))
@@ -312,7 +321,7 @@ class HttpTransport:
         return own_response(decode(response.content, context="the server's answer"), request_id)
 
     def _read_sse_answer(
-        self, response: httpx.Response, request_id: object, session: str | None
+        self, response: httpx.Response, request_id: object, session: str | None, deadline: Deadline
     ) -> JsonObject:
         """The response to our request from its SSE stream, resumed with GET and
         `Last-Event-ID` (after the `retry:` wait, in the request's session) when the server
@@ -330,11 +339,12 @@ class HttpTransport:
             wait = min(max(retry_ms, 0), MAX_RETRY_MS) / 1000
             self._trace(f"< stream ended early; resuming after {position.last_id} in {wait:g}s")
             self._sleep(wait)
-            answer = self._resume(request_id, position, session)
+            deadline.check()  # a stream that keeps ending early ends with the time
+            answer = self._resume(request_id, position, session, deadline)
         return answer
 
     def _resume(
-        self, request_id: object, position: StreamPosition, session: str | None
+        self, request_id: object, position: StreamPosition, session: str | None, deadline: Deadline
     ) -> JsonObject | None:
         headers = self._stream_headers(position.last_id, session)
         self._trace(f"> GET {self.target} {self._shown(headers)} (resume)")
@@ -348,7 +358,7 @@ class HttpTransport:
                     f"the server closed its event stream before answering, and resuming it "
                     f"was refused (HTTP {response.status_code})"
                 )
-            bound(response, self._max_answer)
+            bound(response, self._max_answer, deadline)
             return self._answer_in(response, request_id, position)
 
     def _answer_in(
@@ -362,6 +372,10 @@ class HttpTransport:
             handler=self._handler,
             ends=self.stream_ends,
         )
+
+    def _deadline(self, timeout: float | None) -> Deadline:
+        """When the answer to a request sent now must be in, in full."""
+        return Deadline.after(self._timeout if timeout is None else timeout, self.target)
 
     def _stream_headers(
         self, last_event_id: str | None, session: str | None = None

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from importlib.util import find_spec
 from typing import Any
 
 import httpx
 
-from mcptask.errors import ProtocolViolation, UsageError
+from mcptask.errors import AnswerLost, ProtocolViolation, UsageError
 from mcptask.protocol.jsonrpc import JsonObject, check_message, is_response
+from mcptask.transport.redact import display_url
 
 DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024
 ENV_MAX_ANSWER_BYTES = "MCPTASK_MAX_ANSWER_BYTES"
@@ -39,20 +42,50 @@ def max_answer_bytes(environ: Mapping[str, str] | None = None) -> int:
     return value
 
 
+@dataclass(frozen=True)
+class Deadline:
+    """When an answer must be in, in full (`time.monotonic`): httpx's timeouts are per read,
+    so a server trickling a byte at a time, or an event stream kept open with pings, would
+    otherwise hold mcptask for as long as it likes."""
+
+    at: float
+    seconds: float
+    target: str
+
+    @classmethod
+    def after(cls, seconds: float, target: str) -> Deadline:
+        return cls(time.monotonic() + seconds, seconds, target)
+
+    def left(self) -> float:
+        return self.at - time.monotonic()
+
+    def check(self) -> None:
+        """Raise AnswerLost once the time is up."""
+        if self.left() < 0:
+            raise AnswerLost(f"{self.target} did not answer within {self.seconds:g}s (--timeout)")
+
+
 class BoundedStream(httpx.SyncByteStream):
-    """A response body that refuses to be read past `limit` bytes: as sent, and as httpx
-    decodes them (a small gzip body may inflate a thousandfold)."""
+    """A response body that refuses to be read past `limit` bytes, as sent and as httpx
+    decodes them (a small gzip body may inflate a thousandfold), or past `deadline`."""
 
     def __init__(
-        self, inner: httpx.SyncByteStream, limit: int, encodings: Sequence[str] = ()
+        self,
+        inner: httpx.SyncByteStream,
+        limit: int,
+        encodings: Sequence[str] = (),
+        deadline: Deadline | None = None,
     ) -> None:
         self._inner = inner
         self._limit = limit
         self._inflation = Inflation(encodings) if encodings else None
+        self._deadline = deadline
 
     def __iter__(self) -> Iterator[bytes]:
         total = 0
         for chunk in self._inner:
+            if self._deadline is not None:
+                self._deadline.check()
             total += len(chunk)
             if total > self._limit:
                 raise too_large(self._limit)
@@ -65,14 +98,25 @@ class BoundedStream(httpx.SyncByteStream):
         self._inner.close()
 
 
-def bound(response: httpx.Response, limit: int) -> None:
-    """Make `response` refuse a body over `limit` (before any of it is read)."""
+def bound(response: httpx.Response, limit: int, deadline: Deadline | None = None) -> None:
+    """Make `response` refuse a body over `limit`, or still coming at `deadline` (before any
+    of it is read)."""
     length = response.headers.get("Content-Length", "")
     if length.isdigit() and int(length) > limit:
         raise too_large(limit)
     if isinstance(response.stream, httpx.SyncByteStream):
         encodings = response.headers.get_list("Content-Encoding", split_commas=True)
-        response.stream = BoundedStream(response.stream, limit, encodings)
+        response.stream = BoundedStream(response.stream, limit, encodings, deadline)
+
+
+def request_deadline(response: httpx.Response) -> Deadline | None:
+    """A deadline for the body of `response`: its request's read timeout from now (httpx's
+    documented `timeout` request extension); None without one."""
+    timeout = response.request.extensions.get("timeout")
+    seconds = timeout.get("read") if isinstance(timeout, dict) else None
+    if not isinstance(seconds, int | float):
+        return None
+    return Deadline.after(seconds, display_url(str(response.request.url)))
 
 
 _PIECE = 64 * 1024
@@ -181,7 +225,7 @@ def json_body(response: httpx.Response) -> Any:
     """The decoded body of a response not read yet; None when it is not JSON (or nested too
     deep to be an answer). A body over the bound raises ProtocolViolation: each caller
     turns it into its own error. (For answers from URLs that OAuth metadata chose.)"""
-    bound(response, max_answer_bytes())
+    bound(response, max_answer_bytes(), request_deadline(response))
     content = response.read()
     try:
         return parse_json(content, context="the answer")

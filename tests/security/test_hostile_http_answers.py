@@ -1,15 +1,19 @@
 """Attacks by a hostile Streamable HTTP server on the real `mcptask` process: answers that
-inflate past the bound once decoded (a gzip bomb), and answers that never end in time."""
+inflate past the bound once decoded (a gzip bomb), and answers that never end in time
+(`--timeout` is an answer's whole time, not each read's)."""
 
 from __future__ import annotations
 
 import json
 import resource
+import time
 import zlib
 from http.server import BaseHTTPRequestHandler
 
+import pytest
+
 from tests.cli_process import run_mcptask
-from tests.security.hostile_http import hostile_server
+from tests.security.hostile_http import Answer, hostile_server
 
 INFLATED_BYTES = 256 * 1024 * 1024
 """What the bomb inflates to: eight times the default 32 MiB bound."""
@@ -47,3 +51,35 @@ def test_a_gzip_bomb_is_refused_by_its_decoded_size() -> None:
     # only grows past the earlier children's peak if this one's was higher).
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     assert peak <= max(peak_before, 200 * 1024), f"peak RSS {peak} KiB"
+
+
+def _trickle_json(handler: BaseHTTPRequestHandler, request_id: object) -> None:
+    """A JSON answer that announces 1 MB and sends one byte every half second."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(1024 * 1024))
+    handler.end_headers()
+    for _ in range(1024 * 1024):
+        handler.wfile.write(b" ")
+        handler.wfile.flush()
+        time.sleep(0.5)
+
+
+def _pinging_stream(handler: BaseHTTPRequestHandler, request_id: object) -> None:
+    """An event stream kept open with a comment every half second, never answering."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/event-stream")
+    handler.end_headers()
+    while True:
+        handler.wfile.write(b": ping\n\n")
+        handler.wfile.flush()
+        time.sleep(0.5)
+
+
+@pytest.mark.parametrize("answer", [_trickle_json, _pinging_stream], ids=["trickle", "pings"])
+def test_timeout_is_the_whole_answers_time(answer: Answer) -> None:
+    # Each read gets a byte within --timeout, so a per-read timeout alone never ends this:
+    # the old process was still waiting when the subprocess timeout below killed it.
+    with hostile_server(answer) as url:
+        result = run_mcptask("list", "--url", url, "--timeout", "2", "--retries", "0", timeout=60)
+    result.assert_one_line_error(3, "did not answer within 2s")
