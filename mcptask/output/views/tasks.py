@@ -56,7 +56,11 @@ class StartView(View["StartReport"]):
         self._watching = watching
 
     def show(self, shown: StartReport) -> None:
-        """The notes, then the task or the result, then how to follow it up (table only)."""
+        """The notes, then the task or the result, then how to follow it up (table only);
+        a start stopped before the call was sent says so alone."""
+        if shown.interrupted:
+            self.screen.error("interrupted before the call was sent: nothing was started")
+            return
         for note in shown.notes:
             self.screen.warn(note)
         if shown.task is None:
