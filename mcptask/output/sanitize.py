@@ -41,3 +41,14 @@ def clean_block(text: object) -> str:
     value = _ESCAPE_SEQUENCE.sub("", str(text))
     value = value.replace("\r\n", "\n").replace("\r", "\n")
     return _BLOCK_CONTROL.sub("", value)
+
+
+# What the shell does to an unquoted `$(mcptask list -o ids)` (word splitting, globbing), what
+# xargs does to its input (quotes, backslashes), and what makes a word an option.
+_UNSAFE_WORD = re.compile(r"^-|[\s*?\[\]'\"\\]")
+
+
+def safe_word(text: str) -> bool:
+    """True when `text` (already `clean`) passes through `cmd $(...)`, `xargs cmd` and
+    `while read` as one word that no command takes for an option."""
+    return text != "" and _UNSAFE_WORD.search(text) is None

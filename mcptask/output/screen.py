@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from functools import cached_property
 from typing import IO, TYPE_CHECKING, Literal
 
-from mcptask.output.sanitize import clean
+from mcptask.output.sanitize import clean, safe_word
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -40,6 +40,7 @@ class Screen:
         self._no_color = None if color else True
         self.format: OutputFormat = resolve_format(output_format, _is_terminal(self.stdout))
         self._reader_gone = False
+        self._withheld = False
 
     @cached_property
     def out(self) -> Console:
@@ -75,8 +76,26 @@ class Screen:
         self._write(json.dumps(document, separators=(",", ":")) + "\n")
 
     def ids(self, task_ids: Iterable[str]) -> None:
-        """One id per line on stdout."""
-        self._write("".join(clean(task_id) + "\n" for task_id in task_ids))
+        """One id per line on stdout (those `id_lines` keeps)."""
+        self._write(self.id_lines(task_ids))
+
+    def id_lines(self, task_ids: Iterable[str]) -> str:
+        """The lines of `-o ids`: one id each, leaving out (with one warning on stderr) the
+        ids that are not safe as shell words: `cancel $(mcptask list -o ids)` must never
+        take server text for an option (`--url=...`) or split it into several words."""
+        lines: list[str] = []
+        for task_id in task_ids:
+            text = clean(task_id)
+            if safe_word(text):
+                lines.append(text + "\n")
+            elif not self._withheld:
+                self._withheld = True
+                self.warn(
+                    f"left task id {text[:100]!r} out of -o ids, and any other id that starts "
+                    "with '-' or holds blanks, quotes, backslashes or glob characters: such an "
+                    "id is not safe as a shell word (-o json shows every id)"
+                )
+        return "".join(lines)
 
     def text(self, text: str) -> None:
         """Text as it is on stdout, flushed (many lines at once: one write, one flush)."""

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from operator import itemgetter
 
 from mcptask.errors import McptaskError
-from mcptask.output.sanitize import clean
 from mcptask.output.views.base import View
 from mcptask.protocol.tasks import Task
 
@@ -102,7 +101,7 @@ class ListView(View[Listing]):
 
                 self.screen.out.print(tables.task_table(tasks[:limit]))
             return len(tasks)
-        render = _RENDERERS[output]
+        render = self._id_line if output == "ids" else _RENDERERS[output]
         if sort_key is None and output != "json":
             return self._paged(pages, render)
         listed = 0
@@ -138,6 +137,9 @@ class ListView(View[Listing]):
                 break
         return listed
 
+    def _id_line(self, task: Task) -> str:
+        return self.screen.id_lines([task.taskId])
+
     def _print(self, pieces: Iterable[str]) -> None:
         """Write `pieces` in writes of about WRITE_SIZE characters."""
         batch: list[str] = []
@@ -159,10 +161,6 @@ _KEY = itemgetter(0)
 
 def _jsonl_line(task: Task) -> str:
     return json.dumps(task.to_wire(), separators=(",", ":")) + "\n"
-
-
-def _id_line(task: Task) -> str:
-    return clean(task.taskId) + "\n"
 
 
 def _json_item(task: Task) -> str:
@@ -189,7 +187,6 @@ def indented_object(value: Mapping[str, object], margin: str) -> str:
 
 _RENDERERS: dict[str, Callable[[Task], str]] = {
     "jsonl": _jsonl_line,
-    "ids": _id_line,
     "json": _json_item,
 }
 

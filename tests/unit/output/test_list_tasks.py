@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from mcptask.errors import ProtocolViolation, UnreachableError
 from mcptask.operations.listing import newest_first_key, task_pages
-from mcptask.output.sanitize import clean
+from mcptask.output.sanitize import clean, safe_word
 from mcptask.output.screen import Screen
 from mcptask.output.views import list_tasks
 from mcptask.output.views.list_tasks import Listing, ListView
@@ -100,7 +100,9 @@ def whole_list_output(output: str, shown: list[Task], gone: list[str] | None = N
         return json.dumps(document, indent=2) + "\n"
     if output == "jsonl":
         return "".join(json.dumps(task, separators=(",", ":")) + "\n" for task in wire)
-    return "".join(clean(task.taskId) + "\n" for task in shown)
+    # -o ids leaves out the ids that are not safe as shell words (a warning says so).
+    ids = [clean(task.taskId) for task in shown]
+    return "".join(task_id + "\n" for task_id in ids if safe_word(task_id))
 
 
 def streamed_output(
