@@ -32,6 +32,10 @@ if TYPE_CHECKING:
 SessionChange = Callable[[str | None, str], None]
 """Hears (previous session or None, new session) when a kept session is opened or renewed."""
 
+MAX_PAGES = 5_000
+"""Pages of one `tasks/list` or `tools/list` followed at most (250,000 tasks at 50 a page):
+a server that hands out fresh cursors forever must not grow memory and the record forever."""
+
 
 class McpClient(Exchange):
     """One connection to one MCP server, over any transport, in the era negotiated with it:
@@ -233,10 +237,7 @@ class McpClient(Exchange):
             yield page.tasks
             if page.next_cursor is None:
                 return
-            if page.next_cursor in seen_cursors:
-                raise ProtocolViolation("the server's tasks/list cursors loop back on themselves")
-            seen_cursors.add(page.next_cursor)
-            cursor = page.next_cursor
+            cursor = _follow(seen_cursors, page.next_cursor, "tasks/list")
 
     def cancel_task(self, task_id: str) -> CancelAnswer:
         """`tasks/cancel` for one task: what the server answered, in one shape for both eras.
@@ -264,10 +265,7 @@ class McpClient(Exchange):
             yield from page.tools
             if page.next_cursor is None:
                 return
-            if page.next_cursor in seen_cursors:
-                raise ProtocolViolation("the server's tools/list cursors loop back on themselves")
-            seen_cursors.add(page.next_cursor)
-            cursor = page.next_cursor
+            cursor = _follow(seen_cursors, page.next_cursor, "tools/list")
 
     def call_tool_as_task(
         self, name: str, arguments: JsonObject, *, ttl_ms: int | None = None
@@ -393,3 +391,15 @@ class McpClient(Exchange):
         stamped, headers = self.era.stamp(method, params)
         answer = self.request(method, stamped, headers=headers, timeout=timeout, session=session)
         return result_of(answer, method, params)
+
+
+def _follow(seen: set[str], cursor: str, method: str) -> str:
+    """`cursor`, the next page's, unless the cursors loop back or go on past MAX_PAGES."""
+    if cursor in seen:
+        raise ProtocolViolation(f"the server's {method} cursors loop back on themselves")
+    if len(seen) + 1 >= MAX_PAGES:
+        raise ProtocolViolation(
+            f"the server's {method} goes on past {MAX_PAGES} pages; mcptask stops there"
+        )
+    seen.add(cursor)
+    return cursor

@@ -11,10 +11,11 @@ import sys
 from pathlib import Path
 
 from tests.cli_process import mcptask_argv, run_mcptask
-from tests.security.hostile_mcp import HostileMcp, task
+from tests.security.hostile_mcp import HostileMcp, Page, task
 
 LEGACY = ("--protocol", "2025-11-25")
 LEGACY_OPTION = " ".join(LEGACY)
+MAX_PAGES = 5_000  # mcptask.client.session.MAX_PAGES, as the README documents it
 
 HOSTILE_IDS = [
     "--url=http://127.0.0.1:9/steal",  # an option with its value
@@ -91,3 +92,17 @@ def _environment(**extra: str) -> dict[str, str]:
 def _results(stdout: str) -> list[dict[str, object]]:
     document = json.loads(stdout)
     return list(document["results"])
+
+
+def endless(cursor: str | None) -> Page:
+    """A fresh cursor on every page, forever, and one new task on each."""
+    number = int(cursor or 0)
+    return [task(f"endless-{number}")], str(number + 1)
+
+
+def test_endless_pagination_stops_with_one_line() -> None:
+    with HostileMcp(pages=endless) as server:
+        result = run_mcptask("list", "--url", server.url, *LEGACY, "-o", "json", timeout=300)
+        asked = server.calls.count("tasks/list")
+    result.assert_one_line_error(8, f"tasks/list goes on past {MAX_PAGES} pages")
+    assert asked == MAX_PAGES
