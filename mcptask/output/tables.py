@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+from rich.cells import cell_len
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -65,8 +67,9 @@ def milliseconds(value: int | None, *, none: str = "-") -> str:
 def task_table(tasks: list[Task]) -> Table:
     """The task list as a table: id, status, message, age, last change, ttl."""
     table = Table(box=None, header_style="bold", pad_edge=False)
-    for column in ("TASK ID", "STATUS", "MESSAGE", "AGE", "UPDATED", "TTL"):
-        table.add_column(column, overflow="fold" if column == "TASK ID" else "ellipsis")
+    _id_column(table, [task.taskId for task in tasks])
+    for column in ("STATUS", "MESSAGE", "AGE", "UPDATED", "TTL"):
+        table.add_column(column, overflow="ellipsis")
     now = datetime.now(UTC)
     for task in tasks:
         table.add_row(
@@ -78,6 +81,27 @@ def task_table(tasks: list[Task]) -> Table:
             milliseconds(task.ttl_milliseconds, none="none"),
         )
     return table
+
+
+def _id_column(table: Table, task_ids: list[str]) -> None:
+    """The first column, TASK ID: as wide as the longest id, never wrapped nor cut (an id is
+    copied and pasted whole); the other columns give way. See `print_id_table`."""
+    widest = max((cell_len(clean(task_id)) for task_id in task_ids), default=0)
+    table.add_column("TASK ID", no_wrap=True, overflow="ignore", min_width=widest)
+
+
+ROOM_BESIDE_IDS = 44
+"""Columns kept for what stands beside an id longer than the screen allows (status, ages,
+ttl, a few characters of message)."""
+
+
+def print_id_table(console: Console, table: Table) -> None:
+    """Print a table whose first column is `_id_column`'s: wider than the screen when its
+    longest id needs it, never cropped."""
+    needed = (table.columns[0].min_width or 0) + ROOM_BESIDE_IDS
+    if needed > console.width:
+        table.width = needed  # Rich widens a table past the console only when told its width
+    console.print(table, crop=False)
 
 
 def task_detail(task: Task) -> Table:
@@ -171,8 +195,9 @@ def _offers(*flags: tuple[str, bool]) -> Text:
 def cancel_table(results: list[CancelResult]) -> Table:
     """Per-task outcomes of a cancel run."""
     table = Table(box=None, header_style="bold", pad_edge=False)
-    for column in ("TASK ID", "OUTCOME", "STATUS", "MESSAGE"):
-        table.add_column(column, overflow="fold" if column == "TASK ID" else "ellipsis")
+    _id_column(table, [result.task_id for result in results])
+    for column in ("OUTCOME", "STATUS", "MESSAGE"):
+        table.add_column(column, overflow="ellipsis")
     for result in results:
         table.add_row(
             Text(clean(result.task_id)),

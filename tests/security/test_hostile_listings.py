@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 from tests.cli_process import mcptask_argv, run_mcptask
@@ -106,3 +108,27 @@ def test_endless_pagination_stops_with_one_line() -> None:
         asked = server.calls.count("tasks/list")
     result.assert_one_line_error(8, f"tasks/list goes on past {MAX_PAGES} pages")
     assert asked == MAX_PAGES
+
+
+def test_a_uuid_is_never_wrapped_in_a_table_of_80_columns() -> None:
+    task_id = str(uuid.uuid4())
+    message = "a status message long enough to need wrapping " * 3
+    with HostileMcp(
+        pages=lambda cursor: ([dict(task(task_id), statusMessage=message)], None)
+    ) as server:
+        result = run_mcptask(
+            "list", "--url", server.url, *LEGACY, "-o", "table", env={"COLUMNS": "80"}
+        )
+    assert result.code == 0, result.stderr
+    assert task_id in result.stdout  # whole, on one line
+    assert all(len(line) <= 80 for line in result.stdout.splitlines())
+
+
+def test_an_id_wider_than_the_screen_is_printed_whole() -> None:
+    task_id = "x" * 120
+    with one_page([task_id]) as server:
+        result = run_mcptask(
+            "list", "--url", server.url, *LEGACY, "-o", "table", env={"COLUMNS": "80"}
+        )
+    assert result.code == 0, result.stderr
+    assert re.search(rf"^{task_id} +working ", result.stdout, re.MULTILINE)  # and its status

@@ -44,7 +44,7 @@ class CancelView(View[CancelOutcome]):
             return True
         from rich.prompt import Confirm
 
-        self.screen.err.print(tables.task_table(selection.listed))
+        tables.print_id_table(self.screen.err, tables.task_table(selection.listed))
         count = len(selection.listed)
         return Confirm.ask(f"Cancel these {count} tasks?", console=self.screen.err, default=False)
 
@@ -100,7 +100,7 @@ class CancelView(View[CancelOutcome]):
         from mcptask.output import tables
 
         if shown.report.results:
-            self.screen.out.print(tables.cancel_table(shown.report.results))
+            tables.print_id_table(self.screen.out, tables.cancel_table(shown.report.results))
         self.screen.out.print(tables.cancel_summary(shown.report))
 
     def document(self, shown: CancelOutcome) -> JsonObject:
@@ -136,7 +136,7 @@ class _DryRunView(View[Selection]):
         from mcptask.output import tables
 
         if shown.listed:
-            self.screen.out.print(tables.task_table(shown.listed))
+            tables.print_id_table(self.screen.out, tables.task_table(shown.listed))
         unlisted = self._unlisted(shown)
         for task_id in unlisted:
             self.screen.out.print(task_id, markup=False, highlight=False)

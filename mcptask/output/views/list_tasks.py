@@ -99,7 +99,7 @@ class ListView(View[Listing]):
             if tasks:
                 from mcptask.output import tables
 
-                self.screen.out.print(tables.task_table(tasks[:limit]))
+                tables.print_id_table(self.screen.out, tables.task_table(tasks[:limit]))
             return len(tasks)
         render = self._id_line if output == "ids" else _RENDERERS[output]
         if sort_key is None and output != "json":
