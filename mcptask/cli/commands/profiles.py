@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from dataclasses import replace
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from mcptask.cli.completion import complete_profile
 from mcptask.cli.options import OutputOption
 from mcptask.errors import UsageError
+
+if TYPE_CHECKING:
+    from mcptask.store.profiles import ProfileBook
 
 
 def profiles(
@@ -48,4 +52,22 @@ def profiles(
     elif default is not None:
         store.set_default(path, default)
         screen.note(f"profile {default!r} is the default now")
-    view.show(store.load(path))
+    view.show(_shown(store.load(path)))
+
+
+def _shown(book: ProfileBook) -> ProfileBook:
+    """The profiles with their targets as mcptask shows targets: no user info, no
+    credential-like query values or arguments (the file keeps them, as saved)."""
+    from mcptask.transport.redact import display_server, redact_url
+
+    return replace(
+        book,
+        profiles={
+            name: replace(
+                profile,
+                url=profile.url and redact_url(profile.url),
+                server=profile.server and display_server(profile.server),
+            )
+            for name, profile in book.profiles.items()
+        },
+    )
