@@ -167,6 +167,8 @@ def open_in_browser(url: str) -> bool:
     """
     import webbrowser
 
+    if not url.startswith(("https://", "http://")):
+        return False  # never a browser switch (`--…`) nor another scheme's handler
     with _stdout_to_stderr():
         try:
             return bool(webbrowser.open(url))

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 
 from mcptask.auth.config import AuthSettings
-from mcptask.auth.discovery import ServerMetadata
+from mcptask.auth.discovery import ServerMetadata, require_secure
 from mcptask.errors import (
     AuthDiscoveryError,
     ProtocolViolation,
@@ -160,6 +160,7 @@ def register(
             "registration: register mcptask there (redirect URI http://127.0.0.1/callback, "
             "any port) and give its client id in MCPTASK_CLIENT_ID"
         )
+    require_secure(metadata.registration_endpoint, "the registration endpoint")
     supported = metadata.token_endpoint_auth_methods or DEFAULT_AUTH_METHODS
     # A public client (PKCE, no secret) when the server allows one, as native apps should be.
     wanted = (

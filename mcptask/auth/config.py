@@ -7,9 +7,11 @@ Kept free of heavy imports: the command line builds these on every run, OAuth or
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from mcptask.store.identity import canonical_url
 
@@ -87,6 +89,25 @@ class AuthSettings:
             f"open_browser={self.open_browser!r}, interactive={self.interactive!r}, "
             f"force_sign_in={self.force_sign_in!r}, cache_path={self.cache_path!r})"
         )
+
+
+_LOCAL_NAMES = ("localhost", "localhost.localdomain")
+
+
+def plain_remote(url: str) -> bool:
+    """True for a plain http:// URL to a host that is not this machine (loopback: 127.0.0.0/8,
+    ::1, localhost): nothing of OAuth goes there (the MCP authorization spec wants HTTPS)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        return False
+    if parts.scheme.lower() != "http" or host.lower() in _LOCAL_NAMES:
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True
 
 
 def canonical_resource(server_url: str) -> str:

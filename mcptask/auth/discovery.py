@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from mcptask.auth.config import canonical_resource
+from mcptask.auth.config import canonical_resource, plain_remote
 from mcptask.errors import AuthDiscoveryError, ProtocolViolation, UnreachableError
 from mcptask.transport.limits import json_body
 from mcptask.transport.redact import display_url
@@ -287,8 +287,20 @@ def _legacy(http: httpx.Client, server_url: str, log: Trace) -> Discovered:
     )
 
 
+def require_secure(url: str, what: str) -> None:
+    """AuthDiscoveryError for a plain http:// URL to another machine: OAuth goes over https
+    only (plain http to loopback aside), the MCP authorization spec says."""
+    if plain_remote(url):
+        host = urlsplit(url).hostname
+        raise AuthDiscoveryError(
+            f"refusing OAuth over plain http:// to {host} ({what}), which is not this "
+            "machine: sign-in needs https://"
+        )
+
+
 def get_json(http: httpx.Client, url: str, log: Trace) -> dict[str, Any] | None:
     """GET a JSON object; None for an error status or a body that is not a JSON object."""
+    require_secure(url, "its OAuth metadata")
     try:
         with http.stream("GET", url, headers={"Accept": "application/json"}) as response:
             log(f"< {response.status_code} GET {display_url(url)}")

@@ -28,6 +28,7 @@ from mcptask.auth.config import (
     AuthSettings,
     HttpOptions,
     canonical_resource,
+    plain_remote,
 )
 from mcptask.errors import AuthError, InsufficientScope, SignInRequired
 from mcptask.transport.limits import bound, max_answer_bytes
@@ -55,6 +56,8 @@ class McpAuth(httpx.Auth):
         self.settings = settings
         self.server = canonical_resource(server_url)
         self._server_url = server_url
+        self._plain = plain_remote(server_url)
+        """Plain http:// to another machine: no OAuth token is sent, no sign-in is made."""
         self._http = http
         self._notice = notice or (lambda line: None)
         self._trace = trace or (lambda line: None)
@@ -158,7 +161,7 @@ class McpAuth(httpx.Auth):
     def _cached(self) -> CachedToken | None:
         """The newest usable cached token for this server, or None."""
         path = self.settings.cache_path
-        if path is None or not os.path.exists(path):
+        if path is None or self._plain or not os.path.exists(path):
             return None  # nothing cached: the cache's model need not be imported
         from mcptask.store import tokens as cache
 
@@ -344,7 +347,9 @@ class McpAuth(httpx.Auth):
 
     def _discover(self, challenge: Challenge) -> Discovered:
         if self._discovered is None:
-            from mcptask.auth.discovery import discover
+            from mcptask.auth.discovery import discover, require_secure
+
+            require_secure(self._server_url, "the MCP server, for its tokens")
 
             client = httpx.Client(verify=self._http.verify, timeout=self._http.timeout)
             with client:

@@ -19,6 +19,7 @@ import httpx
 
 from mcptask.auth.clients import JWT_METHOD, ClientIdentity, require_credential
 from mcptask.auth.config import HttpOptions
+from mcptask.auth.discovery import require_secure
 from mcptask.errors import ProtocolViolation, TokenRequestRefused, UnreachableError, UsageError
 from mcptask.transport.limits import json_body
 from mcptask.transport.redact import display_url, scrub
@@ -117,6 +118,7 @@ def request_tokens(
     from authlib.oauth2.auth import ClientAuth
     from authlib.oauth2.rfc6749.parameters import prepare_token_request
 
+    require_secure(token_endpoint, "the token endpoint")
     body = prepare_token_request(grant_type, **{k: v for k, v in params.items() if v})
     headers = {
         "Content-Type": "application/x-www-form-urlencoded",

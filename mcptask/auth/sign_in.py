@@ -10,7 +10,7 @@ import httpx
 
 from mcptask.auth import clients, grants
 from mcptask.auth.config import AUTHORIZATION_CODE, CLIENT_CREDENTIALS, AuthSettings, HttpOptions
-from mcptask.auth.discovery import Discovered
+from mcptask.auth.discovery import Discovered, require_secure
 from mcptask.auth.grants import Tokens
 from mcptask.errors import AuthDiscoveryError, SignInRequired
 from mcptask.store import tokens as cache
@@ -96,6 +96,8 @@ def in_browser(
             f"the authorization server {display_url(metadata.issuer)} has no "
             "authorization endpoint: it offers no browser sign-in"
         )
+    endpoint = metadata.authorization_endpoint
+    browser_host = _browser_host(endpoint, metadata.issuer)
     if not discovered.legacy and "S256" not in (metadata.code_challenge_methods or ()):
         raise AuthDiscoveryError(
             f"the authorization server {display_url(metadata.issuer)} does not list PKCE "
@@ -127,7 +129,7 @@ def in_browser(
             identity = clients.remembered_identity(registered)
             assert identity is not None
         url, state, verifier = browser.authorization_url(
-            metadata.authorization_endpoint,
+            endpoint,
             client_id=identity.client_id,
             redirect_uri=receiver.redirect_uri,
             resource=discovered.resource,
@@ -135,6 +137,7 @@ def in_browser(
         )
         context.notice(
             f"signing in to {display_url(context.server_url)} at {display_url(metadata.issuer)}"
+            f"; the browser opens {browser_host}"
         )
         code = browser.receive_code(
             receiver,
@@ -161,6 +164,26 @@ def in_browser(
         trace=context.trace,
     )
     return tokens, identity
+
+
+def _browser_host(endpoint: str, issuer: str) -> str:
+    """The host of the authorization endpoint the browser is sent to; AuthDiscoveryError
+    unless it is an https:// URL (or http:// on this machine): never a browser switch
+    (`--…`), a `file:` or `javascript:` URL, nor a page of another scheme."""
+    refused = AuthDiscoveryError(
+        f"the authorization server {display_url(issuer)} names an authorization endpoint "
+        "that is not an https:// URL: refusing to open it in a browser"
+    )
+    if endpoint != endpoint.strip() or endpoint.startswith("-"):
+        raise refused
+    try:
+        parts = httpx.URL(endpoint)
+    except httpx.InvalidURL:
+        raise refused from None
+    if parts.scheme not in ("https", "http") or not parts.host:
+        raise refused
+    require_secure(endpoint, "the authorization endpoint")
+    return parts.host if parts.port is None else f"{parts.host}:{parts.port}"
 
 
 def _port_of(redirect_uri: str | None) -> int | None:

@@ -21,7 +21,6 @@ saves them (credentials as references unless asked), and warnings for the user.
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import os
 import sys
@@ -31,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from mcptask.auth.config import AUTH_METHODS, AuthSettings
+from mcptask.auth.config import AUTH_METHODS, AuthSettings, plain_remote
 from mcptask.cli.options import Common, header_safe, parse_env, parse_headers
 from mcptask.errors import UsageError
 from mcptask.store.paths import tokens_path
@@ -45,7 +44,6 @@ ENV_SERVER = "MCPTASK_SERVER"
 ENV_TOKEN = "MCPTASK_TOKEN"
 ENV_PROFILE = "MCPTASK_PROFILE"
 DEFAULT_TIMEOUT_SECONDS = 30.0
-_LOCAL_NAMES = ("localhost", "localhost.localdomain")
 
 
 @dataclass(frozen=True)
@@ -291,7 +289,7 @@ def _issuer_url(issuer: str) -> bool:
         return False
     if not parts.hostname or parts.query or parts.fragment:
         return False
-    return parts.scheme == "https" or (parts.scheme == "http" and not _plain_remote(issuer))
+    return parts.scheme == "https" or (parts.scheme == "http" and not plain_remote(issuer))
 
 
 def _read(value: Value, env: Mapping[str, str]) -> str:
@@ -374,24 +372,10 @@ def _warnings(settings: ConnectionSettings) -> list[str]:
     from mcptask.transport.redact import is_sensitive_header
 
     credentials = any(is_sensitive_header(name) for name in settings.headers)
-    if settings.url and credentials and _plain_remote(settings.url):
+    if settings.url and credentials and plain_remote(settings.url):
         host = urlsplit(settings.url).hostname
         warnings.append(
             f"sending credentials over plain http:// to {host}, which is not this machine; "
             "use https://"
         )
     return warnings
-
-
-def _plain_remote(url: str) -> bool:
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-    except ValueError:
-        return False
-    if parts.scheme != "http" or host in _LOCAL_NAMES:
-        return False
-    try:
-        return not ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return True

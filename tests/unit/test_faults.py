@@ -23,7 +23,7 @@ from mcptask.protocol.jsonrpc import JsonObject, request_message
 from mcptask.transport.http import HttpTransport
 from mcptask.transport.http_errors import parse_retry_after
 
-URL = "http://server.test/mcp"
+URL = "https://server.test/mcp"
 Handler = Callable[[httpx.Request], httpx.Response]
 
 

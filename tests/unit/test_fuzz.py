@@ -24,7 +24,7 @@ from mcptask.protocol.tasks import Task, TaskPage
 from mcptask.transport.http import HttpTransport
 from mcptask.transport.limits import decode
 
-URL = "http://server.test/mcp"
+URL = "https://server.test/mcp"
 DOCUMENTED = {code for code in ExitCode if code not in (ExitCode.OK, ExitCode.UNEXPECTED)}
 
 json_values = st.recursive(

@@ -70,7 +70,7 @@ def test_the_record_takes_sightings_from_two_threads(tmp_path: Path) -> None:
     ticks = itertools.count(step=2)  # every sighting finds a flush due: many of them race
     record = KnownTasks(
         tmp_path / FILE_NAME,
-        ServerIdentity.for_url("http://server.test/mcp"),
+        ServerIdentity.for_url("https://server.test/mcp"),
         on_failure=failures.append,
         clock=lambda: float(next(ticks)),
     )

@@ -8,8 +8,8 @@ from typing import Any
 
 from mcptask.store.tokens import CachedToken
 
-URL = "http://server.test/mcp"
-ISSUER = "http://as.test"
+URL = "https://server.test/mcp"
+ISSUER = "https://as.test"
 
 
 def cached_token(access_token: str, **fields: Any) -> CachedToken:

@@ -12,15 +12,15 @@ from mcptask.auth.config import AuthSettings, HttpOptions
 from mcptask.auth.flow import McpAuth
 from mcptask.store import tokens
 
-URL = "http://server.test/mcp"
+URL = "https://server.test/mcp"
 GOOD = {
     "server": URL,
-    "issuer": "http://as.test",
+    "issuer": "https://as.test",
     "resource": URL,
     "client_id": "c",
     "grant": "authorization_code",
     "access_token": "good",
-    "token_endpoint": "http://as.test/token",
+    "token_endpoint": "https://as.test/token",
     "auth_method": "none",
     "expires_at": 4102444800,  # an integer, as JSON has it: a number is a number
 }
@@ -39,7 +39,7 @@ def test_entries_with_wrongly_typed_fields_are_skipped(tmp_path: Path) -> None:
         {**GOOD, "access_token": 42},
         {**GOOD, "access_token": "listed", "refresh_token": ["r"]},
     ]
-    client = {"issuer": "http://as.test", "client_id": "c", "auth_method": "none"}
+    client = {"issuer": "https://as.test", "client_id": "c", "auth_method": "none"}
     _write(path, [*bad_tokens, GOOD], [{**client, "client_secret": 7}, client])
     cache = tokens.load(path)
     assert [t.access_token for t in cache.tokens] == ["good"]

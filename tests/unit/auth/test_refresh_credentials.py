@@ -68,8 +68,8 @@ def test_a_token_request_without_the_credential_is_an_auth_error(auth_method: st
         grants.refresh(
             HttpOptions(),
             ClientIdentity("c", auth_method),
-            "http://as.test/token",
-            "http://as.test",
+            "https://as.test/token",
+            "https://as.test",
             refresh_token="r",
             resource=URL,
             trace=lambda line: None,

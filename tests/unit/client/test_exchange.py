@@ -21,7 +21,7 @@ from mcptask.errors import (
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.transport.http import HttpTransport
 
-URL = "http://server.test/mcp"
+URL = "https://server.test/mcp"
 Handler = Callable[[httpx.Request], httpx.Response]
 
 

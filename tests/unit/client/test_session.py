@@ -116,7 +116,7 @@ def test_requests_in_a_joined_session_use_ids_of_their_own() -> None:
             headers={"Mcp-Session-Id": "ours"},
         )
 
-    transport = HttpTransport("http://server.test/mcp", transport=httpx.MockTransport(handler))
+    transport = HttpTransport("https://server.test/mcp", transport=httpx.MockTransport(handler))
     client = McpClient(transport)
     client.connect(join_session="theirs")
     client.get_task("t")

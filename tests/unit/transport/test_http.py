@@ -18,7 +18,7 @@ from mcptask.errors import (
 from mcptask.protocol.jsonrpc import JsonObject, request_message
 from mcptask.transport.http import HttpTransport
 
-URL = "http://server.test/mcp"
+URL = "https://server.test/mcp"
 Handler = Callable[[httpx.Request], httpx.Response]
 
 

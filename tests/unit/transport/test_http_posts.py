@@ -14,7 +14,7 @@ from mcptask.errors import AuthError
 from mcptask.protocol.jsonrpc import request_message
 from mcptask.transport.http import HttpTransport
 
-URL = "http://server.test:8080/mcp?x=1"
+URL = "https://server.test:8080/mcp?x=1"
 Handler = Callable[[httpx.Request], httpx.Response]
 
 
