@@ -75,6 +75,8 @@ class HostileMcp(_Background):
         super().__init__(_McpHandler)
         self.tools = tools or []
         self.pages = pages or (lambda cursor: ([], None))
+        self.tools_cursor: Callable[[str | None], str | None] | None = None
+        """The next cursor of tools/list after the given one (None: one page)."""
         self.calls: list[str] = []
         """The methods asked for, in order."""
         self.authorizations: list[str] = []
@@ -93,6 +95,9 @@ class HostileMcp(_Background):
             }
         if method == "tools/list":
             self.tools_listed.set()
+            if self.tools_cursor is not None:
+                cursor = self.tools_cursor(params.get("cursor"))
+                return {"tools": self.tools, **({"nextCursor": cursor} if cursor else {})}
             return {"tools": self.tools}
         if method == "tools/call":
             return {"task": task("started-by-hostile")}

@@ -110,6 +110,16 @@ def test_endless_pagination_stops_with_one_line() -> None:
     assert asked == MAX_PAGES
 
 
+def test_endless_tool_pages_stop_start_with_one_line() -> None:
+    with HostileMcp() as server:
+        server.tools_cursor = lambda cursor: str(int(cursor or 0) + 1)
+        result = run_mcptask("start", "job", "--url", server.url, *LEGACY, timeout=300)
+        asked = server.calls.count("tools/list")
+    result.assert_one_line_error(8, f"tools/list goes on past {MAX_PAGES} pages")
+    assert asked == MAX_PAGES
+    assert "tools/call" not in server.calls
+
+
 def test_a_uuid_is_never_wrapped_in_a_table_of_80_columns() -> None:
     task_id = str(uuid.uuid4())
     message = "a status message long enough to need wrapping " * 3
