@@ -25,6 +25,7 @@ from mcptask.transport.limits import json_body
 from mcptask.transport.redact import display_url, scrub
 
 JWT_ASSERTION_SECONDS = 300
+_SECRET_FIELDS = ("client_secret", "client_assertion", "code", "code_verifier", "refresh_token")
 
 
 @dataclass(frozen=True)
@@ -169,9 +170,21 @@ def request_tokens(
             f"{response.status_code}): {error if isinstance(error, str) else 'no error code'}"
             f"{detail}"
         )
-        # The server's words could quote back what it was sent.
-        raise TokenRequestRefused(scrub(message, [identity.client_secret, *params.values()]))
+        # The server's words could quote back what it was sent: the secret, as it is and
+        # in the Basic header's base64, the assertion, the grant's own values.
+        raise TokenRequestRefused(scrub(message, _sent_secrets(identity, headers, body, params)))
     return _tokens(answer, shown)
+
+
+def _sent_secrets(
+    identity: ClientIdentity, headers: dict[str, str], body: str, params: dict[str, str | None]
+) -> list[str | None]:
+    from urllib.parse import parse_qsl, quote_plus
+
+    basic = headers.get("Authorization", "").partition(" ")[2].strip()
+    form = [value for name, value in parse_qsl(body) if name in _SECRET_FIELDS]
+    encoded = [quote_plus(value) for value in form]
+    return [identity.client_secret, basic, *form, *encoded, *params.values()]
 
 
 # -- internals ------------------------------------------------------------------------------
@@ -181,6 +194,15 @@ def _tokens(answer: Any, shown: str) -> Tokens:
     access = answer.get("access_token")
     if not isinstance(access, str) or not access:
         raise TokenRequestRefused(f"the token endpoint {shown} answered without an access_token")
+    refresh_token = answer.get("refresh_token")
+    for token in (access, refresh_token):
+        # Sent in an Authorization header: printable ASCII only (RFC 6750 §2.1), checked
+        # before it is kept, not when every later command sends it.
+        if isinstance(token, str) and not _printable(token):
+            raise TokenRequestRefused(
+                f"the token endpoint {shown} issued a token that is not printable ASCII: "
+                "refusing it (nothing is kept)"
+            )
     token_type = answer.get("token_type", "Bearer")
     if not isinstance(token_type, str) or token_type.lower() != "bearer":
         raise TokenRequestRefused(
@@ -192,7 +214,6 @@ def _tokens(answer: Any, shown: str) -> Tokens:
     expires_in = answer.get("expires_in")
     if not isinstance(expires_at, int | float) and isinstance(expires_in, int | float):
         expires_at = issued_at + float(expires_in)
-    refresh_token = answer.get("refresh_token")
     scope = answer.get("scope")
     return Tokens(
         access_token=access,
@@ -201,3 +222,7 @@ def _tokens(answer: Any, shown: str) -> Tokens:
         scope=scope if isinstance(scope, str) and scope else None,
         issued_at=issued_at,
     )
+
+
+def _printable(token: str) -> bool:
+    return all("\x21" <= character <= "\x7e" for character in token)

@@ -111,11 +111,14 @@ def json_answer(status: int, document: object) -> tuple[int, dict[str, str], byt
 
 
 def authorization_server(
-    *, endpoints: dict[str, str] | None = None, token: object | None = None
+    *,
+    endpoints: dict[str, str] | None = None,
+    token: object | Callable[[Seen], object] | None = None,
 ) -> HostileServer:
     """An authorization server offering every grant, its metadata at the RFC 8414 URL (its
     issuer is its origin); `endpoints` overrides the metadata's endpoint URLs, `token` is what
-    its token endpoint answers (a token by default)."""
+    its token endpoint answers, or makes of the request (a token by default; 400 for an
+    OAuth error)."""
     holder: dict[str, str] = {}
 
     def answer(seen: Seen) -> tuple[int, dict[str, str], bytes]:
@@ -137,8 +140,11 @@ def authorization_server(
             }
             return json_answer(200, metadata)
         if seen.path.startswith("/token"):
-            answer = token or {"access_token": "stolen-ok", "token_type": "Bearer"}
-            return json_answer(200, answer)
+            document = token(seen) if callable(token) else token
+            if document is None:
+                return json_answer(200, {"access_token": "stolen-ok", "token_type": "Bearer"})
+            status = 400 if isinstance(document, dict) and "error" in document else 200
+            return json_answer(status, document)
         if seen.path.startswith("/register"):
             registered = {"client_id": "registered", "token_endpoint_auth_method": "none"}
             return json_answer(201, registered)

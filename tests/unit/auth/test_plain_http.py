@@ -1,6 +1,7 @@
 """OAuth never over plain http:// to another machine (metadata, registration, token
 requests, tokens to the MCP server), and the authorization endpoint the browser is sent to
-is an https:// URL (or http:// on this machine), never a browser switch."""
+is an https:// URL (or http:// on this machine), never a browser switch; a token that
+cannot go in a header is refused on receipt."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from mcptask.auth.clients import ClientIdentity, register
 from mcptask.auth.config import AuthSettings, HttpOptions, plain_remote
 from mcptask.auth.discovery import ServerMetadata, get_json
 from mcptask.auth.flow import McpAuth
-from mcptask.auth.grants import request_tokens
+from mcptask.auth.grants import _tokens, request_tokens
 from mcptask.auth.sign_in import _browser_host
-from mcptask.errors import AuthDiscoveryError
+from mcptask.errors import AuthDiscoveryError, TokenRequestRefused
 from mcptask.store import tokens
 from tests.unit.auth.support import cached_token
 
@@ -113,3 +114,16 @@ def test_the_browser_host_is_shown() -> None:
         "login.example.com"
     )
     assert _browser_host("http://127.0.0.1:9/a", "http://127.0.0.1:9") == "127.0.0.1:9"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"access_token": "t\u00f6ken", "token_type": "Bearer"},
+        {"access_token": "two words", "token_type": "Bearer"},
+        {"access_token": "ok", "refresh_token": "r\u20ac", "token_type": "Bearer"},
+    ],
+)
+def test_a_token_that_cannot_go_in_a_header_is_refused_on_receipt(answer: object) -> None:
+    with pytest.raises(TokenRequestRefused, match="not printable ASCII"):
+        _tokens(answer, "https://as.example.com/token")
