@@ -22,7 +22,7 @@ from mcptask.errors import (
 )
 from mcptask.protocol.handshake import ServerInfo
 from mcptask.protocol.jsonrpc import JsonObject, request_message
-from mcptask.protocol.tasks import FAILED, CancelAnswer, Task, TaskPage
+from mcptask.protocol.tasks import FAILED, CancelAnswer, Task, TaskPage, follow_cursor
 from mcptask.protocol.tools import TaskOutcome, ToolCallAnswer, ToolInfo, ToolPage
 from mcptask.transport import NotificationHandler, Transport
 
@@ -31,10 +31,6 @@ if TYPE_CHECKING:
 
 SessionChange = Callable[[str | None, str], None]
 """Hears (previous session or None, new session) when a kept session is opened or renewed."""
-
-MAX_PAGES = 5_000
-"""Pages of one `tasks/list` or `tools/list` followed at most (250,000 tasks at 50 a page):
-a server that hands out fresh cursors forever must not grow memory and the record forever."""
 
 
 class McpClient(Exchange):
@@ -237,7 +233,7 @@ class McpClient(Exchange):
             yield page.tasks
             if page.next_cursor is None:
                 return
-            cursor = _follow(seen_cursors, page.next_cursor, "tasks/list")
+            cursor = follow_cursor(seen_cursors, page.next_cursor, "tasks/list")
 
     def cancel_task(self, task_id: str) -> CancelAnswer:
         """`tasks/cancel` for one task: what the server answered, in one shape for both eras.
@@ -265,7 +261,7 @@ class McpClient(Exchange):
             yield from page.tools
             if page.next_cursor is None:
                 return
-            cursor = _follow(seen_cursors, page.next_cursor, "tools/list")
+            cursor = follow_cursor(seen_cursors, page.next_cursor, "tools/list")
 
     def call_tool_as_task(
         self, name: str, arguments: JsonObject, *, ttl_ms: int | None = None
@@ -391,15 +387,3 @@ class McpClient(Exchange):
         stamped, headers = self.era.stamp(method, params)
         answer = self.request(method, stamped, headers=headers, timeout=timeout, session=session)
         return result_of(answer, method, params)
-
-
-def _follow(seen: set[str], cursor: str, method: str) -> str:
-    """`cursor`, the next page's, unless the cursors loop back or go on past MAX_PAGES."""
-    if cursor in seen:
-        raise ProtocolViolation(f"the server's {method} cursors loop back on themselves")
-    if len(seen) + 1 >= MAX_PAGES:
-        raise ProtocolViolation(
-            f"the server's {method} goes on past {MAX_PAGES} pages; mcptask stops there"
-        )
-    seen.add(cursor)
-    return cursor

@@ -238,3 +238,21 @@ class CancelAnswer:
     def message(self) -> str | None:
         """The status message the answer reports, if any."""
         return self.task.statusMessage if self.task is not None else None
+
+
+MAX_PAGES = 5_000
+"""Pages of one `tasks/list` or `tools/list` followed at most (250,000 tasks at 50 a page):
+a server that hands out fresh cursors forever must not grow memory and the record forever."""
+
+
+def follow_cursor(seen: set[str], cursor: str, method: str) -> str:
+    """`cursor`, the next page's, unless the cursors loop back or go on past MAX_PAGES
+    (`seen`: the cursors followed so far, to which it is added)."""
+    if cursor in seen:
+        raise ProtocolViolation(f"the server's {method} cursors loop back on themselves")
+    if len(seen) + 1 >= MAX_PAGES:
+        raise ProtocolViolation(
+            f"the server's {method} goes on past {MAX_PAGES} pages; mcptask stops there"
+        )
+    seen.add(cursor)
+    return cursor

@@ -17,7 +17,7 @@ from tests.security.hostile_mcp import HostileMcp, Page, task
 
 LEGACY = ("--protocol", "2025-11-25")
 LEGACY_OPTION = " ".join(LEGACY)
-MAX_PAGES = 5_000  # mcptask.client.session.MAX_PAGES, as the README documents it
+MAX_PAGES = 5_000  # mcptask.protocol.tasks.MAX_PAGES, as the README documents it
 
 HOSTILE_IDS = [
     "--url=http://127.0.0.1:9/steal",  # an option with its value
