@@ -110,7 +110,7 @@ class Common:
     ] = None
     timeout: Annotated[
         float | None,
-        _server("--timeout", help="Seconds to wait for each answer (default 30).", min=0.001),
+        _server("--timeout", help="Seconds each answer may take in all (default 30).", min=0.001),
     ] = None
     protocol: Annotated[
         str | None,

@@ -14,8 +14,9 @@ Answer = Callable[[BaseHTTPRequestHandler, object], None]
 
 
 @contextlib.contextmanager
-def hostile_server(answer: Answer) -> Iterator[str]:
-    """Serve `answer` to every POST; yield the endpoint URL."""
+def hostile_server(answer: Answer, get: Answer | None = None) -> Iterator[str]:
+    """Serve `answer` to every POST, and `get` (with the path for id) to every GET (else
+    405); yield the endpoint URL."""
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -27,6 +28,10 @@ def hostile_server(answer: Answer) -> Iterator[str]:
                 answer(self, message.get("id"))
 
         def do_GET(self) -> None:
+            if get is not None:
+                with contextlib.suppress(OSError):
+                    get(self, self.path)
+                return
             self.send_response(405)
             self.send_header("Content-Length", "0")
             self.end_headers()
@@ -34,7 +39,11 @@ def hostile_server(answer: Answer) -> Iterator[str]:
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    class Server(ThreadingHTTPServer):
+        def handle_error(self, request: object, client_address: object) -> None:
+            pass  # a client hanging up on a hostile answer is the expected end
+
+    server = Server(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

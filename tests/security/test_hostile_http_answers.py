@@ -83,3 +83,35 @@ def test_timeout_is_the_whole_answers_time(answer: Answer) -> None:
     with hostile_server(answer) as url:
         result = run_mcptask("list", "--url", url, "--timeout", "2", "--retries", "0", timeout=60)
     result.assert_one_line_error(3, "did not answer within 2s")
+
+
+def _challenge(handler: BaseHTTPRequestHandler, request_id: object) -> None:
+    """401, naming this server's own protected resource metadata (where the attack is)."""
+    host, port = handler.request.getsockname()[:2]
+    metadata = f"http://{host}:{port}/.well-known/oauth-protected-resource"
+    handler.send_response(401)
+    handler.send_header("WWW-Authenticate", f'Bearer resource_metadata="{metadata}"')
+    handler.send_header("Content-Length", "0")
+    handler.end_headers()
+
+
+def _bomb_document(handler: BaseHTTPRequestHandler, path: object) -> None:
+    body = _gzip_bomb(None)
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Encoding", "gzip")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def test_oauth_metadata_is_bounded_by_its_decoded_size() -> None:
+    with hostile_server(_challenge, get=_bomb_document) as url:
+        result = run_mcptask("list", "--url", url, "--retries", "0", timeout=60)
+    result.assert_one_line_error(4, "OAuth metadata", "larger than 33554432 bytes")
+
+
+def test_oauth_metadata_is_bounded_in_time() -> None:
+    with hostile_server(_challenge, get=_trickle_json) as url:
+        result = run_mcptask("list", "--url", url, "--timeout", "2", "--retries", "0", timeout=60)
+    result.assert_one_line_error(3, "oauth-protected-resource did not answer within 2s")

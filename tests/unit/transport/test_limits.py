@@ -4,14 +4,22 @@ be sent back, and which answers nest too deeply (the walk against a recursive co
 from __future__ import annotations
 
 import json
+import zlib
 
+import httpx
 import pytest
 from httpx_sse import ServerSentEvent
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mcptask.errors import ProtocolViolation
-from mcptask.transport.limits import MAX_DEPTH, _depth_exceeds, parse_json
+from mcptask.transport.limits import (
+    MAX_DEPTH,
+    BoundedStream,
+    Inflation,
+    _depth_exceeds,
+    parse_json,
+)
 from mcptask.transport.sse import resumable_id
 
 
@@ -61,3 +69,45 @@ json_values = st.recursive(
 @given(value=json_values, limit=st.integers(0, 8))
 def test_the_depth_walk_agrees_with_a_recursive_count(value: object, limit: int) -> None:
     assert _depth_exceeds(value, limit) is (nesting(value) > limit)
+
+
+def _layers(body: bytes, *encodings: str) -> bytes:
+    """`body` encoded in the order Content-Encoding lists `encodings`."""
+    for encoding in encodings:
+        wbits = {"gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS, "raw": -zlib.MAX_WBITS}
+        compressor = zlib.compressobj(9, zlib.DEFLATED, wbits[encoding])
+        body = compressor.compress(body) + compressor.flush()
+    return body
+
+
+@pytest.mark.parametrize(
+    ("encodings", "header"),
+    [
+        (("gzip",), ["gzip"]),
+        (("deflate",), ["deflate"]),
+        (("raw",), ["deflate"]),  # a deflate body without its zlib header, as httpx takes it
+        (("gzip", "deflate"), ["gzip", "deflate"]),
+        ((), ["identity"]),
+        ((), ["x-unknown"]),  # left alone by httpx: no decoding to count
+    ],
+)
+def test_inflation_counts_what_httpx_decodes_to(
+    encodings: tuple[str, ...], header: list[str]
+) -> None:
+    body = json.dumps({"pad": "A" * 300_000}).encode()
+    wire = _layers(body, *encodings)
+    decoded = httpx.Response(200, headers=[("Content-Encoding", ", ".join(header))], content=wire)
+    assert decoded.content == body  # httpx agrees on what the bytes decode to
+    inflation = Inflation(header)
+    total = 0
+    for start in range(0, len(wire), 1000):  # in chunks, as a network delivers them
+        total = inflation.count(wire[start : start + 1000])
+    assert total == len(body)
+
+
+def test_a_bounded_stream_refuses_a_body_that_inflates_past_the_bound() -> None:
+    wire = _layers(b"A" * (10 * 1024 * 1024), "gzip")
+    stream = BoundedStream(httpx.ByteStream(wire), 1024 * 1024, ["gzip"])
+    with pytest.raises(ProtocolViolation, match="larger than 1048576 bytes"):
+        for _ in stream:
+            pass
