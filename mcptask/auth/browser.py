@@ -61,8 +61,9 @@ class LoopbackReceiver:
         )
         self._thread.start()
 
-    def wait(self, timeout: float) -> Redirect:
-        """The redirect, or AuthError when none came in time."""
+    def wait(self, timeout: float, state: str | None = None) -> Redirect:
+        """The redirect (with `state`, when given: others are ignored), or AuthError when
+        none came in time."""
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -73,9 +74,13 @@ class LoopbackReceiver:
                 )
             try:
                 # Short waits, so that Ctrl-C is not held up by a blocking get.
-                return self._answers.get(timeout=min(left, 0.5))
+                answer = self._answers.get(timeout=min(left, 0.5))
             except queue.Empty:
                 continue
+            if state is None or _same(answer.state, state):
+                return answer
+            # Not this sign-in's redirect (anything on this machine can call the port): it
+            # must not end the sign-in a person is finishing.
 
     def close(self) -> None:
         """Stop serving and release the port."""
@@ -129,6 +134,7 @@ def receive_code(
 ) -> str:
     """Send the person to `url` and wait for the code the redirect brings back.
 
+    Redirects without `state` are ignored (anything on this machine can call the port).
     RFC 9207 against mix-up attacks: an `iss` in the redirect must be exactly `issuer`, and
     it must be there when the server's metadata says it sends one.
     """
@@ -138,9 +144,7 @@ def receive_code(
         opened = open_in_browser(url)
     if not opened:
         notice(f"to sign in, open this URL in a browser on this machine: {url}")
-    answer = receiver.wait(timeout)
-    if answer.state is None or not hmac.compare_digest(answer.state, state):
-        raise AuthError("the sign-in redirect carried the wrong state; refusing its code")
+    answer = receiver.wait(timeout, state)
     if answer.issuer is not None and answer.issuer != issuer:
         raise AuthError(
             "the sign-in redirect names another authorization server (iss) than the one "
@@ -157,6 +161,10 @@ def receive_code(
     if not answer.code:
         raise AuthError("the sign-in redirect carried no authorization code")
     return answer.code
+
+
+def _same(given: str | None, state: str) -> bool:
+    return given is not None and hmac.compare_digest(given.encode(), state.encode())
 
 
 def open_in_browser(url: str) -> bool:
