@@ -5,7 +5,9 @@ variables, which it takes from what the runner hands over:
 
 - MCP_CONFORMANCE_CONTEXT `client_id` -> MCPTASK_CLIENT_ID, `client_secret` ->
   MCPTASK_CLIENT_SECRET, `private_key_pem` -> a 0600 key file named by
-  MCPTASK_CLIENT_KEY_FILE;
+  MCPTASK_CLIENT_KEY_FILE; with them MCPTASK_CLIENT_ISSUER, the scenario's authorization
+  server, which a CI job knows from its own configuration and this client reads from the
+  server's protected resource metadata (the runner does not hand it over);
 - the `auth/client-credentials-*` scenarios (SEP-1046, machine-to-machine) run in CI mode,
   `--auth client-credentials`; every other scenario in the default `--auth auto`;
 - BROWSER names follow_redirects.py, which plays the person who approves in the browser;
@@ -35,12 +37,25 @@ CIMD_URL = "https://conformance-test.local/client-metadata.json"
 STEP_UP = "auth/scope-step-up"
 
 
+def issuer_of(url: str) -> str:
+    """The first authorization server that `url`'s protected resource metadata names (RFC 9728,
+    at the path-based well-known location the scenarios serve it at)."""
+    import httpx
+
+    resource = httpx.URL(url)
+    metadata = resource.copy_with(
+        path="/.well-known/oauth-protected-resource" + resource.path.rstrip("/"), query=None
+    )
+    servers = httpx.get(metadata, timeout=10).raise_for_status().json()["authorization_servers"]
+    return str(servers[0])
+
+
 def mcptask_argv() -> list[str]:
     script = Path(sys.executable).parent / "mcptask"
     return [str(script)] if script.exists() else [sys.executable, "-m", "mcptask"]
 
 
-def environment(work: Path) -> tuple[dict[str, str], list[str]]:
+def environment(work: Path, url: str) -> tuple[dict[str, str], list[str]]:
     """mcptask's variables for this scenario, and the extra options of its command line."""
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
@@ -69,6 +84,8 @@ def environment(work: Path) -> tuple[dict[str, str], list[str]]:
         key.touch(mode=0o600)
         key.write_text(context["private_key_pem"])
         env["MCPTASK_CLIENT_KEY_FILE"] = str(key)
+    if "client_secret" in context or "private_key_pem" in context:
+        env["MCPTASK_CLIENT_ISSUER"] = issuer_of(url)
     options = ["--auth", "client-credentials"] if "client-credentials" in scenario else []
     return env, options
 
@@ -99,7 +116,7 @@ def main(argv: list[str]) -> int:
     url = argv[1]
     work = Path(tempfile.mkdtemp(prefix="mcptask-conformance-client-"))
     try:
-        env, options = environment(work)
+        env, options = environment(work, url)
         done = subprocess.run(
             [*mcptask_argv(), "connect", url, "-o", "json", "-v", *options],
             env=env,
