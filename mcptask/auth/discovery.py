@@ -1,7 +1,8 @@
 """Find who issues tokens for an MCP server: the MCP-specific part of sign-in.
 
-1. Protected Resource Metadata (RFC 9728): the `resource_metadata` URL of the challenge,
-   else `/.well-known/oauth-protected-resource/<path of the MCP URL>`, else
+1. Protected Resource Metadata (RFC 9728): the `resource_metadata` URL of the challenge
+   (on the server's own origin; another is ignored), else
+   `/.well-known/oauth-protected-resource/<path of the MCP URL>`, else
    `/.well-known/oauth-protected-resource`. Its `resource` must be the MCP server (same
    origin, a path that contains the server's), else nothing is sent to its servers.
 2. Authorization Server metadata for the first of its `authorization_servers`, in this
@@ -187,10 +188,13 @@ def discover(
 
 
 def prm_urls(server_url: str, challenge: Challenge) -> list[str]:
-    """The Protected Resource Metadata URLs to try, in order."""
+    """The Protected Resource Metadata URLs to try, in order. The challenge's URL only on the
+    server's own origin: a server must not make mcptask fetch from any host (an internal
+    service, a cloud metadata address)."""
     parts = urlsplit(server_url)
     path = parts.path.rstrip("/")
-    urls = [challenge.resource_metadata] if challenge.resource_metadata else []
+    named = challenge.resource_metadata
+    urls = [named] if named and _same_origin(named, server_url) else []
     if path:
         urls.append(urlunsplit((parts.scheme, parts.netloc, PRM_WELL_KNOWN + path, "", "")))
     urls.append(urlunsplit((parts.scheme, parts.netloc, PRM_WELL_KNOWN, "", "")))
@@ -242,6 +246,9 @@ def origin_of(server_url: str) -> str:
 def _resource_metadata(
     http: httpx.Client, server_url: str, challenge: Challenge, log: Trace
 ) -> dict[str, Any] | None:
+    named = challenge.resource_metadata
+    if named and not _same_origin(named, server_url):
+        log(f"  ignoring the challenge's resource_metadata on another origin: {display_url(named)}")
     for url in prm_urls(server_url, challenge):
         document = get_json(http, url, log)
         if document is not None and "authorization_servers" in document:

@@ -34,11 +34,13 @@ def test_an_authorization_server_that_is_no_url_is_a_discovery_error(issuer: str
 
 
 def test_a_challenge_naming_an_invalid_metadata_url_is_a_discovery_error() -> None:
+    # On the server's own origin: a URL on another is not fetched at all.
+    named = Challenge({"resource_metadata": "https://mcp.example.com/t\x00"})
     with (
         _prm_naming("https://as") as http,
         pytest.raises(AuthDiscoveryError, match="not a valid URL"),
     ):
-        discover(http, MCP, Challenge({"resource_metadata": INVALID}))
+        discover(http, MCP, named)
 
 
 def test_an_invalid_token_endpoint_is_a_refused_token_request() -> None:

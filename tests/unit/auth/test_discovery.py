@@ -54,6 +54,11 @@ def test_protected_resource_metadata_urls_in_order() -> None:
     assert prm_urls("http://h:8/", Challenge()) == [
         "http://h:8/.well-known/oauth-protected-resource"
     ]
+    for elsewhere in ("http://169.254.169.254/latest", "https://mcp.example.com:8443/x"):
+        assert prm_urls(MCP, Challenge({"resource_metadata": elsewhere})) == [
+            "https://mcp.example.com/.well-known/oauth-protected-resource/tenant/mcp",
+            "https://mcp.example.com/.well-known/oauth-protected-resource",
+        ]
 
 
 def test_authorization_server_metadata_urls_in_order() -> None:
