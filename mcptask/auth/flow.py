@@ -313,18 +313,20 @@ class McpAuth(httpx.Auth):
             tokens, identity = sign_in.in_browser(context, discovered, scope)
             grant = AUTHORIZATION_CODE
         else:
-            static = (
-                "; it publishes no OAuth metadata: if it takes a static token, give it with "
-                "MCPTASK_TOKEN or --token-file"
-                if discovered.assumed
-                else ""
-            )
+            if discovered.assumed:
+                # No authorization server was found: a token is what it takes, most likely.
+                raise SignInRequired(
+                    f"{display_url(self._server_url)} requires a token (HTTP 401)"
+                    + _challenge_note(challenge)
+                    + " and publishes no OAuth metadata (no authorization server found): give "
+                    "its token with MCPTASK_TOKEN or --token-file"
+                )
             raise SignInRequired(
                 f"{display_url(self._server_url)} requires sign-in (HTTP 401)"
                 + _challenge_note(challenge)
                 + "; sign in first with: mcptask login, or in CI use --auth client-credentials "
                 "with MCPTASK_CLIENT_ID, MCPTASK_CLIENT_SECRET (or MCPTASK_CLIENT_KEY_FILE) "
-                "and MCPTASK_CLIENT_ISSUER" + static
+                "and MCPTASK_CLIENT_ISSUER"
             )
         entry = CachedToken(
             server=self.server,
