@@ -50,8 +50,10 @@ def test_500_tasks_through_ten_percent_faults_and_a_session_expiry(
     kinds = {kind for kind, _, _ in faults}
     assert kinds == set(RECOVERABLE.split(",")), kinds
     assert 80 < len(faults) < 140, len(faults)
-    # One session expiry: one 404, one more initialize.
-    assert len(re.findall(r"^< 404", result.stderr, re.MULTILINE)) == 1
+    # One session expiry: one more initialize. Each request in flight when the session ends
+    # hears its 404: one, or two where a confirmation was overlapped with the next cancel
+    # (the server's round trips decide that, operations/confirmations.py).
+    assert len(re.findall(r"^< 404", result.stderr, re.MULTILINE)) in (1, 2)
     assert result.stderr.count('"method":"initialize"') == 2
     # Every cut stream was resumed, and the server saw each GET with its Last-Event-ID.
     cuts = [fault for fault in faults if fault[0] == "sse-cut"]
