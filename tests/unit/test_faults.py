@@ -4,7 +4,7 @@ SSE answers (httpx.MockTransport); the client's retries are in tests/unit/client
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
@@ -19,26 +19,9 @@ from mcptask.errors import (
     ServerBusy,
     TransientError,
 )
-from mcptask.protocol.jsonrpc import JsonObject, request_message
-from mcptask.transport.http import HttpTransport
+from mcptask.protocol.jsonrpc import request_message
 from mcptask.transport.http_errors import parse_retry_after
-
-URL = "https://server.test/mcp"
-Handler = Callable[[httpx.Request], httpx.Response]
-
-
-def transport_for(handler: Handler, **kwargs: object) -> HttpTransport:
-    return HttpTransport(URL, transport=httpx.MockTransport(handler), **kwargs)  # type: ignore[arg-type]
-
-
-def body(request: httpx.Request) -> JsonObject:
-    decoded: JsonObject = json.loads(request.content)
-    return decoded
-
-
-def answer(request: httpx.Request, result: JsonObject) -> httpx.Response:
-    return httpx.Response(200, json={"jsonrpc": "2.0", "id": body(request)["id"], "result": result})
-
+from tests.unit.mock_http import Handler, transport_for
 
 # -- classification at the boundary ------------------------------------------------------------
 

@@ -3,7 +3,6 @@ again (httpx.MockTransport; no sleeping: the retry policy's sleep is recorded)."
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 import httpx
@@ -18,24 +17,7 @@ from mcptask.errors import (
     ServerBusy,
     TransientError,
 )
-from mcptask.protocol.jsonrpc import JsonObject
-from mcptask.transport.http import HttpTransport
-
-URL = "https://server.test/mcp"
-Handler = Callable[[httpx.Request], httpx.Response]
-
-
-def transport_for(handler: Handler, **kwargs: object) -> HttpTransport:
-    return HttpTransport(URL, transport=httpx.MockTransport(handler), **kwargs)  # type: ignore[arg-type]
-
-
-def body(request: httpx.Request) -> JsonObject:
-    decoded: JsonObject = json.loads(request.content)
-    return decoded
-
-
-def answer(request: httpx.Request, result: JsonObject) -> httpx.Response:
-    return httpx.Response(200, json={"jsonrpc": "2.0", "id": body(request)["id"], "result": result})
+from tests.unit.mock_http import Handler, answer, body, transport_for
 
 
 class Clock:
