@@ -67,12 +67,9 @@ class ExitCode(IntEnum):
     TASK_FAILED = 6
     PENDING = 7
     PROTOCOL = 8
-    RESULT_IS_ERROR = 9
-    """`result`: the task's tool result says `isError: true` (the tool reported a failure)."""
-    RESULT_FAILED = 10
-    """`result`: the task failed without a tool result (its request ended in an error)."""
-    RESULT_CANCELLED = 11
-    """`result`: the task was cancelled, so it has no result."""
+    RESULT_IS_ERROR = 9  # `result`: the tool result says `isError: true`
+    RESULT_FAILED = 10  # `result`: the task failed without a tool result
+    RESULT_CANCELLED = 11  # `result`: the task was cancelled, so it has no result
     INTERRUPTED = 130
 
 
@@ -101,16 +98,11 @@ class ConfigFileError(UsageError):
 
 
 class StateError(UsageError):
-    """The local state directory or the record of known tasks in it cannot be used.
-
-    A usage error: like an unreadable input file, it is the user's environment to fix
-    (`MCPTASK_STATE_DIR`, permissions, a damaged file), not a fault of the server or a bug.
-    """
+    """The state directory or the record in it is unusable: the user's environment to fix."""
 
 
 class StoreFailure(StateError):
-    """The record of known tasks cannot be opened, read or written; the message says why and
-    where. A command that needs the record fails with it; recording alone only warns."""
+    """The record of known tasks cannot be opened, read or written (recording only warns)."""
 
 
 class UnreachableError(McptaskError):
@@ -150,10 +142,10 @@ class ServerBusy(TransientError):
 
 
 class AnswerLost(TransientError):
-    """The request was sent but no readable answer came (reset, closed, read timeout).
+    """Sent, but no readable answer came: only an idempotent request may be sent again.
 
-    The server may have acted on it: only an idempotent request may simply be sent again;
-    the effect of anything else must be learned another way (a cancel: `tasks/get`).
+    The server may have acted on it: the effect of anything else must be learned another
+    way (a cancel's: `tasks/get`).
     """
 
 
@@ -162,11 +154,7 @@ class GatewayFailure(AnswerLost):
 
 
 class ResponseTimeout(AnswerLost):
-    """stdio: no answer arrived in time (the server may still be alive, and may have acted).
-
-    Like an HTTP read timeout: an idempotent request is sent again with a fresh id (a late
-    answer to the old id is set aside), a cancel's effect is learned with `tasks/get`.
-    """
+    """stdio: no answer in time; like an HTTP read timeout (a late answer is set aside)."""
 
 
 class AuthError(McptaskError):
@@ -176,13 +164,11 @@ class AuthError(McptaskError):
 
 
 class SignInRequired(AuthError):
-    """The server wants a sign-in that cannot happen here: no credentials for the client
-    credentials grant, and no person at a terminal (nor `BROWSER`) for the browser."""
+    """No client credentials, and no person at a terminal (nor `BROWSER`) to sign in."""
 
 
 class AuthDiscoveryError(AuthError):
-    """The server's OAuth metadata is missing or invalid, or names another resource or
-    issuer than the one asked for (a token for it would go to the wrong party)."""
+    """The OAuth metadata is missing, invalid, or names another resource or issuer."""
 
 
 class TokenRequestRefused(AuthError):
@@ -236,8 +222,7 @@ class RpcError(TaskError):
 
 
 class TaskNotFound(RpcError):
-    """`tasks/get` (or `tasks/result`) answered invalid params: the task is unknown, expired,
-    or not visible to us."""
+    """Invalid params on `tasks/get` or `tasks/result`: unknown, expired, or not visible."""
 
     def __init__(self, task_id: str, code: int, server_message: str, data: object = None) -> None:
         super().__init__(code, server_message, data)
@@ -260,10 +245,7 @@ class SessionTaskGone(TaskNotFound):
 
 
 class CancelRefused(RpcError):
-    """`tasks/cancel` answered invalid params: the task had finished, or is unknown.
-
-    The message is not standardised, so only a follow-up `tasks/get` tells the two apart.
-    """
+    """Invalid params on `tasks/cancel`: finished or unknown (only `tasks/get` tells which)."""
 
 
 class ProtocolViolation(McptaskError):
@@ -281,8 +263,4 @@ class HttpStatusError(ProtocolViolation):
 
 
 class SessionExpired(Exception):
-    """The server answered 404 to a request that carried a session id: the session is gone.
-
-    Internal to the client, which re-initializes once or reports a joined session as gone;
-    it never reaches the user, so it is not a McptaskError.
-    """
+    """HTTP 404 to a request with a session id; internal to the client, never the user's."""
