@@ -22,8 +22,8 @@ from mcptask.errors import (
 )
 from mcptask.protocol.handshake import ServerInfo
 from mcptask.protocol.jsonrpc import JsonObject, request_message
-from mcptask.protocol.tasks import FAILED, CancelAnswer, Task, TaskPage, follow_cursor
-from mcptask.protocol.tools import TaskOutcome, ToolCallAnswer, ToolInfo, ToolPage
+from mcptask.protocol.tasks import FAILED, CancelAnswer, Task, follow_cursor, read_page
+from mcptask.protocol.tools import TaskOutcome, ToolCallAnswer, ToolInfo
 from mcptask.transport import NotificationHandler, Transport
 
 if TYPE_CHECKING:
@@ -219,21 +219,23 @@ class McpClient(Exchange):
         cursor: str | None = None
         seen_cursors: set[str] = set()
         while True:
-            page = TaskPage.from_result(
-                self.call("tasks/list", {"cursor": cursor} if cursor else {})
+            tasks, next_cursor = read_page(
+                self.call("tasks/list", {"cursor": cursor} if cursor else {}),
+                "tasks/list",
+                lambda item: Task.from_result(item, method="tasks/list"),
             )
             if self.record is not None:
                 durable = self._durable_session
                 self.record.seen_page(
-                    [(task, durable(task.taskId)) for task in page.tasks],
+                    [(task, durable(task.taskId)) for task in tasks],
                     via="tasks/list",
                     first=cursor is None,
-                    last=page.next_cursor is None,
+                    last=next_cursor is None,
                 )
-            yield page.tasks
-            if page.next_cursor is None:
+            yield tasks
+            if next_cursor is None:
                 return
-            cursor = follow_cursor(seen_cursors, page.next_cursor, "tasks/list")
+            cursor = follow_cursor(seen_cursors, next_cursor, "tasks/list")
 
     def cancel_task(self, task_id: str) -> CancelAnswer:
         """`tasks/cancel` for one task: what the server answered, in one shape for both eras.
@@ -255,13 +257,15 @@ class McpClient(Exchange):
         cursor: str | None = None
         seen_cursors: set[str] = set()
         while True:
-            page = ToolPage.from_result(
-                self.call("tools/list", {"cursor": cursor} if cursor else {})
+            tools, next_cursor = read_page(
+                self.call("tools/list", {"cursor": cursor} if cursor else {}),
+                "tools/list",
+                ToolInfo.from_wire,
             )
-            yield from page.tools
-            if page.next_cursor is None:
+            yield from tools
+            if next_cursor is None:
                 return
-            cursor = follow_cursor(seen_cursors, page.next_cursor, "tools/list")
+            cursor = follow_cursor(seen_cursors, next_cursor, "tools/list")
 
     def call_tool_as_task(
         self, name: str, arguments: JsonObject, *, ttl_ms: int | None = None

@@ -1,19 +1,18 @@
-"""Tasks on the wire: the statuses (the one place they are declared), the Task model, a page
-of `tasks/list` and the answer to `tasks/cancel`.
+"""Tasks on the wire: the statuses (the one place they are declared), the Task model, the
+pages of `tasks/list` and `tools/list`, and the answer to `tasks/cancel`.
 
-Plain classes with hand-written tolerant readers rather than pydantic models: importing
-pydantic and building its schemas cost about 100 ms at every start of mcptask, for the few
-fields a task has (see bench/one_shot.py).
-
-Reading is tolerant (flat or `task`-wrapped results, missing `ttl`, unknown fields kept);
-writing is exact (only what the specification defines).
+Plain dataclasses with tolerant readers rather than pydantic models: importing pydantic cost
+about 100 ms at every start of mcptask (bench/one_shot.py). Reading is tolerant (flat or
+`task`-wrapped results, missing `ttl`, unknown fields kept); writing is exact.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeVar
 
 from mcptask.errors import ProtocolViolation
 from mcptask.protocol.jsonrpc import JsonObject
@@ -34,10 +33,7 @@ def is_terminal(status: str) -> bool:
 
 
 def parse_statuses(text: str) -> tuple[str, ...]:
-    """Parse a comma-separated status filter such as `working,input_required`.
-
-    Raises ValueError naming the unknown status, so callers can turn it into a usage error.
-    """
+    """Parse a status filter such as `working,input_required`; ValueError names what is wrong."""
     wanted = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
     unknown = [status for status in wanted if status not in ALL_STATUSES]
     if unknown:
@@ -56,15 +52,12 @@ _KNOWN_FIELDS = frozenset(_FIELDS)
 
 @dataclass(frozen=True, slots=True)
 class Task:
-    """A task as the server describes it: the known fields read and typed, and `wire`, the
-    task as the server sent it (unknown fields and their order kept), which `to_wire` writes
-    back out.
+    """A task as the server describes it: the known fields typed, and `wire`, the task as sent
+    (unknown fields and their order kept), which `to_wire` writes back out.
 
-    Read one with `from_wire` or `read`: reading is tolerant of what the specifications
-    leave open (a missing `ttl`, vendor fields, integral numbers written as floats) and
-    strict about what makes a task: a string `taskId` and `status`, text where text
-    belongs, integers where integers do. Built directly (tests), its wire form is its
-    fields that are set.
+    Reading tolerates what the specifications leave open (a missing `ttl`, vendor fields,
+    integral floats) and insists on what makes a task: string `taskId` and `status`, text
+    and integers where they belong. Built directly (tests), its wire form is its set fields.
     """
 
     taskId: str
@@ -113,10 +106,7 @@ class Task:
 
     @classmethod
     def from_result(cls, result: object, *, method: str) -> Task:
-        """Read a Task from a result that is flat (the spec) or wrapped in `task`.
-
-        The modern era's `resultType` discriminator is kept like any other unknown field.
-        """
+        """Read a Task from a result that is flat (the spec) or wrapped in `task`."""
         if (
             isinstance(result, dict)
             and "taskId" not in result
@@ -194,37 +184,13 @@ def parse_timestamp(text: str | None) -> datetime | None:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
-    if moment.tzinfo is None:
-        return None
-    return moment
-
-
-@dataclass(frozen=True)
-class TaskPage:
-    """One page of `tasks/list`."""
-
-    tasks: list[Task]
-    next_cursor: str | None
-
-    @classmethod
-    def from_result(cls, result: object) -> TaskPage:
-        """Read a `tasks/list` result, rejecting shapes that are not a list of tasks."""
-        if not isinstance(result, dict) or not isinstance(result.get("tasks"), list):
-            raise ProtocolViolation("the server's answer to tasks/list has no list of tasks")
-        tasks = [Task.from_result(item, method="tasks/list") for item in result["tasks"]]
-        cursor = result.get("nextCursor")
-        if cursor is not None and not isinstance(cursor, str):
-            raise ProtocolViolation("the server's tasks/list nextCursor is not a string")
-        return cls(tasks=tasks, next_cursor=cursor or None)
+    return moment if moment.tzinfo is not None else None
 
 
 @dataclass(frozen=True)
 class CancelAnswer:
-    """What the server answered to one accepted `tasks/cancel`, in either era.
-
-    `task` is the task as the answer reports it (2025-11-25 answers with the Task), or None
-    when the answer is an acknowledgement only (2026-07-28), whose outcome polling tells.
-    """
+    """What the server answered to one accepted `tasks/cancel`: the Task (2025-11-25), or None
+    for an acknowledgement only (2026-07-28), whose outcome polling tells."""
 
     task_id: str
     task: Task | None
@@ -240,9 +206,26 @@ class CancelAnswer:
         return self.task.statusMessage if self.task is not None else None
 
 
+Item = TypeVar("Item")
+
+
+def read_page(
+    result: object, method: str, read: Callable[[object], Item]
+) -> tuple[list[Item], str | None]:
+    """A page of `tasks/list` or `tools/list` (`method`): its items read by `read`, and the
+    next cursor (None on the last page); ProtocolViolation when it is not a page."""
+    key = method.partition("/")[0]  # the list is named like the method: tasks, tools
+    if not isinstance(result, dict) or not isinstance(result.get(key), list):
+        raise ProtocolViolation(f"the server's answer to {method} has no list of {key}")
+    cursor = result.get("nextCursor")
+    if cursor is not None and not isinstance(cursor, str):
+        raise ProtocolViolation(f"the server's {method} nextCursor is not a string")
+    return [read(item) for item in result[key]], cursor or None
+
+
 MAX_PAGES = 5_000
-"""Pages of one `tasks/list` or `tools/list` followed at most (250,000 tasks at 50 a page):
-a server that hands out fresh cursors forever must not grow memory and the record forever."""
+"""Pages of one listing followed at most (250,000 tasks at 50 a page): a server that hands
+out fresh cursors forever must not grow memory and the record forever."""
 
 
 def follow_cursor(seen: set[str], cursor: str, method: str) -> str:

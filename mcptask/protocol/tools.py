@@ -1,9 +1,5 @@
 """Wire models of tool calls: `tools/list` entries, the answer to a task-augmented
-`tools/call`, and how a finished task ended (its tool result or its error).
-
-Kept beside `tasks.py` and read the same way: tolerant reading,
-values kept exactly as the server sent them.
-"""
+`tools/call`, and how a finished task ended; read tolerantly, like `tasks.py`."""
 
 from __future__ import annotations
 
@@ -43,30 +39,9 @@ class ToolInfo:
 
 
 @dataclass(frozen=True)
-class ToolPage:
-    """One page of `tools/list`."""
-
-    tools: list[ToolInfo]
-    next_cursor: str | None
-
-    @classmethod
-    def from_result(cls, result: object) -> ToolPage:
-        """Read a `tools/list` result, rejecting shapes that are not a list of tools."""
-        if not isinstance(result, dict) or not isinstance(result.get("tools"), list):
-            raise ProtocolViolation("the server's answer to tools/list has no list of tools")
-        cursor = result.get("nextCursor")
-        if cursor is not None and not isinstance(cursor, str):
-            raise ProtocolViolation("the server's tools/list nextCursor is not a string")
-        return cls([ToolInfo.from_wire(tool) for tool in result["tools"]], cursor or None)
-
-
-@dataclass(frozen=True)
 class ToolCallAnswer:
-    """What a task-augmented `tools/call` came back with, in one shape for both eras.
-
-    `task` when the server made a task of the call; otherwise `result`, the CallToolResult of
-    a call the server ran at once (it may do so: the task is its offer, not our demand).
-    """
+    """What a task-augmented `tools/call` came back with: `task`, or else `result`, the
+    CallToolResult of a call the server ran at once (the task is its offer, not our demand)."""
 
     task: Task | None
     result: JsonObject | None
@@ -74,11 +49,8 @@ class ToolCallAnswer:
 
 @dataclass(frozen=True)
 class TaskOutcome:
-    """How a finished task ended: its tool result, or the error its request ended in.
-
-    `result` and `error` are exactly as the server sent them (a CallToolResult; a JSON-RPC
-    error object), or None when the server gave none.
-    """
+    """How a finished task ended: its CallToolResult, or the JSON-RPC error object its request
+    ended in, exactly as sent (None when the server gave none)."""
 
     task_id: str
     status: str
@@ -86,20 +58,13 @@ class TaskOutcome:
     error: JsonObject | None
 
     @property
-    def is_tool_error(self) -> bool:
-        """True when the tool result says `isError: true` (the tool itself reported failure).
-
-        2025-11-25 ends such a task `failed`, 2026-07-28 `completed`: the result tells alike.
-        """
-        return self.result is not None and self.result.get("isError") is True
-
-    @property
     def kind(self) -> str:
         """`completed`, `tool-error`, `failed` or `cancelled`: what the README's exit codes
         distinguish, the same in both eras."""
         if self.status == CANCELLED:
             return "cancelled"
-        if self.is_tool_error:
+        # `isError: true`: 2025-11-25 ends such a task `failed`, 2026-07-28 `completed`.
+        if self.result is not None and self.result.get("isError") is True:
             return "tool-error"
         if self.status == FAILED or self.error is not None:
             return "failed"

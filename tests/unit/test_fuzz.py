@@ -20,7 +20,7 @@ from mcptask.client.exchange import RetryPolicy
 from mcptask.client.session import McpClient
 from mcptask.errors import ExitCode, McptaskError
 from mcptask.protocol.jsonrpc import JsonObject, request_message
-from mcptask.protocol.tasks import Task, TaskPage
+from mcptask.protocol.tasks import Task, read_page
 from mcptask.transport.http import HttpTransport
 from mcptask.transport.limits import decode
 
@@ -95,13 +95,13 @@ def test_decoding_any_bytes_gives_a_message_or_a_protocol_violation(data: bytes)
 def test_reading_any_result_as_a_task_or_page_gives_a_model_or_an_error(result: Any) -> None:
     for read in (
         lambda: Task.from_result(result, method="tasks/get"),
-        lambda: TaskPage.from_result(result),
+        lambda: read_page(result, "tasks/list", lambda item: Task.from_result(item, method="m")),
     ):
         model = outcome(read)
         if isinstance(model, McptaskError):
             assert model.exit_code is ExitCode.PROTOCOL
         else:
-            assert isinstance(model, Task | TaskPage)
+            assert isinstance(model, Task | tuple)
 
 
 typed_task_like = st.fixed_dictionaries(
