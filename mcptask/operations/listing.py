@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from typing import Literal
 
 from mcptask.client.session import McpClient
 from mcptask.protocol.tasks import Task
 
-ListOrder = Literal["newest", "server"]
-ORDERS: tuple[ListOrder, ...] = ("newest", "server")
+ORDERS = ("newest", "server")
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
@@ -24,24 +22,10 @@ def newest_first_key(task: Task) -> int:
     return _OLDEST if created is None else (created - _EPOCH) // _MICROSECOND
 
 
-def collect_tasks(
-    client: McpClient,
-    *,
-    statuses: tuple[str, ...] | None = None,
-    limit: int | None = None,
-    order: ListOrder = "newest",
-) -> list[Task]:
-    """Every task the server lists (every page), keeping `statuses`, newest first (or in
-    the server's order), at most `limit`.
-
-    Sorting needs every page, so newest first reads the whole list even with a limit.
-    """
-    newest = order == "newest"
-    pages = task_pages(client, statuses=statuses, limit=None if newest else limit)
-    tasks = [task for page in pages for task in page]
-    if newest:
-        tasks.sort(key=newest_first_key, reverse=True)  # stable: ties keep the server's order
-    return tasks[:limit]
+def collect_tasks(client: McpClient, *, statuses: tuple[str, ...] | None = None) -> list[Task]:
+    """Every task the server lists (every page) in `statuses`, newest first."""
+    tasks = [task for page in task_pages(client, statuses=statuses) for task in page]
+    return sorted(tasks, key=newest_first_key, reverse=True)  # stable: ties keep server order
 
 
 def task_pages(

@@ -44,7 +44,7 @@ def list_tasks(
 ) -> None:
     """List the server's tasks (every page), newest first; --known: the recorded ones."""
     from mcptask.cli.record import hinting, known_ids
-    from mcptask.operations.listing import ORDERS, collect_tasks, newest_first_key, task_pages
+    from mcptask.operations.listing import ORDERS, newest_first_key, task_pages
     from mcptask.operations.refresh import refresh_known
     from mcptask.output.views.list_tasks import Listing, ListView
 
@@ -78,13 +78,9 @@ def list_tasks(
         else:
             with hinting(invocation.record):
                 client.require("list")
-            if view.streams:
-                # Printed while the pages are read, inside the connection's block.
-                newest = chosen == "newest"
-                pages = task_pages(client, statuses=wanted, limit=None if newest else limit)
-                view.stream(
-                    pages, about, sort_key=newest_first_key if newest else None, limit=limit
-                )
-                return
-            tasks = collect_tasks(client, statuses=wanted, limit=limit, order=chosen)
+            # Printed while the pages are read, inside the connection's block.
+            newest = chosen == "newest"
+            pages = task_pages(client, statuses=wanted, limit=None if newest else limit)
+            view.stream(pages, about, sort_key=newest_first_key if newest else None, limit=limit)
+            return
     view.show(replace(about, tasks=tasks, gone=gone))

@@ -12,7 +12,7 @@ printed whole at the end, so that a failure half way never leaves half a documen
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -20,10 +20,9 @@ from mcptask.errors import McptaskError
 from mcptask.output.views.base import View
 from mcptask.protocol.tasks import Task
 
-WRITE_SIZE = 1 << 16
-"""Characters gathered before each write while printing output kept until the last page."""
+WRITE_TASKS = 1000
+"""Tasks gathered into each write while printing output kept until the last page."""
 
-_JSON_HEAD = '{\n  "tasks": ['
 # The document `json.dumps(..., indent=2)` writes: each task indented two levels (4 spaces).
 _MARGIN = "    "
 
@@ -46,11 +45,6 @@ class ListView(View[Listing]):
     command = "list"
     _printed = 0
     """Tasks whose output has reached stdout (for the message of a listing cut short)."""
-
-    @property
-    def streams(self) -> bool:
-        """True: every format is printed by `stream` (the table once every page is read)."""
-        return True
 
     def show(self, shown: Listing) -> None:
         """Print `shown.tasks` as they are, as `stream` prints a single page."""
@@ -101,28 +95,26 @@ class ListView(View[Listing]):
 
                 tables.print_id_table(self.screen.out, tables.task_table(tasks[:limit]))
             return len(tasks)
-        render = self._id_line if output == "ids" else _RENDERERS[output]
+        render = {"ids": self._id_line, "jsonl": _jsonl_line, "json": _json_item}[output]
         if sort_key is None and output != "json":
             return self._paged(pages, render)
+        # Only the rendered text of each task is kept, with its key: far less than the tasks.
         listed = 0
-        texts: list[str] = []
         keyed: list[tuple[int, str]] = []
         for page in pages:
             listed += len(page)
-            if sort_key is None:
-                texts += [render(task) for task in page]
-            else:
-                keyed += [(sort_key(task), render(task)) for task in page]
+            keyed += [(0 if sort_key is None else sort_key(task), render(task)) for task in page]
         if sort_key is not None:
-            keyed.sort(key=_KEY, reverse=True)  # stable: ties keep the order they came in
-            texts = [text for _, text in keyed[:limit]]
-            del keyed
-        if limit is not None:
-            del texts[limit:]
-        count = len(texts)
-        pieces: Iterable[str] = _document(texts, gone) if output == "json" else texts
-        self._print(pieces)
-        self._printed = count
+            keyed.sort(key=itemgetter(0), reverse=True)  # stable: ties keep the order they came
+        texts = [text for _, text in keyed[:limit]]
+        del keyed
+        if output == "json":
+            self.screen.text(_document(texts, gone))
+            return listed
+        for start in range(0, len(texts), WRITE_TASKS):
+            self.screen.text("".join(texts[start : start + WRITE_TASKS]))
+            if self.screen.reader_gone:
+                break
         return listed
 
     def _paged(self, pages: Iterable[list[Task]], render: Callable[[Task], str]) -> int:
@@ -140,67 +132,24 @@ class ListView(View[Listing]):
     def _id_line(self, task: Task) -> str:
         return self.screen.id_lines([task.taskId])
 
-    def _print(self, pieces: Iterable[str]) -> None:
-        """Write `pieces` in writes of about WRITE_SIZE characters."""
-        batch: list[str] = []
-        size = 0
-        for piece in pieces:
-            batch.append(piece)
-            size += len(piece)
-            if size >= WRITE_SIZE:
-                self.screen.text("".join(batch))
-                batch, size = [], 0
-                if self.screen.reader_gone:
-                    return
-        if batch:
-            self.screen.text("".join(batch))
-
-
-_KEY = itemgetter(0)
-
 
 def _jsonl_line(task: Task) -> str:
     return json.dumps(task.to_wire(), separators=(",", ":")) + "\n"
 
 
 def _json_item(task: Task) -> str:
-    return _MARGIN + indented_object(task.to_wire(), _MARGIN)
+    # JSON text holds no raw newline inside a string, so indenting every line is exact.
+    return _MARGIN + json.dumps(task.to_wire(), indent=2).replace("\n", "\n" + _MARGIN)
 
 
-_SCALARS = (str, int, float, bool, type(None))
-
-
-def indented_object(value: Mapping[str, object], margin: str) -> str:
-    """`json.dumps(value, indent=2)`, each line after the first after `margin`.
-
-    json indents with its pure-Python encoder (some 8 us a task of `list -o json`); an
-    object of scalars is written by the C encoder instead, with the line break and indent
-    as the item separator (some 2.5 us), which is the same text.
-    """
-    if not value or not all(type(member) in _SCALARS for member in value.values()):
-        # JSON text holds no raw newline inside a string, so indenting every line is exact.
-        return json.dumps(value, indent=2).replace("\n", "\n" + margin)
-    inner = "\n" + margin + "  "
-    members = json.dumps(value, separators=("," + inner, ": "))[1:-1]
-    return "{" + inner + members + "\n" + margin + "}"
-
-
-_RENDERERS: dict[str, Callable[[Task], str]] = {
-    "jsonl": _jsonl_line,
-    "json": _json_item,
-}
-
-
-def _document(items: list[str], gone: list[str] | None) -> Iterator[str]:
+def _document(items: list[str], gone: list[str] | None) -> str:
     """The `list -o json` document, as `json.dumps(document, indent=2)` writes
     `{"tasks": [...], "count": N}` (and `"gone": [...]` with `--known`), around the items."""
-    yield _JSON_HEAD
-    for index, item in enumerate(items):
-        yield ("\n" if index == 0 else ",\n") + item
-    tail = ("\n  ]" if items else "]") + f',\n  "count": {len(items)}'
+    tasks = "[\n" + ",\n".join(items) + "\n  ]" if items else "[]"
+    document = '{\n  "tasks": ' + tasks + f',\n  "count": {len(items)}'
     if gone is not None:
-        tail += ',\n  "gone": ' + json.dumps(gone, indent=2).replace("\n", "\n  ")
-    yield tail + "\n}\n"
+        document += ',\n  "gone": ' + json.dumps(gone, indent=2).replace("\n", "\n  ")
+    return document + "\n}\n"
 
 
 def _empty_list_reasons(listing: Listing) -> str:

@@ -1,5 +1,5 @@
 """A JSON line is what `json.dumps(value, separators=(",", ":"))` writes, for any JSON value a
-server can send; `indented_object` writes what `json.dumps(value, indent=2)` does."""
+server can send."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcptask.output.screen import Screen
-from mcptask.output.views.list_tasks import indented_object
 
 texts = st.text(alphabet=st.characters(codec=None, categories=None, exclude_characters=None))
 json_values = st.recursive(
@@ -26,15 +25,3 @@ def test_a_json_line_is_json_dumps_with_compact_separators(value: object) -> Non
     screen.json_line(value)
     assert isinstance(screen.stdout, io.StringIO)
     assert screen.stdout.getvalue() == json.dumps(value, separators=(",", ":")) + "\n"
-
-
-scalars = st.none() | st.booleans() | st.integers() | st.floats() | texts
-
-
-@given(
-    st.dictionaries(texts, scalars, max_size=6) | st.dictionaries(texts, json_values, max_size=4),
-    st.sampled_from(["", "    ", "\t"]),
-)
-def test_indented_object_is_json_dumps_indented(value: dict[str, object], margin: str) -> None:
-    expected = json.dumps(value, indent=2).replace("\n", "\n" + margin)
-    assert indented_object(value, margin) == expected

@@ -148,7 +148,7 @@ def test_newest_first_streams_exactly_what_the_whole_list_prints(
     items: list[Task], sizes: list[int], output: str, limit: int | None
 ) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(list_tasks, "WRITE_SIZE", 64)
+        patch.setattr(list_tasks, "WRITE_TASKS", 3)
         streamed, _ = streamed_output(output, cut(items, sizes), newest=True, limit=limit)
     assert streamed == whole_list_output(output, old_newest_first(items)[:limit])
 
@@ -163,7 +163,7 @@ def test_the_servers_order_streams_exactly_what_the_whole_list_prints(
     items: list[Task], sizes: list[int], output: str
 ) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(list_tasks, "WRITE_SIZE", 64)
+        patch.setattr(list_tasks, "WRITE_TASKS", 3)
         streamed, _ = streamed_output(output, cut(items, sizes), newest=False)
     assert streamed == whole_list_output(output, items)
 
