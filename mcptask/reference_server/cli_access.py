@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from mcptask.reference_server.config import OAuthConfig, PreRegistered
+from mcptask.reference_server.scripting import bounded
 
 REQUIRE_TOKEN_ENV = "MCPTASK_REFERENCE_REQUIRE_TOKEN"
 OAUTH_CLIENTS_ENV = "MCPTASK_REFERENCE_OAUTH_CLIENTS"
@@ -21,25 +21,7 @@ DEFAULT_SESSION_IDLE_SECONDS = 3600
 VISIBLE = "visible to other users of this machine (ps); prefer"
 
 
-@dataclass(frozen=True)
-class Access:
-    """The settings of this module's options."""
-
-    require_token: str | None
-    forbid_token: str | None
-    oauth: OAuthConfig | None
-    connection_idle_seconds: float
-    session_idle_seconds: float
-
-
-def _seconds(text: str) -> float:
-    value = float(text)
-    if not value >= 0:  # also refuses nan
-        raise ValueError(text)
-    return value
-
-
-_seconds.__name__ = "number of seconds >= 0"
+SECONDS = bounded(float, 0, what="number of seconds >= 0")
 
 
 def add_access_arguments(parser: argparse.ArgumentParser, http: argparse._ArgumentGroup) -> None:
@@ -58,16 +40,18 @@ def add_access_arguments(parser: argparse.ArgumentParser, http: argparse._Argume
     http.add_argument("--forbid-token", metavar="TOKEN", help="answer 403 to this bearer token")
     http.add_argument(
         "--connection-idle-timeout",
-        type=_seconds,
+        type=SECONDS,
         default=DEFAULT_CONNECTION_IDLE_SECONDS,
+        dest="connection_idle_seconds",
         metavar="SECONDS",
         help="close a connection that sends no request for this long; 0: never "
         f"(default {DEFAULT_CONNECTION_IDLE_SECONDS})",
     )
     http.add_argument(
         "--session-idle-timeout",
-        type=_seconds,
+        type=SECONDS,
         default=DEFAULT_SESSION_IDLE_SECONDS,
+        dest="session_idle_seconds",
         metavar="SECONDS",
         help="forget a 2025-11-25 session unused for this long (then 404); an open GET "
         f"stream keeps it in use; 0: never (default {DEFAULT_SESSION_IDLE_SECONDS})",
@@ -118,17 +102,6 @@ def add_access_arguments(parser: argparse.ArgumentParser, http: argparse._Argume
     )
 
 
-def access_settings(args: argparse.Namespace) -> Access:
-    """The settings of this module's options; ValueError for bad values."""
-    return Access(
-        require_token=_required_token(args),
-        forbid_token=args.forbid_token,
-        oauth=_oauth_config(args),
-        connection_idle_seconds=args.connection_idle_timeout,
-        session_idle_seconds=args.session_idle_timeout,
-    )
-
-
 def _read(option: str, path: str) -> str:
     try:
         return Path(path).expanduser().read_text(encoding="utf-8")
@@ -136,7 +109,8 @@ def _read(option: str, path: str) -> str:
         raise ValueError(f"{option}: cannot read {path}: {exc}") from None
 
 
-def _required_token(args: argparse.Namespace) -> str | None:
+def required_token(args: argparse.Namespace) -> str | None:
+    """--require-token, its file or its variable; ValueError for bad values."""
     if args.require_token is not None and args.require_token_file is not None:
         raise ValueError("give --require-token or --require-token-file, not both")
     if args.require_token_file is not None:
@@ -163,7 +137,8 @@ def _client_entries(args: argparse.Namespace) -> list[tuple[str, str]]:
     return entries
 
 
-def _oauth_config(args: argparse.Namespace) -> OAuthConfig | None:
+def oauth_config(args: argparse.Namespace) -> OAuthConfig | None:
+    """The OAuth demo's settings (None without --oauth); ValueError for bad values."""
     if not args.oauth:
         if args.oauth_client or args.oauth_client_key or args.oauth_clients_file:
             raise ValueError(

@@ -6,10 +6,11 @@ from __future__ import annotations
 import argparse
 import textwrap
 from collections.abc import Sequence
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import NoReturn
 
-from mcptask.reference_server.cli_access import access_settings, add_access_arguments
+from mcptask.reference_server.cli_access import add_access_arguments, oauth_config, required_token
 from mcptask.reference_server.config import (
     DEFAULT_PROTOCOL_ERAS,
     AnswerMode,
@@ -20,7 +21,12 @@ from mcptask.reference_server.config import (
     ServerConfig,
 )
 from mcptask.reference_server.faults import add_fault_switches, fault_switches
-from mcptask.reference_server.scripting import ScriptedTask, parse_seed, parse_tasks_file
+from mcptask.reference_server.scripting import (
+    ScriptedTask,
+    bounded,
+    parse_seed,
+    parse_tasks_file,
+)
 
 PROG = "mcptask reference-server"
 DEFAULT_HTTP = "127.0.0.1:8765"
@@ -52,17 +58,6 @@ class _Formatter(argparse.HelpFormatter):
             )
             for line in text.splitlines()
         )
-
-
-def _int_at_least(minimum: int) -> type[int]:
-    def convert(text: str) -> int:
-        value = int(text)
-        if value < minimum:
-            raise ValueError(text)
-        return value
-
-    convert.__name__ = "integer >= 0" if minimum == 0 else f"integer >= {minimum}"
-    return convert  # type: ignore[return-value]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -111,21 +106,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tasks.add_argument(
         "--ttl",
-        type=_int_at_least(0),
+        type=bounded(int, 0),
+        dest="ttl_ms",
         metavar="MS",
         help="ttl of seeded and scripted tasks, of task-augmented calls without a ttl and of "
         "2026-07-28 tasks (default: unlimited); counted from server start for seeded tasks",
     )
     tasks.add_argument(
         "--poll-interval",
-        type=_int_at_least(0),
+        type=bounded(int, 0),
+        dest="poll_interval_ms",
         default=500,
         metavar="MS",
         help="pollInterval reported on every task (default 500)",
     )
     tasks.add_argument(
         "--page-size",
-        type=_int_at_least(1),
+        type=bounded(int, 1),
         default=50,
         metavar="N",
         help="tasks per tasks/list page (default 50)",
@@ -173,13 +170,17 @@ def build_parser() -> argparse.ArgumentParser:
     caps = parser.add_argument_group("capabilities")
     caps.add_argument(
         "--no-tasks",
-        action="store_true",
+        action="store_false",
+        dest="tasks_enabled",
         help="offer no tasks capability (2026-07-28: no tasks extension)",
     )
-    caps.add_argument("--no-list", action="store_true", help="omit tasks.list")
+    caps.add_argument(
+        "--no-list", action="store_false", dest="list_enabled", help="omit tasks.list"
+    )
     caps.add_argument(
         "--no-cancel",
-        action="store_true",
+        action="store_false",
+        dest="cancel_enabled",
         help="omit tasks.cancel (2026-07-28: tasks/cancel becomes an unknown method)",
     )
     caps.add_argument(
@@ -198,7 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=AnswerMode.SSE.value,
         help="answer POSTs as one JSON body or as an SSE stream (default sse)",
     )
-    http.add_argument("--no-get-stream", action="store_true", help="answer GET with 405")
+    http.add_argument(
+        "--no-get-stream", action="store_false", dest="get_stream", help="answer GET with 405"
+    )
     http.add_argument(
         "--affinity-cookie",
         action="store_true",
@@ -207,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     http.add_argument(
         "--drop-session-after",
-        type=_int_at_least(1),
+        type=bounded(int, 1),
         metavar="N",
         help="forget a session after N requests (initialize counts); then 404",
     )
@@ -215,8 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
     faults = parser.add_argument_group("faults")
     faults.add_argument(
         "--latency",
-        type=_int_at_least(0),
+        type=bounded(int, 0),
         default=0,
+        dest="latency_ms",
         metavar="MS",
         help="sleep before answering each tasks/* request",
     )
@@ -236,7 +240,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="serverInfo.name (default mcptask-reference)",
     )
-    misc.add_argument("--log", action="store_true", help="log every request on stderr")
+    misc.add_argument(
+        "--log", action="store_true", dest="log_requests", help="log every request on stderr"
+    )
     return parser
 
 
@@ -254,7 +260,10 @@ def _host_port(text: str) -> tuple[str, int]:
 
 
 def parse_config(argv: Sequence[str] | None) -> ServerConfig:
-    """Turn a command line into a ServerConfig; raise UsageError for bad input."""
+    """Turn a command line into a ServerConfig; raise UsageError for bad input.
+
+    Every option whose `dest` names a ServerConfig field is copied, then those that need
+    converting (enums, files, combinations) are replaced."""
     args = build_parser().parse_args(argv)
     host, port = _host_port(args.http or DEFAULT_HTTP)
     try:
@@ -272,59 +281,42 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
         except (ValueError, UnicodeDecodeError) as exc:
             raise UsageError(f"--tasks-file {args.tasks_file}: {exc}") from None
     try:
-        access = access_settings(args)
+        require_token, oauth = required_token(args), oauth_config(args)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if access.oauth is not None and (args.stdio or access.require_token or access.forbid_token):
+    if oauth is not None and (args.stdio or require_token or args.forbid_token):
         raise UsageError("--oauth serves HTTP and replaces --require-token/--forbid-token")
-    complete_on_cancel = frozenset(
-        task_id.strip()
-        for value in args.complete_on_cancel
-        for task_id in value.split(",")
-        if task_id.strip()
-    )
     try:
         switches = fault_switches(args)
     except ValueError as exc:
         raise UsageError(f"{exc} (see --help)") from None
     cancel_delay = DEFAULT_CANCEL_DELAY_MS if args.cancel_delay is None else args.cancel_delay
-    if args.modern_cancel_delay is not None:
-        modern_cancel_delay = args.modern_cancel_delay
-    elif args.cancel_delay is not None:
-        modern_cancel_delay = args.cancel_delay
-    else:
-        modern_cancel_delay = DEFAULT_MODERN_CANCEL_DELAY_MS
-    return ServerConfig(
+    modern_cancel_delay = next(
+        delay
+        for delay in (args.modern_cancel_delay, args.cancel_delay, DEFAULT_MODERN_CANCEL_DELAY_MS)
+        if delay is not None
+    )
+    copied = {f.name: getattr(args, f.name) for f in fields(ServerConfig) if f.name in args}
+    return replace(
+        ServerConfig(**copied),
         host=host,
         port=port,
-        stdio=args.stdio,
         seed=seed,
         scripted_tasks=scripted,
-        page_size=args.page_size,
         scope=Scope(args.scope),
-        tasks_enabled=not args.no_tasks,
-        list_enabled=not args.no_list,
-        cancel_enabled=not args.no_cancel,
         answer=AnswerMode(args.answer),
-        ttl_ms=args.ttl,
-        poll_interval_ms=args.poll_interval,
         cancel_mode=CancelMode(args.cancel_mode),
         cancel_delay_ms=cancel_delay,
         modern_cancel_delay_ms=modern_cancel_delay,
-        complete_on_cancel=complete_on_cancel,
-        latency_ms=args.latency,
-        require_token=access.require_token,
-        forbid_token=access.forbid_token,
-        connection_idle_seconds=access.connection_idle_seconds,
-        session_idle_seconds=access.session_idle_seconds,
-        drop_session_after=args.drop_session_after,
-        affinity_cookie=args.affinity_cookie,
+        complete_on_cancel=frozenset(
+            task_id.strip()
+            for value in args.complete_on_cancel
+            for task_id in value.split(",")
+            if task_id.strip()
+        ),
+        require_token=require_token,
+        oauth=oauth,
         fault=Fault(args.fault) if args.fault else None,
         fault_switches=switches,
-        notify=args.notify,
-        get_stream=not args.no_get_stream,
-        server_name=args.server_name,
         protocol_eras=ProtocolEras(args.protocol_eras),
-        log_requests=args.log,
-        oauth=access.oauth,
     )

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import math
 import os
 import secrets
 import sys
@@ -34,6 +33,7 @@ from mcptask.reference_server.config import (
     FaultSwitches,
 )
 from mcptask.reference_server.rpc import JsonObject, MessageKind, classify, encode_message
+from mcptask.reference_server.scripting import bounded
 
 # The exit status of a process that --die-after ended (EX_SOFTWARE of sysexits.h).
 DIE_STATUS = 70
@@ -237,17 +237,6 @@ stdio line.
 Naming an HTTP-only kind with --stdio is a usage error."""
 
 
-def _number(convert: Callable[[str], float], low: float, high: float | None, what: str) -> type:
-    def parse(text: str) -> float:
-        value = convert(text)
-        if not math.isfinite(value) or value < low or (high is not None and value > high):
-            raise ValueError(text)
-        return value
-
-    parse.__name__ = what
-    return parse  # type: ignore[return-value]
-
-
 def _kinds(text: str) -> tuple[FaultKind, ...]:
     names = [name.strip() for name in text.split(",") if name.strip()]
     known = {kind.value: kind for kind in FaultKind}
@@ -264,7 +253,7 @@ def add_fault_switches(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("fault switches", DESCRIPTION)
     group.add_argument(
         "--fault-rate",
-        type=_number(float, 0.0, 1.0, "number from 0 to 1"),
+        type=bounded(float, 0.0, 1.0, "number from 0 to 1"),
         metavar="P",
         help="the share of task requests that get a fault, 0 to 1 (default 0: none)",
     )
@@ -283,7 +272,7 @@ def add_fault_switches(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--fault-retry-after",
-        type=_number(int, 0, None, "integer >= 0"),
+        type=bounded(int, 0),
         default=DEFAULTS.retry_after_s,
         metavar="SECONDS",
         help="Retry-After of busy and rate-limited, retry: of sse-cut (x1000 ms) "
@@ -291,14 +280,14 @@ def add_fault_switches(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--fault-delay",
-        type=_number(int, 0, None, "integer >= 0"),
+        type=bounded(int, 0),
         default=DEFAULTS.delay_ms,
         metavar="MS",
         help=f"how late a slow answer comes (default {DEFAULTS.delay_ms})",
     )
     group.add_argument(
         "--fault-oversize",
-        type=_number(int, 1, None, "integer >= 1"),
+        type=bounded(int, 1),
         default=DEFAULT_OVERSIZE_BYTES,
         metavar="BYTES",
         help="an oversized answer is larger than this (default "
@@ -306,7 +295,7 @@ def add_fault_switches(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--die-after",
-        type=_number(int, 1, None, "integer >= 1"),
+        type=bounded(int, 1),
         metavar="N",
         help="count the requests the server answers (any method, initialize and "
         "server/discover included; not notifications, nor requests refused by a fault or an "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -56,6 +57,22 @@ class ScriptedTask:
     has_ttl: bool = False
     # True: a step into input_required pauses the script until tasks/update answers it.
     await_input: bool = False
+
+
+def bounded(
+    convert: Callable[[str], float], low: float, high: float | None = None, what: str = ""
+) -> type:
+    """An argparse type: `convert`, refusing values out of [low, high] (and nan, inf); its
+    name is what argparse's error message calls it."""
+
+    def parse(text: str) -> float:
+        value = convert(text)
+        if not math.isfinite(value) or value < low or (high is not None and value > high):
+            raise ValueError(text)
+        return value
+
+    parse.__name__ = what or f"integer >= {low}"
+    return parse  # type: ignore[return-value]
 
 
 MAX_SECONDS = 86_400.0

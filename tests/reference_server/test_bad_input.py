@@ -9,9 +9,8 @@ import os
 
 import pytest
 
-from mcptask.reference_server.faults import _number
 from mcptask.reference_server.rpc import JsonRpcError
-from mcptask.reference_server.scripting import parse_seconds
+from mcptask.reference_server.scripting import bounded, parse_seconds
 from mcptask.reference_server.tools import parse_long_job
 from tests.conformance.fixtures.toolkit import RequestStateSeal
 from tests.reference_server.wire_harness import http_server, request, stdio_server
@@ -52,7 +51,7 @@ def test_seconds_are_finite_non_negative_numbers_of_at_most_a_day(value: object)
 
 
 def test_a_fault_rate_of_nan_is_refused() -> None:
-    parse = _number(float, 0.0, 1.0, "number from 0 to 1")
+    parse = bounded(float, 0.0, 1.0, "number from 0 to 1")
     with pytest.raises(ValueError, match="nan"):
         parse("nan")
     assert parse("0.5") == 0.5
