@@ -8,7 +8,7 @@ server (--protocol-eras). Layout:
 
 - cli_options / config: command line -> ServerConfig (and the OAuth demo's OAuthConfig)
 - scripting: task scripts, --seed, --tasks-file (server.populate fills the store)
-- store (+ records, indexes, clock): the tasks, shared by all sessions and both
+- store (+ records, clock): the tasks, shared by all sessions and both
   eras; timed changes on an injectable clock, ttl, cancel, input
 - rpc / wire: JSON-RPC envelopes; what both eras write alike (the Task object, taskId,
   errors)

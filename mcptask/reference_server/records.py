@@ -1,4 +1,5 @@
-"""One task of the store: its snapshot (TaskView), its mutable record, the store's errors.
+"""One task of the store: its snapshot (TaskView), its mutable record, the store's errors,
+and the queue of timed changes (DeadlineQueue).
 
 A TaskRecord knows the rules of one task's life (terminal statuses never change, input
 request keys, its scripted steps and deadlines); the TaskStore around it adds locking,
@@ -7,8 +8,9 @@ ordering, timers and listeners.
 
 from __future__ import annotations
 
+import heapq
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
@@ -100,7 +102,7 @@ class TaskRecord:
     next_step_at: float | None = None
     cancel_at: float | None = None
     expires_at: float | None = None
-    # The deadline this record is queued under in the store's timers (see TaskStore).
+    # The deadline this record is queued under in the DeadlineQueue.
     timer_at: float | None = None
     # awaitInput: entering input_required pauses the script until the input arrives.
     await_input: bool = False
@@ -195,3 +197,47 @@ class TaskRecord:
             self.next_step_at = None
             self.cancel_at = None
         return True
+
+
+# A heap of (deadline, creation number, task id). A task is queued under its earliest deadline
+# only; an entry stays current while it matches the task's `timer_at`, so a task rescheduled
+# earlier, or removed, leaves a stale entry behind that is skipped when it comes up, and
+# nothing ever has to search the heap: finding what is due costs what is due.
+class DeadlineQueue:
+    """The records with something pending, by their next deadline (lock held by caller)."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[float, int, str]] = []
+
+    def schedule(self, record: TaskRecord) -> None:
+        """Queue the record under its next deadline unless an earlier entry will wake it."""
+        deadline = record.next_deadline
+        if deadline is None or (record.timer_at is not None and record.timer_at <= deadline):
+            return
+        record.timer_at = deadline
+        heapq.heappush(self._heap, (deadline, record.key[1], record.task_id))
+
+    def due(self, now: float, records: Mapping[str, TaskRecord]) -> Iterator[TaskRecord]:
+        """Take out every record due by `now`, earliest first; the caller applies what is
+        due and schedules the record again. `records` tells current tasks by id."""
+        while self._heap and self._heap[0][0] <= now:
+            record = self._current(heapq.heappop(self._heap), records)
+            if record is not None:
+                record.timer_at = None
+                yield record
+
+    def next_deadline(self, records: Mapping[str, TaskRecord]) -> float | None:
+        """The earliest current deadline, or None when nothing is pending."""
+        while self._heap and self._current(self._heap[0], records) is None:
+            heapq.heappop(self._heap)
+        return self._heap[0][0] if self._heap else None
+
+    @staticmethod
+    def _current(
+        entry: tuple[float, int, str], records: Mapping[str, TaskRecord]
+    ) -> TaskRecord | None:
+        deadline, seq, task_id = entry
+        record = records.get(task_id)
+        if record is None or record.key[1] != seq or record.timer_at != deadline:
+            return None  # the task is gone, or was queued again under an earlier deadline
+        return record

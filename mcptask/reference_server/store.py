@@ -12,6 +12,7 @@ Visibility: a task has an owner (a legacy session, under --scope session) or non
 
 from __future__ import annotations
 
+import bisect
 import threading
 import uuid
 from collections import deque
@@ -20,13 +21,13 @@ from datetime import datetime
 
 from mcptask.reference_server.clock import Clock, SystemClock
 from mcptask.reference_server.config import CancelMode
-from mcptask.reference_server.indexes import CreationOrder, DeadlineQueue
 from mcptask.reference_server.records import (
     CANCELLED_MESSAGE,
     COMPLETED_DURING_CANCEL_MESSAGE,
     INPUT_RECEIVED_MESSAGE,
     INPUT_REQUIRED,
     CancelPolicy,
+    DeadlineQueue,
     SortKey,
     TaskNotFoundError,
     TaskRecord,
@@ -50,8 +51,8 @@ class TaskStore:
         self.clock: Clock = clock or SystemClock()
         self._cond = threading.Condition()
         self._records: dict[str, TaskRecord] = {}
-        self._by_key: dict[SortKey, TaskRecord] = {}
-        self._order = CreationOrder()
+        # Every task in the order of tasks/list (SortKey: created_at, creation number).
+        self._order: list[TaskRecord] = []
         self._timers = DeadlineQueue()
         self._listeners: list[Listener] = []
         self._seq = 0
@@ -130,8 +131,7 @@ class TaskStore:
             if record.steps and not (await_input and status == INPUT_REQUIRED):
                 record.next_step_at = now + record.steps[0].delay
             self._records[task_id] = record
-            self._by_key[record.key] = record
-            self._order.add(owner, record.key)
+            bisect.insort(self._order, record, key=_sort_key)  # usually an append
             self._timers.schedule(record)
             self._cond.notify_all()
             return record.view()
@@ -243,19 +243,21 @@ class TaskStore:
         """Up to `limit` visible tasks in creation order (oldest first) after the key `after`.
 
         Returns the page and whether more tasks follow. Keyset paging keeps pages stable
-        when tasks expire between two requests. The cost is that of the page (and of any
-        expired tasks met on the way, which are removed), not that of the store.
+        when tasks expire between two requests. The cost is that of the page (and of the
+        tasks skipped on the way: other owners', expired ones, which are removed), not that
+        of the store.
         """
-        owners = [None] if viewer is None else [None, viewer]
         views: list[TaskView] = []
         with self._cond:
             now = self.clock.monotonic()
-            for key in self._order.after(owners, after):
-                record = self._by_key.get(key)
-                if record is None:
-                    continue  # removed earlier
+            index = 0 if after is None else bisect.bisect_right(self._order, after, key=_sort_key)
+            while index < len(self._order):
+                record = self._order[index]
                 if record.expired(now):
-                    self._remove(record)
+                    self._remove(record)  # the next record moves to `index`
+                    continue
+                index += 1
+                if not record.visible_to(viewer):
                     continue
                 if len(views) == limit:
                     return views, True
@@ -292,8 +294,7 @@ class TaskStore:
     def _remove(self, record: TaskRecord) -> None:
         """Forget an expired task; tasks/result waiters must learn that it is gone."""
         del self._records[record.task_id]
-        del self._by_key[record.key]
-        self._order.remove(record.owner, self._by_key)
+        del self._order[bisect.bisect_left(self._order, record.key, key=_sort_key)]
         self._cond.notify_all()
 
     def _transition(
@@ -350,3 +351,7 @@ class TaskStore:
         if record.cancel_at is not None and record.cancel_at <= now:
             record.cancel_at = None
             self._transition(record, "cancelled", CANCELLED_MESSAGE)
+
+
+def _sort_key(record: TaskRecord) -> SortKey:
+    return record.key
