@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -37,15 +37,12 @@ _PAGE = (
 class Redirect:
     """What came back to the loopback address: a code, or an error."""
 
-    code: str | None
-    state: str | None
+    code: str | None = field(repr=False)
+    state: str | None = field(repr=False)
     error: str | None = None
     description: str | None = None
     issuer: str | None = None
     """The `iss` parameter (RFC 9207), if the authorization server sent one."""
-
-    def __repr__(self) -> str:
-        return f"Redirect(state=..., error={self.error!r}, <code redacted>)"
 
 
 class LoopbackReceiver:

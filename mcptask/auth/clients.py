@@ -9,7 +9,7 @@ registered earlier with the same issuer, and else Dynamic Client Registration (R
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -43,15 +43,9 @@ class ClientIdentity:
     client_id: str
     auth_method: str
     """none, client_secret_basic, client_secret_post or private_key_jwt."""
-    client_secret: str | None = None
-    private_key: str | None = None
+    client_secret: str | None = field(default=None, repr=False)
+    private_key: str | None = field(default=None, repr=False)
     """A PEM private key (private_key_jwt)."""
-
-    def __repr__(self) -> str:
-        return (
-            f"ClientIdentity(client_id={self.client_id!r}, auth_method={self.auth_method!r}, "
-            "<credentials redacted>)"
-        )
 
 
 def configured_identity(settings: AuthSettings, metadata: ServerMetadata) -> ClientIdentity | None:

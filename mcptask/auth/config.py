@@ -8,7 +8,7 @@ Kept free of heavy imports: the command line builds these on every run, OAuth or
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -41,7 +41,8 @@ class AuthSettings:
 
     method: str = "auto"
     client_id: str | None = None
-    client_secret: str | None = None
+    client_secret: str | None = field(default=None, repr=False)
+    """Never in the repr: the secret must not reach a traceback or a log."""
     client_key_file: Path | None = None
     """A PEM private key: the client authenticates with a JWT assertion (private_key_jwt)."""
     client_issuer: str | None = None
@@ -76,18 +77,6 @@ class AuthSettings:
             self.has_client_credentials
             and self.client_issuer is not None
             and self.client_issuer.rstrip("/") == issuer.rstrip("/")
-        )
-
-    def __repr__(self) -> str:
-        # The secret must never reach a traceback or a log.
-        secret = None if self.client_secret is None else "<redacted>"
-        return (
-            f"AuthSettings(method={self.method!r}, client_id={self.client_id!r}, "
-            f"client_secret={secret!r}, client_key_file={self.client_key_file!r}, "
-            f"client_issuer={self.client_issuer!r}, "
-            f"scope={self.scope!r}, client_metadata_url={self.client_metadata_url!r}, "
-            f"open_browser={self.open_browser!r}, interactive={self.interactive!r}, "
-            f"force_sign_in={self.force_sign_in!r}, cache_path={self.cache_path!r})"
         )
 
 

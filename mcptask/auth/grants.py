@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import httpx
@@ -32,14 +32,11 @@ _SECRET_FIELDS = ("client_secret", "client_assertion", "code", "code_verifier", 
 class Tokens:
     """What a token endpoint answered."""
 
-    access_token: str
-    refresh_token: str | None
+    access_token: str = field(repr=False)
+    refresh_token: str | None = field(repr=False)
     expires_at: float | None
     scope: str | None
     issued_at: float | None = None
-
-    def __repr__(self) -> str:
-        return f"Tokens(expires_at={self.expires_at!r}, scope={self.scope!r}, <redacted>)"
 
 
 def refresh(

@@ -44,13 +44,13 @@ class CachedToken:
     resource: str
     client_id: str
     grant: str
-    access_token: str
-    token_endpoint: str
-    auth_method: str
-    refresh_token: str | None = None
+    access_token: str = field(repr=False)
+    token_endpoint: str = field(repr=False)
+    auth_method: str = field(repr=False)
+    refresh_token: str | None = field(default=None, repr=False)
     expires_at: float | None = None
     scope: str | None = None
-    issued_at: float | None = None
+    issued_at: float | None = field(default=None, repr=False)
 
     def expired(self, now: float | None = None) -> bool:
         """True when the token has expired, or will within the leeway."""
@@ -70,13 +70,6 @@ class CachedToken:
             other.client_id,
         )
 
-    def __repr__(self) -> str:
-        return (
-            f"CachedToken(server={self.server!r}, issuer={self.issuer!r}, "
-            f"resource={self.resource!r}, client_id={self.client_id!r}, grant={self.grant!r}, "
-            f"expires_at={self.expires_at!r}, scope={self.scope!r}, <tokens redacted>)"
-        )
-
 
 @dataclass(frozen=True)
 class CachedClient:
@@ -85,15 +78,8 @@ class CachedClient:
     issuer: str
     client_id: str
     auth_method: str
-    client_secret: str | None = None
+    client_secret: str | None = field(default=None, repr=False)
     redirect_uri: str | None = None
-
-    def __repr__(self) -> str:
-        return (
-            f"CachedClient(issuer={self.issuer!r}, client_id={self.client_id!r}, "
-            f"auth_method={self.auth_method!r}, redirect_uri={self.redirect_uri!r}, "
-            "<secret redacted>)"
-        )
 
 
 @dataclass(frozen=True)
