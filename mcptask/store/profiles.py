@@ -30,11 +30,10 @@ it cannot be read: a broken file is the user's to mend, and its error names file
 
 from __future__ import annotations
 
-import contextlib
 import re
 import tomllib
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -61,10 +60,6 @@ class Reference:
             return value
         return read_secret_file(Path(self.name).expanduser(), what)
 
-    def to_toml(self) -> dict[str, str]:
-        """`{ env = "NAME" }` or `{ file = "PATH" }`."""
-        return {self.kind: self.name}
-
 
 def read_secret_file(path: Path, what: str) -> str:
     """A credential kept in a file (stripped); errors name the file, never its content."""
@@ -85,7 +80,8 @@ Value = str | Reference
 
 @dataclass(frozen=True)
 class Profile:
-    """One saved server: its target and how to talk to it."""
+    """One saved server: its target and how to talk to it. The fields after `name` are the
+    settings of its table, in the order the file is written."""
 
     name: str
     url: str | None = None
@@ -100,11 +96,11 @@ class Profile:
     auth: str | None = None
     """The sign-in method (`--auth`)."""
     client_id: str | None = None
-    client_secret: Value | None = None
     client_key_file: str | None = None
     client_issuer: str | None = None
     """The authorization server (issuer) the client belongs to: its secret or key goes there."""
     scope: str | None = None
+    client_secret: Value | None = None
 
     @property
     def target(self) -> str:
@@ -117,9 +113,9 @@ class Profile:
         for key in _FIELDS:
             value = getattr(self, key)
             if isinstance(value, dict):
-                value = {name: _value_to_toml(item) for name, item in value.items()}
+                value = {name: _to_toml(item) for name, item in value.items()}
             if value is not None and value is not False and value != {}:
-                table[key] = _value_to_toml(value) if isinstance(value, Reference) else value
+                table[key] = _to_toml(value)
         return table
 
 
@@ -141,16 +137,6 @@ class ProfileBook:
                 "mcptask connect TARGET --save NAME)"
             )
         return profile
-
-    def to_toml(self) -> dict[str, Any]:
-        """The whole file."""
-        document: dict[str, Any] = {}
-        if self.default is not None:
-            document["default"] = self.default
-        document["profiles"] = {
-            name: profile.to_toml() for name, profile in sorted(self.profiles.items())
-        }
-        return document
 
 
 def check_name(name: str) -> str:
@@ -180,65 +166,56 @@ def load(path: Path) -> ProfileBook:
     return _book(path, text, document)
 
 
-@contextlib.contextmanager
-def editing(path: Path) -> Iterator[list[ProfileBook]]:
-    """Read, change and write the profiles file, one process at a time.
-
-    The block gets a one-item list holding the book; it replaces the item with the changed
-    book, which is written atomically (0600) when the block ends without error. A file that
-    cannot be read raises before anything is written.
-    """
-    with exclusive(path):
-        holder = [load(path)]
-        yield holder
-        _write(path, holder[0])
+# Each change below reads, changes and writes the file under its lock, one process at a
+# time; a file that cannot be read raises before anything is written.
 
 
 def save_profile(path: Path, profile: Profile, *, make_default: bool = False) -> None:
     """Add or replace one profile (and make it the default if asked)."""
-    with editing(path) as holder:
-        book = holder[0]
-        profiles = {**book.profiles, profile.name: profile}
+    with exclusive(path):
+        book = load(path)
         default = profile.name if make_default else book.default
-        holder[0] = replace(book, profiles=profiles, default=default)
+        _write(replace(book, profiles={**book.profiles, profile.name: profile}, default=default))
 
 
 def update_session(path: Path, name: str, session_id: str | None) -> None:
     """Remember the session a keep-session profile is in now."""
-    with editing(path) as holder:
-        book = holder[0]
-        profile = book.get(name)
-        holder[0] = replace(
-            book, profiles={**book.profiles, name: replace(profile, session_id=session_id)}
-        )
+    with exclusive(path):
+        book = load(path)
+        profile = replace(book.get(name), session_id=session_id)
+        _write(replace(book, profiles={**book.profiles, name: profile}))
 
 
 def delete_profile(path: Path, name: str) -> None:
     """Remove a profile (and the default, if it was that one)."""
-    with editing(path) as holder:
-        book = holder[0]
+    with exclusive(path):
+        book = load(path)
         book.get(name)
         profiles = {key: value for key, value in book.profiles.items() if key != name}
         default = None if book.default == name else book.default
-        holder[0] = replace(book, profiles=profiles, default=default)
+        _write(replace(book, profiles=profiles, default=default))
 
 
 def set_default(path: Path, name: str) -> None:
     """Make an existing profile the default."""
-    with editing(path) as holder:
-        book = holder[0]
+    with exclusive(path):
+        book = load(path)
         book.get(name)
-        holder[0] = replace(book, default=name)
+        _write(replace(book, default=name))
 
 
 # -- reading and writing ----------------------------------------------------------------------
 
 
-def _write(path: Path, book: ProfileBook) -> None:
+def _write(book: ProfileBook) -> None:
+    """Write the whole file atomically (0600)."""
     import tomli_w
 
-    data = tomli_w.dumps(book.to_toml()).encode("utf-8")
-    write_private(path, data)
+    document: dict[str, Any] = {} if book.default is None else {"default": book.default}
+    document["profiles"] = {
+        name: profile.to_toml() for name, profile in sorted(book.profiles.items())
+    }
+    write_private(book.path, tomli_w.dumps(document).encode("utf-8"))
 
 
 def _book(path: Path, text: str, document: dict[str, Any]) -> ProfileBook:
@@ -267,63 +244,38 @@ def _book(path: Path, text: str, document: dict[str, Any]) -> ProfileBook:
     return ProfileBook(path, profiles, default)
 
 
-_FIELDS = (
-    *("url", "server", "env", "headers", "token", "protocol", "timeout", "keep_session"),
-    *("session_id", "auth", "client_id", "client_key_file", "client_issuer", "scope"),
-    "client_secret",
-)
-"""A profile's settings, in the order the file is written."""
+_FIELDS = tuple(spec.name for spec in fields(Profile) if spec.name != "name")
 
 
 def _profile(name: str, table: dict[str, Any]) -> Profile:
     unknown = sorted(set(table).difference(_FIELDS))
     if unknown:
         raise ValueError(f"unknown setting {unknown[0]!r}")
-    url, server = _text(table, "url"), _text(table, "server")
-    if (url is None) == (server is None):
+    profile = Profile(name, **{key: _setting(key, table[key]) for key in _FIELDS if key in table})
+    if (profile.url is None) == (profile.server is None):
         raise ValueError("needs exactly one of url or server")
-    timeout = table.get("timeout")
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
-    ):
-        raise ValueError("timeout must be a positive number of seconds")
-    keep = table.get("keep_session", False)
-    if not isinstance(keep, bool):
-        raise ValueError("keep_session must be true or false")
-    token = table.get("token")
-    secret = table.get("client_secret")
-    return Profile(
-        name=name,
-        url=url,
-        server=server,
-        env=_values(table, "env"),
-        headers=_values(table, "headers"),
-        token=None if token is None else _value(token, "token"),
-        protocol=_text(table, "protocol"),
-        timeout=None if timeout is None else float(timeout),
-        keep_session=keep,
-        session_id=_text(table, "session_id"),
-        auth=_text(table, "auth"),
-        client_id=_text(table, "client_id"),
-        client_secret=None if secret is None else _value(secret, "client_secret"),
-        client_key_file=_text(table, "client_key_file"),
-        client_issuer=_text(table, "client_issuer"),
-        scope=_text(table, "scope"),
-    )
+    return profile
 
 
-def _text(table: dict[str, Any], key: str) -> str | None:
-    value = table.get(key)
-    if value is not None and not isinstance(value, str):
+def _setting(key: str, value: object) -> Any:
+    """One setting of a profile's table, checked against the type of its field."""
+    if key in ("env", "headers"):
+        if not isinstance(value, dict):
+            raise ValueError(f"{key} must be a table of NAME = value")
+        return {str(name): _value(item, f"{key}.{name}") for name, item in value.items()}
+    if key in ("token", "client_secret"):
+        return _value(value, key)
+    if key == "timeout":
+        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            raise ValueError("timeout must be a positive number of seconds")
+        return float(value)
+    if key == "keep_session":
+        if not isinstance(value, bool):
+            raise ValueError("keep_session must be true or false")
+        return value
+    if not isinstance(value, str):
         raise ValueError(f"{key} must be a string")
     return value
-
-
-def _values(table: dict[str, Any], key: str) -> dict[str, Value]:
-    entries = table.get(key, {})
-    if not isinstance(entries, dict):
-        raise ValueError(f"{key} must be a table of NAME = value")
-    return {str(name): _value(value, f"{key}.{name}") for name, value in entries.items()}
 
 
 def _value(value: object, what: str) -> Value:
@@ -336,8 +288,9 @@ def _value(value: object, what: str) -> Value:
     raise ValueError(f'{what} must be a string, {{ env = "NAME" }} or {{ file = "PATH" }}')
 
 
-def _value_to_toml(value: Value) -> str | dict[str, str]:
-    return value if isinstance(value, str) else value.to_toml()
+def _to_toml(value: Any) -> Any:
+    """A setting as TOML has it: a Reference is `{ env = "NAME" }` or `{ file = "PATH" }`."""
+    return {value.kind: value.name} if isinstance(value, Reference) else value
 
 
 def _line_of(text: str, profile: str | None) -> int:
