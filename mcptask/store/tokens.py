@@ -22,8 +22,8 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field, fields, replace
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +87,7 @@ class TokenCache:
     """Everything in the cache file."""
 
     tokens: tuple[CachedToken, ...] = ()
-    clients: tuple[CachedClient, ...] = field(default=())
+    clients: tuple[CachedClient, ...] = ()
 
     def for_server(self, server: str) -> list[CachedToken]:
         """The tokens obtained for this MCP server URL, newest first."""
@@ -99,25 +99,6 @@ class TokenCache:
             if client.issuer == issuer:
                 return client
         return None
-
-    def with_token(self, token: CachedToken) -> TokenCache:
-        """This cache with `token` stored (replacing the one of its slot)."""
-        kept = tuple(entry for entry in self.tokens if not entry.same_slot(token))
-        return replace(self, tokens=(*kept, token))
-
-    def without_token(self, token: CachedToken) -> TokenCache:
-        """This cache without `token`: its slot's entry, if that still holds `token`'s
-        access and refresh tokens (not one stored there since)."""
-        return replace(self, tokens=tuple(t for t in self.tokens if not _same_tokens(t, token)))
-
-    def without_server(self, server: str) -> TokenCache:
-        """This cache without any token for the server."""
-        return replace(self, tokens=tuple(t for t in self.tokens if t.server != server))
-
-    def with_client(self, client: CachedClient) -> TokenCache:
-        """This cache with `client` as the registered client of its issuer."""
-        kept = tuple(entry for entry in self.clients if entry.issuer != client.issuer)
-        return replace(self, clients=(*kept, client))
 
 
 def load(path: Path) -> TokenCache:
@@ -134,60 +115,54 @@ def load(path: Path) -> TokenCache:
     )
 
 
-@contextlib.contextmanager
-def editing(path: Path) -> Iterator[list[TokenCache]]:
-    """Read, change and write the cache, one process at a time.
-
-    The block gets a one-item list holding the cache and replaces the item with the changed
-    one, which is written atomically (0600) when the block ends without error.
-    """
-    with exclusive(path):
-        holder = [load(path)]
-        yield holder
-        _write(path, holder[0])
+# Each change below reads, changes and writes the file (atomically, 0600) under its lock, one
+# process at a time.
 
 
 def store_token(path: Path, token: CachedToken) -> None:
-    """Add or replace one token."""
-    with editing(path) as holder:
-        holder[0] = holder[0].with_token(token)
+    """Add one token, replacing the entry of its server, issuer, resource and client."""
+    with exclusive(path):
+        cache = load(path)
+        kept = [entry for entry in cache.tokens if not entry.same_slot(token)]
+        _write(path, [*kept, token], cache.clients)
 
 
 def drop_token(path: Path, token: CachedToken) -> None:
     """Remove one token (a refresh token that no longer works, say), unless another process
     has replaced it meanwhile (a rotated refresh token: the new one works)."""
-    with editing(path) as holder:
-        holder[0] = holder[0].without_token(token)
+    sent = (token.access_token, token.refresh_token)
+    with exclusive(path):
+        cache = load(path)
+        kept = [
+            entry
+            for entry in cache.tokens
+            if not (entry.same_slot(token) and (entry.access_token, entry.refresh_token) == sent)
+        ]
+        _write(path, kept, cache.clients)
 
 
 def store_client(path: Path, client: CachedClient) -> None:
     """Remember the client registered with an issuer."""
-    with editing(path) as holder:
-        holder[0] = holder[0].with_client(client)
+    with exclusive(path):
+        cache = load(path)
+        kept = [entry for entry in cache.clients if entry.issuer != client.issuer]
+        _write(path, cache.tokens, [*kept, client])
 
 
 def forget_server(path: Path, server: str) -> list[CachedToken]:
     """Remove every token for one server; return what was removed."""
-    with editing(path) as holder:
-        removed = holder[0].for_server(server)
-        holder[0] = holder[0].without_server(server)
-    return removed
+    with exclusive(path):
+        cache = load(path)
+        _write(path, [entry for entry in cache.tokens if entry.server != server], cache.clients)
+    return cache.for_server(server)
 
 
 def forget_all(path: Path) -> list[CachedToken]:
     """Empty the cache (tokens and registered clients); return the tokens removed."""
-    with editing(path) as holder:
-        removed = list(holder[0].tokens)
-        holder[0] = TokenCache()
+    with exclusive(path):
+        removed = list(load(path).tokens)
+        _write(path, [], [])
     return removed
-
-
-def _same_tokens(entry: CachedToken, token: CachedToken) -> bool:
-    return (
-        entry.same_slot(token)
-        and entry.access_token == token.access_token
-        and entry.refresh_token == token.refresh_token
-    )
 
 
 _FIELD_TYPES: dict[str, tuple[type, ...]] = {
@@ -221,11 +196,10 @@ def _well_typed(kind: Any, item: dict[str, Any]) -> bool:
     return True
 
 
-def _write(path: Path, cache: TokenCache) -> None:
+def _write(path: Path, tokens: Iterable[CachedToken], clients: Iterable[CachedClient]) -> None:
     document = {
         "version": VERSION,
-        "tokens": [asdict(token) for token in cache.tokens],
-        "clients": [asdict(client) for client in cache.clients],
+        "tokens": [asdict(token) for token in tokens],
+        "clients": [asdict(client) for client in clients],
     }
-    data = json.dumps(document, indent=1).encode("utf-8")
-    write_private(path, data)
+    write_private(path, json.dumps(document, indent=1).encode("utf-8"))
