@@ -56,21 +56,44 @@ from enum import IntEnum
 
 
 class ExitCode(IntEnum):
-    """Process exit codes, as documented in the README (the single source of truth in code)."""
+    """Process exit codes: the single source of truth (docs/reference/exit-codes.md and the man
+    pages are generated from these members and their docstrings)."""
 
     OK = 0
+    """Done; also when nothing matched a selector."""
     UNEXPECTED = 1
+    """An unexpected error (a bug in mcptask: the message says how to report it), or stdout
+    cannot be written (a full disk)."""
     USAGE = 2
+    """Usage error: bad options, arguments or input files."""
     UNREACHABLE = 3
+    """The server cannot be reached: connection refused, DNS, TLS, timeout, the server process
+    died."""
     AUTH = 4
+    """Authentication or authorization refused (HTTP 401/403; the server's challenge is shown),
+    a sign-in that cannot happen here, or one the authorization server refused."""
     UNSUPPORTED = 5
+    """The server does not offer what the command needs (capability not negotiated, or
+    -32601)."""
     TASK_FAILED = 6
+    """At least one task was not found, could not be cancelled, or ended `unknown`; a joined or
+    recorded session has ended."""
     PENDING = 7
+    """Not confirmed in time (`pending`); `watch --exit-status`: a task ended failed, cancelled
+    or gone; `watch --wait-timeout` ran out; `result`: the task had not finished within
+    `--wait-timeout`."""
     PROTOCOL = 8
-    RESULT_IS_ERROR = 9  # `result`: the tool result says `isError: true`
-    RESULT_FAILED = 10  # `result`: the task failed without a tool result
-    RESULT_CANCELLED = 11  # `result`: the task was cancelled, so it has no result
+    """The server broke the protocol: invalid JSON, not JSON-RPC, wrong content type, wrong id,
+    an answer over the size bound, a list without end (over 5,000 pages)."""
+    RESULT_IS_ERROR = 9
+    """`result` (and `start` when the server ran the call at once): the tool reported an error
+    (`isError: true`)."""
+    RESULT_FAILED = 10
+    """`result`: the task failed with an error instead of a result (the error is shown)."""
+    RESULT_CANCELLED = 11
+    """`result`: the task was cancelled, so there is no result."""
     INTERRUPTED = 130
+    """Interrupted (Ctrl-C, SIGTERM), or a bulk cancel declined at the prompt."""
 
 
 class McptaskError(Exception):

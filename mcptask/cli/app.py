@@ -25,6 +25,7 @@ import typer.main
 from typer.core import TyperCommand, TyperGroup
 
 from mcptask import __version__
+from mcptask.cli.examples import epilog
 from mcptask.cli.options import color_wanted, root_options
 from mcptask.errors import ExitCode, McptaskError, OutputFailure
 
@@ -131,7 +132,8 @@ class LazyCommands(Mapping[str, TyperCommand]):
             module = importlib.import_module(f"mcptask.cli.commands.{module_name}")
             # reference-server parses its own options (argparse): it keeps Typer's plain class.
             one = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-            one.command(name, **(settings or {"cls": CappedCommand}))(getattr(module, module_name))
+            settings = settings or {"cls": CappedCommand}
+            one.command(name, epilog=epilog(name), **settings)(getattr(module, module_name))
             command = typer.main.get_command(one)
             assert isinstance(command, TyperCommand)
             self._built[name] = command
