@@ -13,21 +13,12 @@ from typing import Annotated, Any, Protocol, TypeVar, cast
 
 import typer
 
-from mcptask.cli.completion import complete_profile
+from mcptask.cli.completion import complete_profile, complete_task_id
 from mcptask.errors import UsageError
 
-
-def _server(*names: str, **settings: Any) -> Any:
-    return typer.Option(*names, rich_help_panel="Server", **settings)
-
-
-def _sign_in(*names: str, **settings: Any) -> Any:
-    return typer.Option(*names, rich_help_panel="Sign-in", **settings)
-
-
-def _output(*names: str, **settings: Any) -> Any:
-    return typer.Option(*names, rich_help_panel="Output", **settings)
-
+_server = functools.partial(typer.Option, rich_help_panel="Server")
+_sign_in = functools.partial(typer.Option, rich_help_panel="Sign-in")
+_output = functools.partial(typer.Option, rich_help_panel="Output")
 
 OutputOption = Annotated[
     str | None,
@@ -40,6 +31,12 @@ OutputOption = Annotated[
 StatusOption = Annotated[
     str | None,
     typer.Option("--status", help="Only these statuses, comma-separated (e.g. working,failed)."),
+]
+TaskIdArgument = Annotated[
+    str, typer.Argument(metavar="ID", help="The task id.", autocompletion=complete_task_id)
+]
+ServerUrlArgument = Annotated[
+    str | None, typer.Argument(help="The server URL (else --url, --profile or MCPTASK_URL).")
 ]
 KnownOption = Annotated[
     bool,
@@ -210,8 +207,14 @@ class Common:
 
 # No `from __future__ import annotations` in this module: the fields' Annotated types are
 # objects at hand, not 23 strings to evaluate at every start.
-_SERVER_OPTIONS: tuple[tuple[str, object], ...] = tuple(
-    (field.name, Common.__annotations__[field.name]) for field in fields(Common)
+_SHARED = tuple(
+    inspect.Parameter(
+        field.name,
+        inspect.Parameter.KEYWORD_ONLY,
+        annotation=Common.__annotations__[field.name],
+        default=field.default,
+    )
+    for field in fields(Common)
 )
 """The options every server command takes (also before the command name), as `Common`."""
 
@@ -226,7 +229,7 @@ def with_server_options(command: Function) -> Function:
     the same options given before the command name (see `root_options`) are merged in."""
 
     def run_command(ctx: typer.Context, **arguments: Any) -> None:
-        shared = {name: arguments.pop(name) for name, _ in _SERVER_OPTIONS}
+        shared = {option.name: arguments.pop(option.name) for option in _SHARED}
         command(common=_merged(ctx, shared), **arguments)
 
     context = inspect.Parameter(
@@ -254,26 +257,8 @@ def _with_shared_parameters(
     from its signature, so they are declared once, in `Common`."""
     hints = typing.get_type_hints(function, include_extras=True)
     own = [p for p in inspect.signature(function).parameters.values() if p.name != "common"]
-    defaults = Common()
-    parameters = [
-        *first,
-        *(p.replace(annotation=hints[p.name]) for p in own),
-        *(
-            inspect.Parameter(
-                name,
-                inspect.Parameter.KEYWORD_ONLY,
-                annotation=kind,
-                default=getattr(defaults, name),
-            )
-            for name, kind in _SERVER_OPTIONS
-        ),
-    ]
-    functools.update_wrapper(
-        wrapper,
-        function,
-        assigned=("__module__", "__name__", "__qualname__", "__doc__"),
-        updated=(),
-    )
+    parameters = [*first, *(p.replace(annotation=hints[p.name]) for p in own), *_SHARED]
+    functools.update_wrapper(wrapper, function)
     wrapper.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
     return cast(Function, wrapper)
@@ -288,21 +273,17 @@ class _Parsed(Protocol):
         """Where an option's value came from (command line, default...)."""
 
 
-def _merged(ctx: typer.Context, command_values: dict[str, Any]) -> Common:
+def _merged(ctx: typer.Context, here: dict[str, Any]) -> Common:
     """The command's options over the root's: the later one on the line wins."""
     root: _Parsed | None = ctx.parent
-    values: dict[str, Any] = {}
-    for name, _ in _SERVER_OPTIONS:
-        here = command_values[name]
-        before = root.params.get(name) if root is not None else None
-        given_here = _given(ctx, name)
-        given_before = root is not None and _given(root, name)
-        if name in _REPEATABLE:
-            values[name] = [*(before or []), *(here or [])] or None
-        elif given_here or not given_before:
-            values[name] = here
-        else:
-            values[name] = before
+    if root is None:
+        return Common(**here)
+    values: dict[str, Any] = {
+        name: value if _given(ctx, name) or not _given(root, name) else root.params.get(name)
+        for name, value in here.items()
+    }
+    for name in _REPEATABLE:
+        values[name] = [*(root.params.get(name) or []), *(here[name] or [])] or None
     return Common(**values)
 
 

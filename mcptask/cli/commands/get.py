@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
-
-from mcptask.cli.completion import complete_task_id
 from mcptask.cli.invocation import Invocation
-from mcptask.cli.options import Common, with_server_options
+from mcptask.cli.options import Common, TaskIdArgument, with_server_options
 
 
 @with_server_options
 def get(
-    task_id: Annotated[
-        str, typer.Argument(metavar="ID", help="The task id.", autocompletion=complete_task_id)
-    ],
+    task_id: TaskIdArgument,
     *,
     common: Common,
 ) -> None:

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Annotated
-
-import typer
 
 from mcptask.cli.invocation import Invocation
-from mcptask.cli.options import Common, with_server_options
+from mcptask.cli.options import Common, ServerUrlArgument, with_server_options
 from mcptask.errors import UsageError
 
 
 @with_server_options
 def login(
-    target: Annotated[
-        str | None, typer.Argument(help="The server URL (else --url, --profile or MCPTASK_URL).")
-    ] = None,
+    target: ServerUrlArgument = None,
     *,
     common: Common,
 ) -> None:

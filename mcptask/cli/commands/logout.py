@@ -9,15 +9,13 @@ from typing import Annotated
 import typer
 
 from mcptask.cli.invocation import screen_for
-from mcptask.cli.options import Common, with_server_options
+from mcptask.cli.options import Common, ServerUrlArgument, with_server_options
 from mcptask.errors import UsageError
 
 
 @with_server_options
 def logout(
-    target: Annotated[
-        str | None, typer.Argument(help="The server URL (else --url, --profile or MCPTASK_URL).")
-    ] = None,
+    target: ServerUrlArgument = None,
     every: Annotated[
         bool,
         typer.Option("--all", help="Forget every token and registered client of this machine."),

@@ -6,16 +6,13 @@ from typing import Annotated
 
 import typer
 
-from mcptask.cli.completion import complete_task_id
 from mcptask.cli.invocation import Invocation
-from mcptask.cli.options import Common, finite, with_server_options
+from mcptask.cli.options import Common, TaskIdArgument, finite, with_server_options
 
 
 @with_server_options
 def result(
-    task_id: Annotated[
-        str, typer.Argument(metavar="ID", help="The task id.", autocompletion=complete_task_id)
-    ],
+    task_id: TaskIdArgument,
     wait_timeout: Annotated[
         float,
         typer.Option(
