@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -29,32 +30,31 @@ from mcptask.cli.examples import epilog
 from mcptask.cli.options import color_wanted, root_options
 from mcptask.errors import ExitCode, McptaskError, OutputFailure
 
-COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
-    "connect": ("connect", {}),
-    "start": ("start", {}),
-    "list": ("list_tasks", {}),
-    "get": ("get", {}),
-    "result": ("result", {}),
-    "cancel": ("cancel", {}),
-    "watch": ("watch", {}),
-    "forget": ("forget", {}),
-    "profiles": ("profiles", {}),
-    "login": ("login", {}),
-    "logout": ("logout", {}),
-    "reference-server": (
-        "reference_server",
-        {
-            "context_settings": {
-                "allow_extra_args": True,
-                "ignore_unknown_options": True,
-                "help_option_names": [],
-            },
-            "add_help_option": False,
-        },
-    ),
+COMMANDS = {
+    "connect": "connect",
+    "start": "start",
+    "list": "list_tasks",
+    "get": "get",
+    "result": "result",
+    "cancel": "cancel",
+    "watch": "watch",
+    "forget": "forget",
+    "profiles": "profiles",
+    "login": "login",
+    "logout": "logout",
+    "reference-server": "reference_server",
 }
-"""Every command, in the order help lists them: its module in `mcptask.cli.commands` (whose
-function of the same name is the command), and its Typer settings."""
+"""Every command, in the order help lists them, and its module in `mcptask.cli.commands`
+(whose function of the same name is the command)."""
+PASS_THROUGH: dict[str, Any] = {
+    "context_settings": {
+        "allow_extra_args": True,
+        "ignore_unknown_options": True,
+        "help_option_names": [],
+    },
+    "add_help_option": False,
+}
+"""reference-server parses its own options and help (argparse): Typer passes them on."""
 
 HELP_COLUMNS = 80
 """Help is at most this wide: lines a reader can follow on a wide terminal."""
@@ -63,16 +63,12 @@ UNWRAPPED = 100_000
 
 
 def help_columns() -> int:
-    """The width help is drawn at: the terminal's (or TERMINAL_WIDTH's, COLUMNS'), at most 80."""
-    for name in ("TERMINAL_WIDTH", "COLUMNS"):  # Typer's setting, then the shell's
-        value = os.environ.get(name, "")
-        if value.isdigit() and int(value) > 0:
-            return min(int(value), HELP_COLUMNS)
-    try:
-        columns = os.get_terminal_size(1).columns or HELP_COLUMNS
-    except OSError:  # not a terminal
-        columns = HELP_COLUMNS
-    return min(columns, HELP_COLUMNS)
+    """The width help is drawn at: TERMINAL_WIDTH's (Typer's setting), else COLUMNS' or the
+    terminal's, at most 80."""
+    width = os.environ.get("TERMINAL_WIDTH", "")
+    if width.isdigit() and int(width) > 0:
+        return min(int(width), HELP_COLUMNS)
+    return min(shutil.get_terminal_size((HELP_COLUMNS, 0)).columns, HELP_COLUMNS)
 
 
 @contextlib.contextmanager
@@ -128,12 +124,10 @@ class LazyCommands(Mapping[str, TyperCommand]):
 
     def __getitem__(self, name: str) -> TyperCommand:
         if name not in self._built:
-            module_name, settings = COMMANDS[name]
-            module = importlib.import_module(f"mcptask.cli.commands.{module_name}")
-            # reference-server parses its own options (argparse): it keeps Typer's plain class.
+            module = importlib.import_module(f"mcptask.cli.commands.{COMMANDS[name]}")
+            settings = PASS_THROUGH if name == "reference-server" else {"cls": CappedCommand}
             one = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-            settings = settings or {"cls": CappedCommand}
-            one.command(name, epilog=epilog(name), **settings)(getattr(module, module_name))
+            one.command(name, epilog=epilog(name), **settings)(getattr(module, COMMANDS[name]))
             command = typer.main.get_command(one)
             assert isinstance(command, TyperCommand)
             self._built[name] = command
@@ -205,9 +199,14 @@ app.callback()(_root)
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (used by `mcptask.entry` and by tests)."""
     args = sys.argv[1:] if argv is None else argv
-    # Made on the first error only: shell completion goes through here at every Tab, and
-    # must not import Rich.
-    errors = _ErrorScreen(color=color_wanted("--no-color" in args))
+    color = color_wanted("--no-color" in args)
+
+    def error(message: str) -> None:
+        # Rich is imported on the first error only: completion runs through here at every TAB.
+        from mcptask.output.screen import Screen
+
+        Screen("table", color=color).error(message)
+
     # SIGTERM ends any command like Ctrl-C does (exit 130, one line); the bulk cancel and watch
     # loops install their own handlers that stop between requests instead.
     if threading.current_thread() is threading.main_thread():
@@ -229,22 +228,26 @@ def run(argv: list[str] | None = None) -> int:
                 return int(ExitCode.USAGE)
             result = app(args=args, prog_name="mcptask", standalone_mode=False)
     except McptaskError as exc:
-        errors.error(exc.message)
+        error(exc.message)
         return int(exc.exit_code)
     except typer.TyperException as exc:  # usage errors from the option parser
         context = getattr(exc, "ctx", None)
         message = exc.format_message()
-        if message.startswith("No such option") and _takes_arguments(context):
+        arguments = getattr(getattr(context, "command", None), "params", [])
+        if message.startswith("No such option") and any(
+            getattr(param, "param_type_name", "") == "argument" for param in arguments
+        ):  # the command takes positional arguments, such as task ids
             message += " (a task id that starts with '-' goes after '--', e.g. cancel -- -abc)"
-        errors.error(message + _help_pointer(context))
+        path = getattr(context, "command_path", None)
+        error(message + (f" (see: {path} --help)" if isinstance(path, str) and path else ""))
         return int(ExitCode.USAGE)
     except (KeyboardInterrupt, typer.Abort):
-        errors.error("interrupted")
+        error("interrupted")
         return int(ExitCode.INTERRUPTED)
     except Exception as exc:  # a bug: say so in one line, keep the traceback for debugging
         if os.environ.get("MCPTASK_DEBUG"):
             raise
-        errors.error(
+        error(
             f"internal error ({type(exc).__name__}: {exc}); this is a bug in mcptask: please "
             "report it with the output of the same command run with -v and MCPTASK_DEBUG=1"
         )
@@ -252,20 +255,8 @@ def run(argv: list[str] | None = None) -> int:
     # Typer returns the code of an explicit Exit (and 130 for a Ctrl-C it caught itself).
     code = result if isinstance(result, int) else int(ExitCode.OK)
     if code == ExitCode.INTERRUPTED and _signalled:
-        errors.error("interrupted")
+        error("interrupted")
     return code
-
-
-class _ErrorScreen:
-    """stderr for one-line errors, with Rich imported only when there is one to print."""
-
-    def __init__(self, *, color: bool) -> None:
-        self._color = color
-
-    def error(self, message: str) -> None:
-        from mcptask.output.screen import Screen
-
-        Screen("table", color=self._color).error(message)
 
 
 _signalled: list[int] = []
@@ -276,15 +267,3 @@ handler must not take locks)."""
 def _interrupt(signum: int, frame: object) -> None:
     _signalled.append(signum)
     raise KeyboardInterrupt
-
-
-def _takes_arguments(ctx: object) -> bool:
-    """True when the failing command takes positional arguments (such as task ids)."""
-    command = getattr(ctx, "command", None)
-    parameters = getattr(command, "params", [])
-    return any(getattr(param, "param_type_name", "") == "argument" for param in parameters)
-
-
-def _help_pointer(ctx: object) -> str:
-    path = getattr(ctx, "command_path", None)
-    return f" (see: {path} --help)" if isinstance(path, str) and path else ""
