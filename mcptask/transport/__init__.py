@@ -1,7 +1,7 @@
 """Transports carry JSON-RPC messages to a server and back (Streamable HTTP, stdio).
 
 They turn httpx and OS errors into mcptask errors; nothing above them sees httpx. This module
-holds the small interface every transport implements (`Transport`).
+holds the base every transport derives from (`Transport`).
 """
 
 from __future__ import annotations
@@ -20,23 +20,22 @@ NotificationHandler = Callable[[JsonObject], None]
 
 
 class Transport(Protocol):
-    """Send JSON-RPC messages to one server and get the answers back."""
+    """Send JSON-RPC messages to one server and get the answers back. Transports derive
+    from it: the session methods do nothing by default (only Streamable HTTP has sessions)."""
 
     kind: str
     """`http` or `stdio`, for display."""
-
     target: str
     """The URL or the command line, for display (credentials never included)."""
-
-    session_id: str | None
-    """The Streamable HTTP session in use, if any."""
-
-    protocol_version: str | None
-    """The negotiated protocol version, sent with every HTTP request once known."""
-
     concurrent: bool
     """`request` may be called from two threads at once, each request travelling on its own
     (what lets a bulk cancel confirm one task while it cancels the next)."""
+    session_id: str | None = None
+    """The Streamable HTTP session in use, if any."""
+    protocol_version: str | None = None
+    """The negotiated protocol version, sent with every HTTP request once known."""
+    _log: WireLog | None = None
+    _handler: NotificationHandler | None = None
 
     def request(
         self,
@@ -61,7 +60,16 @@ class Transport(Protocol):
 
         Notifications go to the handler until `stop` is set or the stream ends. HTTP blocks
         (run it in a thread); stdio only writes the request, its reader delivers the rest.
+        Never raises: polling stays the baseline.
         """
+        ...
+
+    def notify(self, message: JsonObject) -> None:
+        """Send a notification; nothing comes back."""
+        ...
+
+    def close(self) -> None:
+        """Release the connection or child process; ends a session this process created."""
         ...
 
     def listen(self, stop: threading.Event) -> None:
@@ -70,15 +78,11 @@ class Transport(Protocol):
         Streamable HTTP: the session's GET stream. stdio: nothing to do, since pushes arrive
         on stdout anyway. Failures never surface: polling stays the baseline.
         """
-        ...
-
-    def notify(self, message: JsonObject) -> None:
-        """Send a notification; nothing comes back."""
-        ...
+        return None  # a default (an empty body would make it abstract)
 
     def set_notification_handler(self, handler: NotificationHandler | None) -> None:
         """Route the server's notifications to `handler` (None drops them)."""
-        ...
+        self._handler = handler
 
     def join_session(self, session_id: str) -> None:
         """Send later requests in an existing session that this process did not create."""
@@ -86,16 +90,16 @@ class Transport(Protocol):
 
     def keep_session(self) -> None:
         """Never DELETE the current session: it is to outlive this process."""
-        ...
+        return None
 
     def reset_session(self) -> None:
         """Forget the current session so that the next initialize starts a new one."""
-        ...
+        return None
 
     def end_session(self) -> None:
         """End the current session on the server if this process created it."""
-        ...
+        return None
 
-    def close(self) -> None:
-        """Release the connection or child process; ends a session this process created."""
-        ...
+    def _trace(self, line: str) -> None:
+        if self._log is not None:
+            self._log(line)

@@ -15,7 +15,7 @@ from httpx_sse import EventSource, SSEError
 
 from mcptask.errors import AnswerLost, McptaskError, ProtocolViolation, UsageError
 from mcptask.protocol.jsonrpc import JsonObject, is_notification
-from mcptask.transport import NotificationHandler, WireLog
+from mcptask.transport import Transport, WireLog
 from mcptask.transport.http_errors import status_error, translate_errors
 from mcptask.transport.limits import Deadline, bound, decode, max_answer_bytes, own_response
 from mcptask.transport.redact import display_url, redact_headers
@@ -32,7 +32,7 @@ DEFAULT_RETRY_MS = 1000
 MAX_RETRY_MS = 30_000
 
 
-class HttpTransport:
+class HttpTransport(Transport):
     """One MCP server endpoint reached with POSTs over a single kept-alive connection."""
 
     kind = "http"
@@ -56,11 +56,8 @@ class HttpTransport:
     ) -> None:
         self.url = url
         self.target = display_url(url)
-        self.session_id: str | None = None
-        self.protocol_version: str | None = None
         self._created_session = False
         self._log = log
-        self._handler: NotificationHandler | None = None
         self._max_answer = max_answer if max_answer is not None else max_answer_bytes()
         self._timeout = timeout
         """An answer's total time (--timeout): also each read's, connect's and write's."""
@@ -125,10 +122,6 @@ class HttpTransport:
             raise ProtocolViolation(
                 f"the server rejected {message.get('method')}: {error.get('message')}"
             )
-
-    def set_notification_handler(self, handler: NotificationHandler | None) -> None:
-        """Route notifications found in answer streams to `handler`."""
-        self._handler = handler
 
     def reset_session(self) -> None:
         """Forget the session so that the next initialize creates a new one."""
@@ -393,7 +386,3 @@ class HttpTransport:
     def _shown(self, headers: Mapping[str, str]) -> dict[str, str]:
         """Every header a request carries, as the wire log shows it (credentials redacted)."""
         return redact_headers({**self._given_headers, **headers})
-
-    def _trace(self, line: str) -> None:
-        if self._log is not None:
-            self._log(line)

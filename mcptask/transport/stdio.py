@@ -21,7 +21,7 @@ from mcptask.errors import (
     UsageError,
 )
 from mcptask.protocol.jsonrpc import METHOD_NOT_FOUND, JsonObject, is_notification, is_response
-from mcptask.transport import NotificationHandler, WireLog
+from mcptask.transport import Transport, WireLog
 from mcptask.transport.limits import decode, max_answer_bytes, too_large
 from mcptask.transport.redact import display_command
 
@@ -75,11 +75,10 @@ def split_command(command: str) -> list[str]:
     return argv
 
 
-class StdioTransport:
+class StdioTransport(Transport):
     """A spawned MCP server, its stdin/stdout carrying one JSON-RPC message per line."""
 
     kind = "stdio"
-    session_id: str | None = None
     concurrent = False
     """`request` is thread-safe (answers are routed by id), but it is not offered for
     overlapping: a pipe has no network latency to hide, so a second request in flight only
@@ -99,12 +98,10 @@ class StdioTransport:
         max_answer: int | None = None,
     ) -> None:
         self.target = display_command(argv)
-        self.protocol_version: str | None = None
         self._timeout = timeout
         self._max_answer = max_answer if max_answer is not None else max_answer_bytes()
         self._log = log
         self._stderr_log = stderr_log
-        self._handler: NotificationHandler | None = None
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         self._answers: dict[object, JsonObject] = {}
         self._sent_ids: set[object] = set()
@@ -182,29 +179,13 @@ class StdioTransport:
         with contextlib.suppress(McptaskError):  # polling stays the baseline
             self._write(message)
 
-    def listen(self, stop: threading.Event) -> None:
-        """Nothing to open: the server's notifications arrive on stdout anyway."""
-
     def notify(self, message: JsonObject) -> None:
         """Write a notification line."""
         self._write(message)
 
-    def set_notification_handler(self, handler: NotificationHandler | None) -> None:
-        """Route notifications read from stdout to `handler` (called on the reader thread)."""
-        self._handler = handler
-
     def join_session(self, session_id: str) -> None:
         """stdio has no sessions to join."""
         raise UsageError("--session-id needs a Streamable HTTP server (--url)")
-
-    def keep_session(self) -> None:
-        """stdio has no sessions."""
-
-    def reset_session(self) -> None:
-        """stdio has no sessions."""
-
-    def end_session(self) -> None:
-        """stdio has no sessions."""
 
     def close(self) -> None:
         """Close stdin, give the server a moment to exit, then terminate, then kill."""
@@ -319,10 +300,6 @@ class StdioTransport:
         tail = " | ".join(line for line in self._stderr_tail if line.strip())
         detail = f"; its last output: {tail}" if tail else ""
         return ServerExited(f"the server process {status}{detail}")
-
-    def _trace(self, line: str) -> None:
-        if self._log is not None:
-            self._log(line)
 
 
 def _decode_line(text: str) -> JsonObject:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from mcptask.errors import SessionExpired
 from mcptask.protocol.jsonrpc import JsonObject
-from mcptask.transport import NotificationHandler
+from mcptask.transport import Transport
 
 TERMINAL = ("completed", "failed", "cancelled")
 
@@ -26,7 +26,7 @@ def task(task_id: str, status: str, **extra: object) -> JsonObject:
 
 
 @dataclass
-class FakeServer:
+class FakeServer(Transport):
     """A scripted 2025-11-25 server. `on_cancel[id]` overrides what a cancel does."""
 
     tasks: dict[str, JsonObject] = field(default_factory=dict)
@@ -109,23 +109,14 @@ class FakeServer:
     ) -> None:
         self.calls.append(message["method"])
 
-    def set_notification_handler(self, handler: NotificationHandler | None) -> None:
-        pass
-
     def listen(self, stop: threading.Event) -> None:
         self.calls.append("GET stream")
 
     def join_session(self, session_id: str) -> None:
         self.session_id = session_id
 
-    def reset_session(self) -> None:
-        pass
-
     def keep_session(self) -> None:
         self.kept.append(self.session_id)
-
-    def end_session(self) -> None:
-        pass
 
     def close(self) -> None:
         pass
