@@ -1,11 +1,10 @@
-"""The SQLite file behind the record of known tasks: made private, in WAL mode, written in
-short transactions, so that several mcptask processes share it safely; its schema, as an
-ordered list of migrations (the model is simonw/llm's `migrations.py`); and the straight read
-of shell completion (`complete_task_ids`: only the standard library, nothing written).
+"""The SQLite file behind the record of known tasks: private, in WAL mode, written in short
+transactions, so that several mcptask processes share it; its schema, as a list of migrations
+(the model is simonw/llm's `migrations.py`); and shell completion's read of it.
 
-Each migration is a function, run once per file, in order, in the transaction that opens the
-file; the `_migrations` table names those that ran. A new schema is a new function at the end
-of `MIGRATIONS`, never an edit of one that users' files have already run.
+Each migration runs once per file, in order, in the transaction that opens the file (the
+`_migrations` table names those that ran). A new schema is a new function at the end of
+`MIGRATIONS`, never an edit of one that users' files have already run.
 """
 
 from __future__ import annotations
@@ -41,8 +40,7 @@ ttl (None: it expires by no ttl), which is what so long a ttl means anyway."""
 
 
 def storable(*texts: str | None) -> bool:
-    """Whether SQLite can hold every one of `texts` (None: nothing to hold; see
-    `STORE_ERRORS`)."""
+    """Whether SQLite can hold every one of `texts` (None: nothing to hold; see STORE_ERRORS)."""
     for text in texts:
         if text is None or text.isascii():
             continue  # the usual case, decided in C
@@ -89,10 +87,9 @@ def open_database(
 def use_wal(db: sqlite3.Connection) -> None:
     """Switch the file to WAL (once: the mode persists in the file), waiting out the others.
 
-    On a file still in rollback mode the switch needs the exclusive lock, and SQLite answers
-    "database is locked" at once, without its busy handler, when another process opening
-    the same new file holds a shared lock (four processes starting together did): so it is
-    tried again, within the same bound as any other wait for the file.
+    The switch needs the exclusive lock, and SQLite answers "database is locked" at once,
+    without its busy handler, while another process opening the same new file holds a
+    shared lock: so it is tried again, within the bound of any other wait for the file.
     """
     deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
     while True:
@@ -106,10 +103,9 @@ def use_wal(db: sqlite3.Connection) -> None:
 
 
 @contextmanager
-def transaction(db: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE") -> Iterator[None]:
-    """`BEGIN IMMEDIATE` (a write) or `BEGIN` (a read) ... `COMMIT`, rolled back on error:
-    short, so that other processes wait little."""
-    db.execute(begin)
+def transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """A short write transaction (`BEGIN IMMEDIATE` ... `COMMIT`), rolled back on error."""
+    db.execute("BEGIN IMMEDIATE")
     try:
         yield
     except BaseException:
@@ -139,16 +135,6 @@ bound from a tuple per task. Unqualified columns on the right are the row as it 
 TASK_COLUMNS = "task_id, status, session_id, ttl_ms, expires_at, first_seen, last_seen, via, tool"
 
 
-Migration = Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[Migration] = []
-
-
-def migration(function: Migration) -> Migration:
-    """Add `function` to the end of `MIGRATIONS`."""
-    MIGRATIONS.append(function)
-    return function
-
-
 def migrate(db: sqlite3.Connection) -> None:
     """Run the migrations this file has not run yet (call within a write transaction)."""
     db.execute(
@@ -164,7 +150,6 @@ def migrate(db: sqlite3.Connection) -> None:
             )
 
 
-@migration
 def m001_tasks(db: sqlite3.Connection) -> None:
     """One row per task and server (and profile), and when the record was last pruned. (IF
     NOT EXISTS: files written before migrations were kept have both tables already.)"""
@@ -208,7 +193,6 @@ ON CONFLICT (server, profile, task_id) DO UPDATE SET
 the first sighting (the ttl counts from it: `expires_at` is set after)."""
 
 
-@migration
 def m002_listed_pages_to_rows(db: sqlite3.Connection) -> None:
     """Versions before this one kept the tasks of `list` as pages (`listed`: one row per page,
     its tasks a JSON `[ids, statuses, ttls]`) beside the rows: each task becomes a row (the
@@ -235,6 +219,9 @@ def m002_listed_pages_to_rows(db: sqlite3.Connection) -> None:
     db.executemany(_LISTED_TASK, rows)
     db.execute("UPDATE tasks SET expires_at = first_seen + ttl_ms / 1000.0")
     db.execute("DROP TABLE listed")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_tasks, m002_listed_pages_to_rows]
 
 
 # -- completion's straight read ------------------------------------------------------------
