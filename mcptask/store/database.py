@@ -237,25 +237,23 @@ def complete_task_ids(
     path = state_dir(environ) / FILE_NAME
     if not storable(incomplete) or not path.is_file():
         return []  # no recorded id holds what the file cannot
-    pattern = incomplete.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-    sql = f"SELECT task_id, status, first_seen FROM tasks WHERE task_id LIKE ? ESCAPE '\\' AND {UNEXPIRED}"  # noqa: S608, E501
-    params: tuple[object, ...] = (pattern, time.time())
+    server = "" if identity is None else " AND server = ? AND profile = ?"
+    # Several servers may hold one id: its latest sighting gives status and first_seen (with
+    # MAX, SQLite takes the other columns from the row that has the maximum).
+    sql = (
+        "SELECT task_id, status, first_seen, MAX(last_seen) FROM tasks"  # noqa: S608
+        f" WHERE substr(task_id, 1, ?) = ? AND {UNEXPIRED}{server}"
+        " GROUP BY task_id ORDER BY first_seen DESC, task_id LIMIT ?"
+    )
+    params: tuple[object, ...] = (len(incomplete), incomplete, time.time())
     if identity is not None:
-        sql += " AND server = ? AND profile = ?"
         params += (identity.key, identity.profile)
     try:
         db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=1.0)
         try:
-            # Several servers may hold one id: the latest sighting of any comes last, and wins.
-            rows = db.execute(sql + " ORDER BY last_seen", params).fetchall()
+            rows = db.execute(sql, (*params, COMPLETIONS)).fetchall()
         finally:
             db.close()
     except STORE_ERRORS:
         return []
-    latest = {task_id: (status, first_seen) for task_id, status, first_seen in rows}
-    found = sorted(latest.items(), key=lambda item: (-item[1][1], item[0]))
-    return [
-        (task_id, status)
-        for task_id, (status, _) in found
-        if task_id.startswith(incomplete)  # LIKE ignores the case of ASCII letters
-    ][:COMPLETIONS]
+    return [(task_id, status) for task_id, status, _, _ in rows]
