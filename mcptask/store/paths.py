@@ -30,21 +30,14 @@ def state_dir(environ: Mapping[str, str] | None = None) -> Path:
     return _directory(environ, ENV_STATE_DIR, "XDG_STATE_HOME", Path(".local", "state"))
 
 
-TOKENS_FILE = "tokens.json"
-
-
 def tokens_path(environ: Mapping[str, str] | None = None) -> Path:
-    """Where the token cache is (`mcptask.store.tokens`; every command with a --url server
-    asks, and most never need the cache's model)."""
-    return state_dir(environ) / TOKENS_FILE
-
-
-PROFILES_FILE = "profiles.toml"
+    """Where the token cache is (`mcptask.store.tokens`)."""
+    return state_dir(environ) / "tokens.json"
 
 
 def profiles_path(environ: Mapping[str, str] | None = None) -> Path:
     """Where the profiles file is (`mcptask.store.profiles`)."""
-    return config_dir(environ) / PROFILES_FILE
+    return config_dir(environ) / "profiles.toml"
 
 
 def profile_names(environ: Mapping[str, str] | None = None) -> list[str]:
@@ -72,11 +65,8 @@ def _directory(environ: Mapping[str, str] | None, override: str, xdg: str, fallb
 
 
 def ensure_private_dir(path: Path) -> None:
-    """Create `path` (and its parents) if missing; a directory created here is mode 0700.
-
-    An existing directory keeps its mode when the user chose it (`MCPTASK_STATE_DIR`); the
-    files in it are 0600 either way.
-    """
+    """Create `path` (and its parents) if missing, mode 0700; an existing directory keeps its
+    mode (the user chose it: `MCPTASK_STATE_DIR`), its files are 0600 either way."""
     if path.is_dir():
         return
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -90,16 +80,9 @@ def ensure_private_dir(path: Path) -> None:
     path.chmod(0o700)
 
 
-def private_directory(path: Path) -> Path:
-    """`path`, created private (0700) if it does not exist."""
-    ensure_private_dir(path)
-    return path
-
-
 def write_private(path: Path, data: bytes) -> None:
-    """Replace the file `path` with `data`, mode 0600, all at once: written to a temporary
-    file beside it, flushed to disk, then renamed over it (a reader sees the old file or the
-    new one, never a part)."""
+    """Replace the file `path` with `data`, mode 0600, all at once: a temporary file beside it,
+    flushed to disk, renamed over it (a reader sees the old file or the new, never a part)."""
     import tempfile  # here: a TAB reads paths too, and tempfile imports shutil, bz2, lzma
 
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
@@ -120,7 +103,7 @@ def write_private(path: Path, data: bytes) -> None:
 def exclusive(path: Path) -> Iterator[None]:
     """Hold the lock file beside `path` (`.NAME.lock`, 0600) for the block: one process at a
     time reads, changes and writes `path` (its directory is made private first)."""
-    private_directory(path.parent)
+    ensure_private_dir(path.parent)
     descriptor = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)
