@@ -1,19 +1,16 @@
-"""The record of known tasks: one SQLite file in the state directory (see `database`), shared
-by every mcptask process of the user, one row per task of a server (and profile) met.
+"""The record of known tasks: one row per task of a server (and profile) met, in a SQLite
+file of the state directory (see `database`) that every mcptask process of the user shares.
 
-`KnownTasks` is one server's part of it (opened without a server: every server's). The client
-reports each task it meets (`seen`, `seen_page`, `gone`, `detached`); reports are queued and
-written in one transaction: a `tools/call`'s task at once (before `start` prints its id), the
-others at most `FLUSH_SECONDS` later, every `FLUSH_BATCH` tasks, or on `close`. A task
-unchanged since this process wrote it is not written again (of the last `MEMORY` or so).
-Thread-safe: a bulk cancel's confirmations report from a thread of their own. Recording is a
-side benefit: a failure is said once to `on_failure`, and recording stops. Reading (`--known`,
-`forget`) raises StoreFailure, a StateError (exit 2).
+The client reports each task it meets (`seen`, `seen_page`, `gone`, `detached`); reports are
+queued and written in one transaction: a `tools/call`'s task at once (before `start` prints
+its id), others within `FLUSH_SECONDS`, every `FLUSH_BATCH` tasks, or on `close`; a task
+unchanged since this process wrote it is not written again. Thread-safe (a bulk cancel's
+confirmations report from a thread). Recording is a side benefit: a failure is said once to
+`on_failure`, and recording stops; reading (`--known`, `forget`) raises StoreFailure.
 
-The file is opened on first use, and pruned then at most once every `PRUNE_EVERY_SECONDS`: of
-tasks past their ttl (counted from when mcptask first saw them, so that a server's clock cannot
-make them go early; never read back), terminal for `RETENTION_SECONDS`, or not seen for
-`STALE_SECONDS`. A task the server no longer knows is forgotten when mcptask learns it.
+Opening the file prunes it, at most once every `PRUNE_EVERY_SECONDS`: tasks past their ttl
+(counted from when mcptask first saw them: a server's clock cannot make them go early),
+terminal for `RETENTION_SECONDS`, or not seen for `STALE_SECONDS`.
 """
 
 from __future__ import annotations
@@ -53,12 +50,10 @@ PRUNE_EVERY_SECONDS = 3600.0
 """How long after a prune opening the record prunes it again."""
 FLUSH_SECONDS = 1.0
 FLUSH_BATCH = 5_000
-"""How many tasks are queued at most before they are written (a list of many tasks is
-written in transactions of this many)."""
+"""How many tasks are queued at most before they are written."""
 MEMORY = 10_000
-"""How many tasks' last written state the record remembers (twice this at most): enough for
-a watch of that many tasks to write nothing while nothing changes, bounded so that a list of
-a million tasks does not hold a million entries."""
+"""How many tasks' last written state is remembered (twice this at most): a watch of that
+many writes nothing while nothing changes, and a list of a million holds no million entries."""
 
 
 _Sighting = tuple[str, str, "str | None", "int | None", float, str, "str | None"]
@@ -80,8 +75,7 @@ class KnownTask:
     first_seen: float
     last_seen: float
     via: str
-    """The method that first brought it: tools/call, tasks/get, tasks/cancel; tasks/list only
-    while nothing else has met it."""
+    """The method that first brought it (tasks/list only while nothing else has met it)."""
     tool: str | None
 
 
@@ -143,7 +137,7 @@ class KnownTasks:
         return [KnownTask(*row) for row in rows]
 
     def ids(self) -> list[str]:
-        """Every recorded task id (`--known`), most recently first seen first."""
+        """Every recorded task id (`--known`), in the order of `tasks`."""
         return [task.task_id for task in self.tasks()]
 
     def count(self) -> int:
@@ -216,17 +210,16 @@ class KnownTasks:
     # -- recording: what the client reports -----------------------------------------------------
 
     def seen(self, task: Task, *, via: str, session_id: str | None, tool: str | None) -> None:
-        """`task` as the server just described it, in answer to the method `via`; `session_id`
-        owns it and outlives this process (None keeps what was known); `tool` created it."""
+        """`task` as the server just described it, in answer to `via`; `session_id` owns it and
+        outlives this process (None keeps what was known); `tool` created it."""
         self._queue(((task, session_id),), via, tool)
 
     def seen_page(
         self, page: Sequence[tuple[Task, str | None]], *, via: str, first: bool, last: bool
     ) -> None:
-        """A page of a listing, each task with its session as for `seen`. `first`: the
-        listing's first page; `last`: its last, so the listing is complete, and this server's
-        tasks only ever met by listings, that it did not list, and that nobody saw since it
-        started, are no longer recorded (the server no longer lists them)."""
+        """A page of a listing, each task with its session as for `seen`. After the `last` page
+        the tasks only ever met by listings that this listing did not list, and that nobody
+        saw since it started, are forgotten (the server no longer lists them)."""
         with self._lock:
             if first or self._listing is None:
                 self._listing = (self._now(), set())
@@ -361,7 +354,7 @@ class KnownTasks:
     # -- the file -----------------------------------------------------------------------------
 
     def _connection(self) -> sqlite3.Connection:
-        """The open file: opened, migrated and pruned when due on first use."""
+        """The open file: opened, migrated and pruned when due, on first use."""
         with self._lock:
             if self._db is None:
                 if self._unusable is not None:
