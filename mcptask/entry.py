@@ -1,16 +1,14 @@
-"""The `mcptask` executable: `mcptask --version` is answered before anything is imported (it
-needs no parser); every other command line goes to the app, `mcptask.cli.app`.
+"""The `mcptask` executable: `mcptask --version` is answered before anything is imported;
+every other command line goes to the app, `mcptask.cli.app`.
 
-The cyclic garbage collector is tuned here, at start and at exit only. Starting, a command
-builds some 40,000 objects that live as long as the process (modules, classes, Typer's
-commands, httpx's client): at the usual threshold (a collection every 700 new containers)
-that is some 60 collections before the first request. At exit, Python's finalization would
-have the collector walk them all once more. Together about a quarter of a one-shot `get`
-(bench/one_shot.py). So the process collects rarely, and everything is frozen before it
-exits. An object frozen while only a reference cycle keeps it alive is never finalized: so
-whatever holds a resource is closed explicitly, never left to the collector (the record of
-known tasks, the transport and its connections, a stdio server's process, temporary
-files). MCPTASK_GC_TUNING=0 leaves the collector as Python sets it.
+The cyclic garbage collector is tuned here, at start and at exit only. A command builds some
+40,000 objects that live as long as the process (modules, Typer's commands, httpx's client):
+some 60 collections at Python's threshold before the first request, and one more walk at
+exit; together about a quarter of a one-shot `get` (bench/one_shot.py). So the process
+collects rarely and freezes everything before it exits; an object frozen while only a cycle
+keeps it alive is never finalized, so whatever holds a resource is closed explicitly (the
+record, the transport, a stdio server's process, temporary files). MCPTASK_GC_TUNING=0
+leaves the collector as Python sets it.
 """
 
 from __future__ import annotations
