@@ -203,11 +203,12 @@ class McpAuth(httpx.Auth):
             return False
         self._trace(f"  refreshing the token for {display_url(self.server)}")
         try:
-            renewed = grants.refresh(
+            renewed = grants.request_tokens(
                 self._http,
                 identity,
                 entry.token_endpoint,
                 entry.issuer,
+                "refresh_token",
                 refresh_token=entry.refresh_token,
                 resource=entry.resource,
                 trace=self._trace,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import httpx
@@ -37,32 +37,6 @@ class Tokens:
     expires_at: float | None
     scope: str | None
     issued_at: float | None = None
-
-
-def refresh(
-    http: HttpOptions,
-    identity: ClientIdentity,
-    token_endpoint: str,
-    issuer: str,
-    *,
-    refresh_token: str,
-    resource: str,
-    trace: Callable[[str], None],
-) -> Tokens:
-    """A new access token from a refresh token (the refresh token may be rotated)."""
-    tokens = request_tokens(
-        http,
-        identity,
-        token_endpoint,
-        issuer,
-        "refresh_token",
-        trace=trace,
-        refresh_token=refresh_token,
-        resource=resource,
-    )
-    if tokens.refresh_token is None:
-        return replace(tokens, refresh_token=refresh_token)
-    return tokens
 
 
 def signing_algorithm(private_key: str, supported: tuple[str, ...] | None) -> tuple[Any, str]:
@@ -111,8 +85,8 @@ def request_tokens(
     **params: str | None,
 ) -> Tokens:
     """A token request of `grant_type` with `params` (the RFC 8707 `resource` among them):
-    client credentials (OAuth 2.1 §4.2, SEP-1046), or an authorization code with its PKCE
-    verifier; `refresh` for a refresh token."""
+    client credentials (OAuth 2.1 §4.2, SEP-1046), an authorization code with its PKCE
+    verifier, or a refresh token (an answer without one leaves it unrotated: McpAuth keeps it)."""
     from authlib.oauth2.auth import ClientAuth
     from authlib.oauth2.rfc6749.parameters import prepare_token_request
 

@@ -74,11 +74,12 @@ def test_a_token_answer_too_deep_or_too_large_is_refused(
     original = httpx.Client
     monkeypatch.setattr(httpx, "Client", lambda **kwargs: original(transport=_serving(body)))
     with pytest.raises(TokenRequestRefused, match=words):
-        grants.refresh(
+        grants.request_tokens(
             HttpOptions(),
             ClientIdentity("c", "none"),
             "https://as/token",
             "https://as",
+            "refresh_token",
             refresh_token="r",
             resource=MCP,
             trace=_ignore,

@@ -45,11 +45,12 @@ def test_a_challenge_naming_an_invalid_metadata_url_is_a_discovery_error() -> No
 
 def test_an_invalid_token_endpoint_is_a_refused_token_request() -> None:
     with pytest.raises(TokenRequestRefused, match="not a valid URL"):
-        grants.refresh(
+        grants.request_tokens(
             HttpOptions(),
             ClientIdentity("c", "none"),
             INVALID,
             "https://as",
+            "refresh_token",
             refresh_token="r",
             resource=MCP,
             trace=lambda line: None,

@@ -275,11 +275,12 @@ def test_a_server_that_quotes_a_secret_back_is_scrubbed(tmp_path: Path) -> None:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(httpx, "Client", client)
         with pytest.raises(TokenRequestRefused) as refused:
-            grants.refresh(
+            grants.request_tokens(
                 HttpOptions(),
                 identity,
                 "https://as/token",
                 "https://as",
+                "refresh_token",
                 refresh_token="refresh-me-please",
                 resource="https://mcp/mcp",
                 trace=lambda line: None,

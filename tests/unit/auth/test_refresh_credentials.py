@@ -65,11 +65,12 @@ def test_a_refresh_without_the_clients_credential_is_not_attempted(
 @pytest.mark.parametrize("auth_method", ["private_key_jwt", "client_secret_post"])
 def test_a_token_request_without_the_credential_is_an_auth_error(auth_method: str) -> None:
     with pytest.raises(AuthError, match=auth_method):
-        grants.refresh(
+        grants.request_tokens(
             HttpOptions(),
             ClientIdentity("c", auth_method),
             "https://as.test/token",
             "https://as.test",
+            "refresh_token",
             refresh_token="r",
             resource=URL,
             trace=lambda line: None,

@@ -49,7 +49,7 @@ def test_a_token_stored_by_another_process_survives_a_failed_refresh(
     def no_sign_in(*args: object, **kwargs: object) -> object:
         pytest.fail("signed in anew instead of using the token the other process stored")
 
-    monkeypatch.setattr(grants, "refresh", raced_refresh)
+    monkeypatch.setattr(grants, "request_tokens", raced_refresh)
     monkeypatch.setattr(discovery, "discover", no_sign_in)
     sent: list[str | None] = []
 
