@@ -46,11 +46,17 @@ class Redirect:
 
 
 class LoopbackReceiver:
-    """A one-shot HTTP server on 127.0.0.1 that receives the authorization redirect."""
+    """A one-shot HTTP server on 127.0.0.1 that receives the authorization redirect, on
+    `preferred_port` when it is free (else any)."""
 
     def __init__(self, preferred_port: int | None = None) -> None:
         self._answers: queue.Queue[Redirect] = queue.Queue()
-        self._server = _bind(preferred_port, self._answers)
+        try:
+            self._server = _Server(preferred_port or 0, self._answers)
+        except OSError:
+            if not preferred_port:
+                raise
+            self._server = _Server(0, self._answers)
         self.port: int = self._server.server_address[1]
         self.redirect_uri = f"http://127.0.0.1:{self.port}{CALLBACK_PATH}"
         self._thread = threading.Thread(
@@ -74,13 +80,15 @@ class LoopbackReceiver:
                 answer = self._answers.get(timeout=min(left, 0.5))
             except queue.Empty:
                 continue
-            if state is None or _same(answer.state, state):
+            if state is None or (
+                answer.state is not None
+                and hmac.compare_digest(answer.state.encode(), state.encode())
+            ):
                 return answer
             # Not this sign-in's redirect (anything on this machine can call the port): it
             # must not end the sign-in a person is finishing.
 
     def close(self) -> None:
-        """Stop serving and release the port."""
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
@@ -101,11 +109,6 @@ def authorization_url(
 
     state = generate_token(32)
     verifier = generate_token(64)
-    extra: dict[str, str] = {
-        "code_challenge": create_s256_code_challenge(verifier),
-        "code_challenge_method": "S256",
-        "resource": resource,
-    }
     url = prepare_grant_uri(
         endpoint,
         client_id=client_id,
@@ -113,7 +116,9 @@ def authorization_url(
         redirect_uri=redirect_uri,
         scope=scope,
         state=state,
-        **extra,
+        code_challenge=create_s256_code_challenge(verifier),
+        code_challenge_method="S256",
+        resource=resource,
     )
     return url, state, verifier
 
@@ -160,10 +165,6 @@ def receive_code(
     return answer.code
 
 
-def _same(given: str | None, state: str) -> bool:
-    return given is not None and hmac.compare_digest(given.encode(), state.encode())
-
-
 def open_in_browser(url: str) -> bool:
     """Open `url` with `webbrowser` (BROWSER honoured); True when a browser took it.
 
@@ -205,13 +206,6 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, port: int, answers: queue.Queue[Redirect]) -> None:
         super().__init__(("127.0.0.1", port), _Callback)
         self.answers = answers
-
-
-def _bind(preferred_port: int | None, answers: queue.Queue[Redirect]) -> _Server:
-    if preferred_port:
-        with contextlib.suppress(OSError):
-            return _Server(preferred_port, answers)
-    return _Server(0, answers)
 
 
 class _Callback(BaseHTTPRequestHandler):

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 import httpx
 
@@ -179,7 +179,9 @@ def discover(
             + ", ".join(display_url(url) for url in metadata_urls(issuer))
             + ")"
         )
-    if not _same_issuer(metadata.issuer, issuer):
+    # RFC 8414 wants them identical; a trailing slash is the one difference tolerated
+    # (some servers normalize issuer URLs that way).
+    if metadata.issuer.rstrip("/") != issuer.rstrip("/"):
         raise AuthDiscoveryError(
             f"the authorization server metadata of {display_url(issuer)} names the issuer "
             f"{_shown(metadata.issuer)}: refusing it (RFC 8414 §3.3)"
@@ -192,12 +194,9 @@ def prm_urls(server_url: str, challenge: Challenge) -> list[str]:
     server's own origin: a server must not make mcptask fetch from any host (an internal
     service, a cloud metadata address)."""
     parts = urlsplit(server_url)
-    path = parts.path.rstrip("/")
     named = challenge.resource_metadata
     urls = [named] if named and _same_origin(named, server_url) else []
-    if path:
-        urls.append(urlunsplit((parts.scheme, parts.netloc, PRM_WELL_KNOWN + path, "", "")))
-    urls.append(urlunsplit((parts.scheme, parts.netloc, PRM_WELL_KNOWN, "", "")))
+    urls += [_at(parts, PRM_WELL_KNOWN + parts.path.rstrip("/")), _at(parts, PRM_WELL_KNOWN)]
     return list(dict.fromkeys(urls))
 
 
@@ -206,17 +205,8 @@ def metadata_urls(issuer: str) -> list[str]:
     an issuer that is not a URL)."""
     parts = urlsplit(issuer)
     path = parts.path.rstrip("/")
-    base = (parts.scheme, parts.netloc)
-    if not path:
-        return [
-            urlunsplit((*base, OAUTH_WELL_KNOWN, "", "")),
-            urlunsplit((*base, OIDC_WELL_KNOWN, "", "")),
-        ]
-    return [
-        urlunsplit((*base, OAUTH_WELL_KNOWN + path, "", "")),
-        urlunsplit((*base, OIDC_WELL_KNOWN + path, "", "")),
-        urlunsplit((*base, path + OIDC_WELL_KNOWN, "", "")),
-    ]
+    paths = (OAUTH_WELL_KNOWN + path, OIDC_WELL_KNOWN + path, path + OIDC_WELL_KNOWN)
+    return list(dict.fromkeys(_at(parts, well_known) for well_known in paths))
 
 
 def resource_matches(resource: str, server_url: str) -> bool:
@@ -236,8 +226,7 @@ def resource_matches(resource: str, server_url: str) -> bool:
 def origin_of(server_url: str) -> str:
     """The origin of the server URL (scheme, host, a port other than the default): the
     authorization server of a 2025-03-26 server. No user info: it appears in sign-in URLs."""
-    parts = urlsplit(canonical_resource(server_url))
-    return urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+    return _at(urlsplit(canonical_resource(server_url)), "")
 
 
 # -- internals ------------------------------------------------------------------------------
@@ -365,6 +354,10 @@ def _strings(value: object) -> tuple[str, ...] | None:
     return items or None
 
 
+def _at(parts: SplitResult, path: str) -> str:
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
 def _origin(parts: Any) -> tuple[str, str, int | None]:
     scheme = parts.scheme.lower()
     port = parts.port or {"http": 80, "https": 443}.get(scheme)
@@ -376,12 +369,6 @@ def _same_origin(a: str, b: str) -> bool:
         return _origin(urlsplit(a)) == _origin(urlsplit(b))
     except ValueError:
         return False
-
-
-def _same_issuer(stated: str, expected: str) -> bool:
-    # RFC 8414 wants them identical; a trailing slash is the one difference tolerated
-    # (some servers normalize issuer URLs that way).
-    return stated.rstrip("/") == expected.rstrip("/")
 
 
 def _shown(value: object) -> str:
