@@ -157,11 +157,7 @@ def register(
     require_secure(metadata.registration_endpoint, "the registration endpoint")
     supported = metadata.token_endpoint_auth_methods or DEFAULT_AUTH_METHODS
     # A public client (PKCE, no secret) when the server allows one, as native apps should be.
-    wanted = (
-        "none"
-        if "none" in supported
-        else next((m for m in SECRET_METHODS if m in supported), "none")
-    )
+    wanted = next((m for m in ("none", *SECRET_METHODS) if m in supported), "none")
     body = {
         "client_name": CLIENT_NAME,
         "redirect_uris": [redirect_uri],

@@ -193,16 +193,7 @@ class McpAuth(httpx.Auth):
 
         try:
             identity = clients.refresh_identity(self.settings, entry)
-        except SignInRequired as exc:
-            # This run lacks the client's credential; the server never refused the refresh
-            # token, so it stays cached for a run that has it.
-            self._trace(f"  cannot refresh the token for {display_url(self.server)}: {exc.message}")
-            self._tried.add(entry.access_token)
-            self._entry = None
-            self._looked = False
-            return False
-        self._trace(f"  refreshing the token for {display_url(self.server)}")
-        try:
+            self._trace(f"  refreshing the token for {display_url(self.server)}")
             renewed = grants.request_tokens(
                 self._http,
                 identity,
@@ -214,10 +205,16 @@ class McpAuth(httpx.Auth):
                 trace=self._trace,
             )
         except AuthError as exc:
-            self._trace(f"  refresh failed: {exc.message}")
+            if isinstance(exc, SignInRequired):
+                # This run lacks the client's credential; the server never refused the
+                # refresh token, so it stays cached for a run that has it.
+                shown = display_url(self.server)
+                self._trace(f"  cannot refresh the token for {shown}: {exc.message}")
+            else:
+                self._trace(f"  refresh failed: {exc.message}")
+                if self.settings.cache_path is not None:
+                    cache.drop_token(self.settings.cache_path, entry)
             self._tried.add(entry.access_token)
-            if self.settings.cache_path is not None:
-                cache.drop_token(self.settings.cache_path, entry)
             self._entry = None
             self._looked = False  # another cached token may serve the next request
             return False
@@ -354,8 +351,7 @@ class McpAuth(httpx.Auth):
 
             require_secure(self._server_url, "the MCP server, for its tokens")
 
-            client = httpx.Client(verify=self._http.verify, timeout=self._http.timeout)
-            with client:
+            with httpx.Client(verify=self._http.verify, timeout=self._http.timeout) as client:
                 self._discovered = discover(client, self._server_url, challenge, trace=self._trace)
         return self._discovered
 

@@ -92,10 +92,7 @@ def request_tokens(
 
     require_secure(token_endpoint, "the token endpoint")
     body = prepare_token_request(grant_type, **{k: v for k, v in params.items() if v})
-    headers = {
-        "Content-Type": "application/x-www-form-urlencoded",
-        "Accept": "application/json",
-    }
+    headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
     require_credential(identity)
     if identity.auth_method == JWT_METHOD and identity.private_key is not None:
         from authlib.oauth2.rfc7523 import PrivateKeyJWT
