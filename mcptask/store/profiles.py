@@ -1,25 +1,5 @@
-"""Named server profiles: one TOML file in the configuration directory, mode 0600.
-
-    default = "prod"
-
-    [profiles.prod]
-    url = "https://mcp.example.com/mcp"
-    headers = { "X-Tenant" = "acme", "X-Api-Key" = { env = "PROD_API_KEY" } }
-    token = { env = "PROD_MCP_TOKEN" }        # or { file = "~/.prod-token" }
-    protocol = "2025-11-25"
-    timeout = 60.0
-    keep_session = true
-    session_id = "4f9c..."                    # written by mcptask when keep_session is on
-
-    [profiles.ci]                             # sign-in (--auth): see the README
-    url = "https://mcp.example.com/mcp"
-    auth = "client-credentials"
-    client_id = "mcptask-ci"
-    client_secret = { env = "CI_MCP_SECRET" } # or client_key_file = "~/.ci-key.pem"
-
-    [profiles.local]
-    server = "mcptask reference-server --stdio --seed working=3"
-    env = { API_KEY = { file = "~/.local-key" } }
+"""Named server profiles: one TOML file in the configuration directory, mode 0600 (the README's
+"Profiles" shows the file; the settings are the fields of `Profile`).
 
 A value that is a credential is written as text only when the user asks (`--save-secrets`);
 otherwise it names an environment variable (`{ env = "NAME" }`) or a file (`{ file = "PATH" }`)
