@@ -12,6 +12,7 @@ stand for `=`, `:` and `\\`. Items add to (and replace keys of) `--args`.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,10 @@ from mcptask.errors import UsageError
 from mcptask.output.sanitize import clean
 
 JsonObject = dict[str, Any]
-_ESCAPABLE = "=:\\"
+_ESCAPE = re.compile(r"\\([=:\\])")
+_ITEM = re.compile(r"((?>\\[=:\\]|[^=])*?)(:?)=(.*)", re.DOTALL)
+"""The key (escapes kept, each taken whole), an unescaped `:` right before the first
+unescaped `=`, and the value."""
 
 
 def read_ids(arguments: list[str], from_file: str | None) -> list[str]:
@@ -73,28 +77,14 @@ def tool_arguments(items: list[str], args: str | None) -> JsonObject:
 
 def parse_item(item: str) -> tuple[str, Any]:
     """One `KEY=VALUE` (a string) or `KEY:=JSON` (any JSON value)."""
-    key_chars: list[str] = []
-    index = 0
-    while index < len(item):
-        char = item[index]
-        if char == "\\" and index + 1 < len(item) and item[index + 1] in _ESCAPABLE:
-            key_chars.append(item[index + 1])
-            index += 2
-            continue
-        if char == "=":
-            break
-        key_chars.append(char)
-        index += 1
-    else:
+    match = _ITEM.fullmatch(item)
+    if match is None:
         raise UsageError(
             f"tool argument {item!r} is neither KEY=VALUE (a string) nor KEY:=JSON (a JSON "
             "value); options go before '--'"
         )
-    raw_json = bool(key_chars) and key_chars[-1] == ":" and not _escaped_colon(item, index)
-    if raw_json:
-        key_chars.pop()
-    key = "".join(key_chars)
-    value = item[index + 1 :]
+    escaped_key, raw_json, value = match.groups()
+    key = _ESCAPE.sub(r"\1", escaped_key)
     if not key:
         raise UsageError(f"tool argument {item!r} has no KEY before '='")
     if not raw_json:
@@ -103,16 +93,6 @@ def parse_item(item: str) -> tuple[str, Any]:
         return key, json.loads(value)
     except ValueError as exc:
         raise UsageError(f"tool argument {key}:= is not valid JSON ({exc})") from None
-
-
-def _escaped_colon(item: str, equals: int) -> bool:
-    """True when the `:` just before the `=` at `equals` was written `\\:`."""
-    backslashes = 0
-    position = equals - 2
-    while position >= 0 and item[position] == "\\":
-        backslashes += 1
-        position -= 1
-    return backslashes % 2 == 1
 
 
 def _args_option(args: str) -> JsonObject:
