@@ -3,6 +3,7 @@ record of known tasks it feeds, built from the shared options (`mcptask.cli.opti
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -55,25 +56,26 @@ class Invocation:
         self.settings = self.resolved.settings
         for warning in self.resolved.warnings:
             self.screen.warn(warning)
-        self._record: KnownTasks | None = None
-        self._record_opened = False
 
     @property
     def log(self) -> Callable[[str], None] | None:
         """Where -v sends the wire log (None without -v)."""
         return self.screen.note if self.common.verbose else None
 
-    @property
+    @functools.cached_property
     def record(self) -> KnownTasks | None:
-        """The record of known tasks of this server (None for a URL that cannot be read)."""
-        if not self._record_opened:
-            from mcptask.cli.record import open_known_tasks
+        """The record of known tasks of this server (its failures to record are warnings);
+        None for a URL that cannot be read, which the transport refuses itself, with the same
+        words, right after."""
+        from mcptask.cli.record import identity_of
+        from mcptask.store.known_tasks import KnownTasks
 
-            self._record = open_known_tasks(
-                self.settings, self.screen, profile=self.resolved.profile or ""
-            )
-            self._record_opened = True
-        return self._record
+        settings, profile = self.settings, self.resolved.profile or ""
+        try:
+            identity = identity_of(settings.url, settings.server_command, profile)
+        except UsageError:
+            return None
+        return KnownTasks.open(identity, on_failure=self.screen.warn)
 
     @contextmanager
     def client(
@@ -104,13 +106,8 @@ class Invocation:
         )
         wanted = set(rejoin)
         record = self.record
-        sessions = {
-            task_id: session
-            for task_id, session in (
-                record.sessions() if wanted and record is not None else {}
-            ).items()
-            if task_id in wanted
-        }
+        recorded = record.sessions() if wanted and record is not None else {}
+        sessions = {task_id: session for task_id, session in recorded.items() if task_id in wanted}
         try:
             with connected_client(
                 self.settings,

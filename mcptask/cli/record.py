@@ -8,12 +8,10 @@ with its StoreFailure, a StateError (exit 2), instead.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 
-from mcptask.client.connection import ConnectionSettings
 from mcptask.errors import NoTaskList, StoreFailure, UsageError
-from mcptask.output.screen import Screen
 from mcptask.store.identity import ServerIdentity
 from mcptask.store.known_tasks import KnownTasks
 
@@ -40,44 +38,11 @@ def identity_of(url: str | None, server_command: str | None, profile: str = "") 
     )
 
 
-def open_known_tasks(
-    settings: ConnectionSettings,
-    screen: Screen,
-    profile: str = "",
-    environ: Mapping[str, str] | None = None,
-) -> KnownTasks | None:
-    """The record of this command's server (opened on first use; its failures to record are
-    warnings); None for a URL that cannot be read, which the transport refuses itself, with
-    the same words, right after."""
-    try:
-        identity = identity_of(settings.url, settings.server_command, profile)
-    except UsageError:
-        return None
-    return KnownTasks.open(identity, environ, on_failure=screen.warn)
-
-
 def known_ids(record: KnownTasks | None) -> list[str]:
     """Every recorded id of this server (`--known`), most recent first."""
     if record is None:
         raise UsageError("invalid server URL: no record of known tasks to use")
     return record.ids()
-
-
-def known_hint(record: KnownTasks | None) -> str:
-    """How many tasks of this server are recorded here, and the flag that uses them."""
-    try:
-        count = record.count() if record is not None else None
-    except StoreFailure:
-        count = None
-    if count is None:
-        return "the record of known tasks (--known) cannot be read here"
-    if count == 0:
-        return (
-            "no task of this server is recorded here yet (mcptask start records the tasks "
-            "it starts; then --known acts on them)"
-        )
-    plural = "s" if count != 1 else ""
-    return f"{count} task{plural} of this server recorded here: add --known to use them"
 
 
 @contextmanager
@@ -86,4 +51,18 @@ def hinting(record: KnownTasks | None) -> Iterator[None]:
     try:
         yield
     except NoTaskList as exc:
-        raise NoTaskList(f"{exc.message}; {known_hint(record)}") from None
+        try:
+            count = record.count() if record is not None else None
+        except StoreFailure:
+            count = None
+        if count is None:
+            hint = "the record of known tasks (--known) cannot be read here"
+        elif count == 0:
+            hint = (
+                "no task of this server is recorded here yet (mcptask start records the tasks "
+                "it starts; then --known acts on them)"
+            )
+        else:
+            plural = "s" if count != 1 else ""
+            hint = f"{count} task{plural} of this server recorded here: add --known to use them"
+        raise NoTaskList(f"{exc.message}; {hint}") from None
