@@ -67,17 +67,9 @@ def _directory(environ: Mapping[str, str] | None, override: str, xdg: str, fallb
 def ensure_private_dir(path: Path) -> None:
     """Create `path` (and its parents) if missing, mode 0700; an existing directory keeps its
     mode (the user chose it: `MCPTASK_STATE_DIR`), its files are 0600 either way."""
-    if path.is_dir():
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        path.mkdir(mode=0o700)
-    except FileExistsError:
-        if not path.is_dir():
-            raise
-        return  # another mcptask process made it first
-    # mkdir's mode is filtered by the umask; say it once more, exactly.
-    path.chmod(0o700)
+    if not path.is_dir():
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)  # or another process made it
+        path.chmod(0o700)  # mkdir's mode is filtered by the umask: say it once more, exactly
 
 
 def write_private(path: Path, data: bytes) -> None:
