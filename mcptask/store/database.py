@@ -56,9 +56,7 @@ def storable_ttl(ttl: int | None) -> int | None:
     return ttl if ttl is None or 0 <= ttl <= MAX_TTL_MS else None
 
 
-def open_database(
-    path: Path, then: Callable[[sqlite3.Connection], None] | None = None
-) -> sqlite3.Connection:
+def open_database(path: Path, then: Callable[[sqlite3.Connection], None]) -> sqlite3.Connection:
     """The file at `path` (made 0600, its directory 0700), in WAL mode, migrated, and `then`
     done in the same transaction; raises OSError, sqlite3.Error or UnicodeEncodeError."""
     ensure_private_dir(path.parent)
@@ -76,8 +74,7 @@ def open_database(
         db.execute("PRAGMA synchronous = NORMAL")
         with transaction(db):
             migrate(db)
-            if then is not None:
-                then(db)
+            then(db)
     except BaseException:
         db.close()
         raise

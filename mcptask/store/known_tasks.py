@@ -243,7 +243,8 @@ class KnownTasks:
                 if gone:
                     self._pending.pop(task_id, None)
                 (self._gone if gone else self._detached).add(task_id)
-                self._forget_written(task_id)
+                self._written.pop(task_id, None)
+                self._older.pop(task_id, None)
                 self._maybe_flush()
 
     def flush(self) -> None:
@@ -299,10 +300,6 @@ class KnownTasks:
                     self._older, self._written = self._written, {}
                 self._written[task_id] = state
             self._maybe_flush(now=via == "tools/call")
-
-    def _forget_written(self, task_id: str) -> None:
-        self._written.pop(task_id, None)
-        self._older.pop(task_id, None)
 
     def _maybe_flush(self, *, now: bool = False) -> None:
         due = self._clock() - self._last_flush >= FLUSH_SECONDS
