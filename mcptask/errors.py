@@ -40,14 +40,10 @@ The tree (each class carries its exit code; no instance overrides it):
     SessionExpired (not a McptaskError)    HTTP 404 on a request that carried a session id;
                                            the client re-initializes once or raises SessionGone
 
-Exit codes that only reports decide (`mcptask.cli.exit_codes`), never an exception: 7 (not
-finished or confirmed in time), 9, 10 and 11 (`mcptask result`: the tool reported an error,
-the task failed, the task was cancelled), 130 (interrupted).
-
-Which JSON-RPC error code becomes which class is decided in one place,
-`mcptask.client.error_codes`. `ExitCode` appears only here and in `mcptask.cli`, the one
-layer that turns exceptions and reports into exit codes. The transports raise these classes
-at their boundary: nothing above them sees httpx or OS errors.
+Exit codes 7, 9, 10, 11 and 130 are decided by reports (`mcptask.cli.exit_codes`), never by
+an exception; `ExitCode` is used only here and in `mcptask.cli`. Which JSON-RPC error code
+becomes which class is decided in `mcptask.client.error_codes` only. The transports raise
+these classes at their boundary: nothing above them sees httpx or OS errors.
 """
 
 from __future__ import annotations

@@ -52,10 +52,8 @@ class TaskSupport:
 
     @classmethod
     def from_modern_capabilities(cls, capabilities: JsonObject) -> TaskSupport:
-        """Read `capabilities.extensions` of a 2026-07-28 discover result.
-
-        The extension has get and cancel but no list; tool calls may become tasks.
-        """
+        """Read `capabilities.extensions` of a 2026-07-28 discover result (the extension has
+        get, cancel and task-augmented tool calls, but no list)."""
         extensions = capabilities.get("extensions")
         offered = isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
         return cls(tasks=offered, list=False, cancel=offered, tool_calls=offered)
@@ -129,11 +127,8 @@ _SENTINEL_PREFIX, _SENTINEL_SUFFIX = "=?base64?", "?="
 
 
 def encode_header_value(value: str) -> str:
-    """A value for `Mcp-Name` (and the like): as is when header-safe, else the Base64 sentinel.
-
-    Header-safe means printable ASCII without leading or trailing white space, and not itself
-    shaped like the sentinel (which would be ambiguous).
-    """
+    """A value for `Mcp-Name` (and the like): as is when header-safe (printable ASCII, not
+    padded, not shaped like the sentinel), else the Base64 sentinel."""
     safe = (
         value != ""
         and all(0x20 <= ord(char) <= 0x7E for char in value)

@@ -23,8 +23,7 @@ class ServerIdentity:
     key: str
     label: str
     profile: str = ""
-    """The profile the server was reached through ('' for none): part of the identity, since
-    a profile may carry other credentials, which may see other tasks."""
+    """The profile it was reached through ('' for none): other credentials may see other tasks."""
 
     @classmethod
     def for_url(cls, url: str, profile: str = "") -> ServerIdentity:
