@@ -26,7 +26,7 @@ from mcptask.protocol.handshake import (
     modern_meta,
 )
 from mcptask.protocol.jsonrpc import JsonObject
-from mcptask.protocol.tasks import CancelAnswer, Task
+from mcptask.protocol.tasks import Task
 from mcptask.protocol.tools import (
     TASK_SUPPORT_OPTIONAL,
     TASK_SUPPORT_REQUIRED,
@@ -65,12 +65,12 @@ class Era(ABC):
     def task_support(self, capabilities: JsonObject) -> TaskSupport:
         """Which task operations the negotiated capabilities offer."""
 
-    def read_cancel(self, task_id: str, result: JsonObject) -> CancelAnswer:
-        """The answer to an accepted `tasks/cancel`, read tolerantly in both eras: the task
-        when the answer carries one (flat, or wrapped in `task`), else an acknowledgement."""
+    def read_cancel(self, result: JsonObject) -> Task | None:
+        """The task an accepted `tasks/cancel` answered with (flat, or wrapped in `task`), or
+        None for an acknowledgement only (2026-07-28), whose outcome polling tells."""
         if "taskId" not in result and not isinstance(result.get("task"), dict):
-            return CancelAnswer(task_id, None)
-        return CancelAnswer(task_id, Task.from_result(result, method="tasks/cancel"))
+            return None
+        return Task.from_result(result, method="tasks/cancel")
 
     def missing(self, operation: Operation, support: TaskSupport) -> UnsupportedError:
         """The error for an operation the server's tasks capability does not offer."""

@@ -22,7 +22,7 @@ from mcptask.errors import (
 )
 from mcptask.protocol.handshake import ServerInfo
 from mcptask.protocol.jsonrpc import JsonObject, request_message
-from mcptask.protocol.tasks import FAILED, CancelAnswer, Task, follow_cursor, read_page
+from mcptask.protocol.tasks import FAILED, Task, follow_cursor, read_page
 from mcptask.protocol.tools import TaskOutcome, ToolCallAnswer, ToolInfo
 from mcptask.transport import NotificationHandler, Transport
 
@@ -237,18 +237,18 @@ class McpClient(Exchange):
                 return
             cursor = follow_cursor(seen_cursors, next_cursor, "tasks/list")
 
-    def cancel_task(self, task_id: str) -> CancelAnswer:
-        """`tasks/cancel` for one task: what the server answered, in one shape for both eras.
+    def cancel_task(self, task_id: str) -> Task | None:
+        """`tasks/cancel` for one task: the task it answered with, or None (acknowledged only).
 
         Raises CancelRefused for invalid params (the task had finished, or is unknown: only
         `tasks/get` tells which), RpcError for any other error answer.
         """
         self.require("cancel")
         result = self.call("tasks/cancel", {"taskId": task_id})
-        answer = self.era.read_cancel(task_id, result)
-        if answer.task is not None:
-            self._met(answer.task, "tasks/cancel")
-        return answer
+        task = self.era.read_cancel(result)
+        if task is not None:
+            self._met(task, "tasks/cancel")
+        return task
 
     # -- tools ----------------------------------------------------------------------------------
 

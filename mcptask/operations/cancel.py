@@ -34,7 +34,7 @@ from mcptask.operations.outcomes import (
     Target,
 )
 from mcptask.operations.polling import PollLoop, poll_delay
-from mcptask.protocol.tasks import CANCELLED, CancelAnswer, Task, is_terminal
+from mcptask.protocol.tasks import CANCELLED, Task, is_terminal
 
 DEFAULT_WAIT_TIMEOUT_SECONDS = 5.0
 MAX_RESENDS = 4
@@ -192,17 +192,17 @@ class CancelRun:
         else:
             self._cancel_one(target, resends=resends - 1)
 
-    def _after_accepted_cancel(self, target: Target, answer: CancelAnswer) -> None:
-        """`answer.task` is the task the cancel answered with, or None for an acknowledgement."""
-        status = answer.status
+    def _after_accepted_cancel(self, target: Target, answer: Task | None) -> None:
+        """`answer` is the task the cancel answered with, or None for an acknowledgement."""
+        status, message = (answer.status, answer.statusMessage) if answer else (None, None)
         if status is not None and is_terminal(status) and status != CANCELLED:
             # Some servers "succeed" on a finished task and leave it as it was.
-            self._finish(target, Outcome.ALREADY_FINISHED, status, answer.message)
+            self._finish(target, Outcome.ALREADY_FINISHED, status, message)
             return
-        awaiting = _Awaiting(target, answer.task, None if answer.task else "cancel acknowledged")
+        awaiting = _Awaiting(target, answer, None if answer else "cancel acknowledged")
         if not self.wait:
             if status == CANCELLED:
-                self._finish(target, Outcome.CANCELLED, status, answer.message)
+                self._finish(target, Outcome.CANCELLED, status, message)
             else:
                 # Accepted, and the user chose not to wait for the outcome: not a failure.
                 self._finish(

@@ -1,5 +1,5 @@
-"""Tasks on the wire: the statuses (the one place they are declared), the Task model, the
-pages of `tasks/list` and `tools/list`, and the answer to `tasks/cancel`.
+"""Tasks on the wire: the statuses (the one place they are declared), the Task model, and the
+pages of `tasks/list` and `tools/list`.
 
 Plain dataclasses with tolerant readers rather than pydantic models: importing pydantic cost
 about 100 ms at every start of mcptask (bench/one_shot.py). Reading is tolerant (flat or
@@ -185,25 +185,6 @@ def parse_timestamp(text: str | None) -> datetime | None:
     except ValueError:
         return None
     return moment if moment.tzinfo is not None else None
-
-
-@dataclass(frozen=True)
-class CancelAnswer:
-    """What the server answered to one accepted `tasks/cancel`: the Task (2025-11-25), or None
-    for an acknowledgement only (2026-07-28), whose outcome polling tells."""
-
-    task_id: str
-    task: Task | None
-
-    @property
-    def status(self) -> str | None:
-        """The status the answer reports, if it reports one."""
-        return self.task.status if self.task is not None else None
-
-    @property
-    def message(self) -> str | None:
-        """The status message the answer reports, if any."""
-        return self.task.statusMessage if self.task is not None else None
 
 
 Item = TypeVar("Item")
