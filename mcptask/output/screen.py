@@ -39,19 +39,18 @@ class Screen:
         self.stderr = stderr or sys.stderr
         self._no_color = None if color else True
         self.format: OutputFormat = resolve_format(output_format, _is_terminal(self.stdout))
-        self._reader_gone = False
+        self.reader_gone = False
+        """True once stdout's reader has gone away (`| head`): nothing more can be shown."""
         self._withheld = False
 
     @cached_property
     def out(self) -> Console:
-        """A Rich console on stdout (made on first use)."""
         from rich.console import Console
 
         return Console(file=self.stdout, no_color=self._no_color, highlight=False, soft_wrap=False)
 
     @cached_property
     def err(self) -> Console:
-        """A Rich console on stderr (made on first use)."""
         from rich.console import Console
 
         return Console(file=self.stderr, no_color=self._no_color, highlight=False, soft_wrap=True)
@@ -68,16 +67,15 @@ class Screen:
     # -- plain streams --------------------------------------------------------------------------
 
     def json(self, document: object) -> None:
-        """One JSON document on stdout."""
-        self._write(json.dumps(document, indent=2) + "\n")
+        self.text(json.dumps(document, indent=2) + "\n")
 
     def json_line(self, document: object) -> None:
         """One JSON object on one line of stdout, flushed at once (for streaming consumers)."""
-        self._write(json.dumps(document, separators=(",", ":")) + "\n")
+        self.text(json.dumps(document, separators=(",", ":")) + "\n")
 
     def ids(self, task_ids: Iterable[str]) -> None:
         """One id per line on stdout (those `id_lines` keeps)."""
-        self._write(self.id_lines(task_ids))
+        self.text(self.id_lines(task_ids))
 
     def id_lines(self, task_ids: Iterable[str]) -> str:
         """The lines of `-o ids`: one id each, leaving out (with one warning on stderr) the
@@ -97,66 +95,51 @@ class Screen:
                 )
         return "".join(lines)
 
-    def text(self, text: str) -> None:
-        """Text as it is on stdout, flushed (many lines at once: one write, one flush)."""
-        self._write(text)
-
-    @property
-    def reader_gone(self) -> bool:
-        """True once stdout's reader has gone away (`| head`): nothing more can be shown."""
-        return self._reader_gone
-
     def reader_left(self) -> bool:
         """True when stdout's reader has gone away, known without writing: a pipe whose
         reading end is closed polls as an error (what a command that writes seldom, such as
         watch, checks between rounds)."""
-        if not self._reader_gone:
+        if not self.reader_gone:
             try:
                 poller = select.poll()
                 poller.register(self.stdout.fileno(), 0)  # errors and hang-ups only
-                self._reader_gone = bool(poller.poll(0))
+                self.reader_gone = bool(poller.poll(0))
             except (AttributeError, OSError, ValueError):  # no poll, or no descriptor
                 pass
-        return self._reader_gone
+        return self.reader_gone
 
-    def _write(self, text: str) -> None:
-        """Write and flush stdout; a reader that went away (`| head`) ends output quietly."""
-        if self._reader_gone:
+    def text(self, text: str) -> None:
+        """Write and flush stdout (many lines at once: one write, one flush); a reader that
+        went away (`| head`) ends output quietly, any other failure raises OutputFailure."""
+        if self.reader_gone:
             return
         try:
             self.stdout.write(text)
             self.stdout.flush()
-        except BrokenPipeError:
-            self._reader_gone = True
+        except OSError as exc:
+            self.reader_gone = True  # nothing more is tried (an error line goes to stderr)
             # Point the descriptor at /dev/null so that the interpreter's final flush of
             # what is still buffered cannot fail again at exit.
             with contextlib.suppress(OSError, ValueError):
-                devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, self.stdout.fileno())
-        except OSError as exc:
-            from mcptask.errors import OutputFailure
-
-            self._reader_gone = True  # nothing more is tried (the error line goes to stderr)
-            with contextlib.suppress(OSError, ValueError):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), self.stdout.fileno())
-            raise OutputFailure(f"cannot write the output: {exc.strerror or exc}") from None
+            if not isinstance(exc, BrokenPipeError):
+                from mcptask.errors import OutputFailure
+
+                raise OutputFailure(f"cannot write the output: {exc.strerror or exc}") from None
 
     # -- messages on stderr ---------------------------------------------------------------------
 
     def error(self, message: str) -> None:
-        """The one-line error message of a failed command."""
         from rich.text import Text
 
         self.err.print(Text.assemble(("mcptask: error: ", "bold red"), clean(message)))
 
     def warn(self, message: str) -> None:
-        """A one-line warning or note on stderr."""
         from rich.text import Text
 
         self.err.print(Text.assemble(("mcptask: ", "yellow"), clean(message)))
 
     def note(self, message: str) -> None:
-        """Neutral information on stderr."""
         from rich.text import Text
 
         self.err.print(Text(clean(message), style="dim"))
@@ -178,7 +161,6 @@ def resolve_format(requested: str | None, is_terminal: bool) -> OutputFormat:
     """The output format: as requested, else a table on a terminal and JSON elsewhere."""
     if requested is None:
         return "table" if is_terminal else "json"
-    for known in OUTPUT_FORMATS:
-        if requested == known:
-            return known
+    if requested in OUTPUT_FORMATS:
+        return requested
     raise ValueError(f"unknown output format {requested!r}; choose {', '.join(OUTPUT_FORMATS)}")

@@ -40,7 +40,6 @@ OUTCOME_STYLES = {
 
 
 def status_text(status: str | None) -> Text:
-    """A status, coloured."""
     if status is None:
         return Text("-", style="dim")
     return Text(clean(status), style=STATUS_STYLES.get(status, ""))
@@ -58,7 +57,6 @@ def age(moment: datetime | None, now: datetime | None = None) -> str:
 
 
 def milliseconds(value: int | None, *, none: str = "-") -> str:
-    """A duration in milliseconds, for humans."""
     if value is None:
         return none
     return f"{value / 1000:g}s" if value >= 1000 else f"{value}ms"
@@ -175,21 +173,16 @@ def _task_offers(server: ServerInfo) -> Text:
     support = server.task_support
     if not support.tasks:
         return Text("not offered by this server", style="yellow")
-    return _offers(
-        ("get", True),
-        ("list", support.list),
-        ("cancel", support.cancel),
-        ("task-augmented tools/call", support.tool_calls),
+    offers = {
+        "get": True,
+        "list": support.list,
+        "cancel": support.cancel,
+        "task-augmented tools/call": support.tool_calls,
+    }
+    return Text("  ").join(
+        Text(("✓ " if offered else "✗ ") + name, style="green" if offered else "red")
+        for name, offered in offers.items()
     )
-
-
-def _offers(*flags: tuple[str, bool]) -> Text:
-    text = Text()
-    for index, (name, offered) in enumerate(flags):
-        if index:
-            text.append("  ")
-        text.append(("✓ " if offered else "✗ ") + name, style="green" if offered else "red")
-    return text
 
 
 def cancel_table(results: list[CancelResult]) -> Table:

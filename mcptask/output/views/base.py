@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import ClassVar, Generic, TypeVar
 
 from mcptask.errors import UsageError
@@ -16,9 +16,8 @@ class View(Generic[Shown]):
     """Shows one command's result as a table, a JSON document, JSON lines or ids.
 
     A view refuses, at construction (before anything is sent), a format its command has no
-    use for. `show` picks the method of the screen's format; subclasses override the ones
-    they support. The defaults print the document (`json`), one line per item of `lines`
-    (`jsonl`) and `ids`.
+    use for. `show` picks by the screen's format: `table`, `document` (json), `lines` or
+    `jsonl` (jsonl), `ids`; subclasses override the ones they support.
     """
 
     command: ClassVar[str]
@@ -31,23 +30,21 @@ class View(Generic[Shown]):
                 f"{self.command} has no {screen.format} output; use -o {', '.join(first)} or {last}"
             )
         self.screen = screen
-        self._show: dict[str, Callable[[Shown], None]] = {
-            "table": self.table,
-            "json": self.json,
-            "jsonl": self.jsonl,
-            "ids": lambda shown: self.screen.ids(self.ids(shown)),
-        }
 
     def show(self, shown: Shown) -> None:
-        """Print `shown` in the chosen format."""
-        self._show[self.screen.format](shown)
+        if self.screen.format == "ids":
+            self.screen.ids(self.ids(shown))
+        elif self.screen.format == "jsonl":
+            self.jsonl(shown)
+        elif self.screen.format == "json":
+            self.screen.json(self.document(shown))
+        else:
+            self.table(shown)
 
     def table(self, shown: Shown) -> None:
-        """The human view on stdout."""
         raise NotImplementedError
 
     def document(self, shown: Shown) -> object:
-        """The JSON document of `-o json`."""
         raise NotImplementedError
 
     def lines(self, shown: Shown) -> Iterable[object]:
@@ -55,15 +52,9 @@ class View(Generic[Shown]):
         return [self.document(shown)]
 
     def ids(self, shown: Shown) -> Iterable[str]:
-        """The task ids of `-o ids`."""
         raise NotImplementedError
 
-    def json(self, shown: Shown) -> None:
-        """`-o json`: the document, indented."""
-        self.screen.json(self.document(shown))
-
     def jsonl(self, shown: Shown) -> None:
-        """`-o jsonl`: one compact JSON object per line."""
         for line in self.lines(shown):
             self.screen.json_line(line)
 

@@ -49,7 +49,6 @@ class CancelView(View[CancelOutcome]):
         return Confirm.ask(f"Cancel these {count} tasks?", console=self.screen.err, default=False)
 
     def declined(self) -> None:
-        """The person said no."""
         self.screen.warn("nothing cancelled")
 
     @contextmanager
@@ -79,7 +78,6 @@ class CancelView(View[CancelOutcome]):
     # -- the dry run ----------------------------------------------------------------------------
 
     def dry_run(self, selection: Selection) -> None:
-        """What would be cancelled; nothing was sent."""
         _DryRunView(self.screen).show(selection)
 
     # -- the report -----------------------------------------------------------------------------
@@ -96,7 +94,6 @@ class CancelView(View[CancelOutcome]):
             self.screen.warn("interrupted: the tasks not attempted are reported as skipped")
 
     def table(self, shown: CancelOutcome) -> None:
-        """One row per task, then the summary line."""
         from mcptask.output import tables
 
         if shown.report.results:
@@ -121,7 +118,6 @@ class CancelView(View[CancelOutcome]):
         self.screen.err.print(tables.cancel_summary(shown.report))
 
     def ids(self, shown: CancelOutcome) -> Iterable[str]:
-        """The tasks this run cancelled."""
         return (r.task_id for r in shown.report.results if r.outcome is Outcome.CANCELLED)
 
 
@@ -144,7 +140,6 @@ class _DryRunView(View[Selection]):
         self.screen.warn(f"dry run: {count} task(s) would be cancelled; nothing was sent")
 
     def document(self, shown: Selection) -> JsonObject:
-        """`{"dryRun": true, "tasks": [...]}`."""
         return {"dryRun": True, "tasks": list(self.lines(shown))}
 
     def lines(self, shown: Selection) -> Iterable[JsonObject]:
@@ -153,7 +148,6 @@ class _DryRunView(View[Selection]):
         return listed + [{"taskId": task_id} for task_id in self._unlisted(shown)]
 
     def ids(self, shown: Selection) -> Iterable[str]:
-        """The ids that would be cancelled."""
         return [task.taskId for task in shown.listed] + self._unlisted(shown)
 
     @staticmethod

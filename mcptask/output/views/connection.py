@@ -74,28 +74,28 @@ class ConnectView(View[Connection]):
             "transport": shown.transport,
             "target": shown.target,
             "sessionId": shown.session_id,
-            "tasks": {
-                "supported": any(era.task_support.tasks for era in eras),
-                "list": any(era.task_support.list for era in eras),
-                "cancel": any(era.task_support.cancel for era in eras),
-                "toolCalls": any(era.task_support.tool_calls for era in eras),
-            },
+            "tasks": _task_support(eras),
             "eras": [
                 {
                     "protocolVersion": era.protocol_version,
                     "era": era.era,
-                    "tasks": {
-                        "supported": era.task_support.tasks,
-                        "list": era.task_support.list,
-                        "cancel": era.task_support.cancel,
-                        "toolCalls": era.task_support.tool_calls,
-                    },
+                    "tasks": _task_support([era]),
                 }
                 for era in eras
             ],
             "capabilities": server.capabilities,
             "instructions": server.instructions,
         }
+
+
+def _task_support(eras: list[ServerInfo]) -> JsonObject:
+    offers = [era.task_support for era in eras]
+    return {
+        "supported": any(offer.tasks for offer in offers),
+        "list": any(offer.list for offer in offers),
+        "cancel": any(offer.cancel for offer in offers),
+        "toolCalls": any(offer.tool_calls for offer in offers),
+    }
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,6 @@ class LoginView(View[SignIn]):
     formats = ("table", "json", "jsonl")
 
     def table(self, shown: SignIn) -> None:
-        """What the sign-in obtained."""
         from rich.table import Table
         from rich.text import Text
 
@@ -127,7 +126,6 @@ class LoginView(View[SignIn]):
         self.screen.out.print(table)
 
     def document(self, shown: SignIn) -> JsonObject:
-        """`{"server", "url", "signedIn", "issuer", "resource", ...}`."""
         token = shown.token
         return {
             "server": shown.server_name,
@@ -187,7 +185,6 @@ class LogoutView(View[SignedOut]):
     formats = ("table", "json", "jsonl")
 
     def table(self, shown: SignedOut) -> None:
-        """`signed out of URL (N tokens forgotten)`."""
         from rich.text import Text
 
         where = shown.url or "every server"
@@ -199,7 +196,6 @@ class LogoutView(View[SignedOut]):
         self.screen.out.print(Text(clean(f"signed out of {where} ({count} {noun} forgotten)")))
 
     def document(self, shown: SignedOut) -> JsonObject:
-        """`{"url", "forgotten": [...], "cache"}`."""
         return {"url": shown.url, "forgotten": list(self.lines(shown)), "cache": str(shown.cache)}
 
     def lines(self, shown: SignedOut) -> Iterable[JsonObject]:

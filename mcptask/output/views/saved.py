@@ -18,7 +18,6 @@ class ProfilesView(View[ProfileBook]):
     command = "profiles"
 
     def table(self, shown: ProfileBook) -> None:
-        """Name, default marker, target and what else the profile sets."""
         from rich.table import Table
         from rich.text import Text
 
@@ -40,7 +39,6 @@ class ProfilesView(View[ProfileBook]):
         self.screen.out.print(table)
 
     def document(self, shown: ProfileBook) -> JsonObject:
-        """`{"path", "default", "profiles": [...]}`."""
         return {
             "path": str(shown.path),
             "default": shown.default,
@@ -48,11 +46,9 @@ class ProfilesView(View[ProfileBook]):
         }
 
     def lines(self, shown: ProfileBook) -> Iterable[JsonObject]:
-        """One profile per line."""
         return (_document(profile) for _, profile in sorted(shown.profiles.items()))
 
     def ids(self, shown: ProfileBook) -> Iterable[str]:
-        """The profile names."""
         return sorted(shown.profiles)
 
 
@@ -67,45 +63,37 @@ def _document(profile: Profile) -> JsonObject:
         "sessionId": profile.session_id,
         "headers": {name: _source(value) for name, value in profile.headers.items()},
         "env": {name: _source(value) for name, value in profile.env.items()},
-        "token": None if profile.token is None else _source(profile.token),
+        "token": _source(profile.token),
         "auth": profile.auth,
         "clientId": profile.client_id,
-        "clientSecret": None if profile.client_secret is None else _source(profile.client_secret),
+        "clientSecret": _source(profile.client_secret),
         "clientKeyFile": profile.client_key_file,
         "scope": profile.scope,
     }
 
 
-def _source(value: Value) -> str:
+def _source(value: Value | None) -> str | None:
     """Where a value comes from, never the value: `env:NAME`, `file:PATH` or `saved`."""
+    if value is None:
+        return None
     return f"{value.kind}:{value.name}" if isinstance(value, Reference) else "saved"
 
 
 def _settings(profile: Profile) -> list[str]:
-    parts: list[str] = []
-    if profile.protocol:
-        parts.append(f"protocol {profile.protocol}")
-    if profile.timeout is not None:
-        parts.append(f"timeout {profile.timeout:g}s")
-    if profile.headers:
-        parts.append("headers " + " ".join(sorted(profile.headers)))
-    if profile.env:
-        parts.append("env " + " ".join(sorted(profile.env)))
-    if profile.token is not None:
-        parts.append(f"token {_source(profile.token)}")
-    if profile.auth:
-        parts.append(f"auth {profile.auth}")
-    if profile.client_id:
-        parts.append(f"client {profile.client_id}")
-    if profile.client_secret is not None:
-        parts.append(f"client secret {_source(profile.client_secret)}")
-    if profile.client_key_file:
-        parts.append(f"client key {profile.client_key_file}")
-    if profile.scope:
-        parts.append(f"scope {profile.scope}")
-    if profile.keep_session:
-        parts.append(f"keeps session {profile.session_id or '(none yet)'}")
-    return parts
+    settings = (
+        ("protocol", profile.protocol or None),
+        ("timeout", None if profile.timeout is None else f"{profile.timeout:g}s"),
+        ("headers", " ".join(sorted(profile.headers)) if profile.headers else None),
+        ("env", " ".join(sorted(profile.env)) if profile.env else None),
+        ("token", _source(profile.token)),
+        ("auth", profile.auth or None),
+        ("client", profile.client_id or None),
+        ("client secret", _source(profile.client_secret)),
+        ("client key", profile.client_key_file or None),
+        ("scope", profile.scope or None),
+        ("keeps session", (profile.session_id or "(none yet)") if profile.keep_session else None),
+    )
+    return [f"{name} {value}" for name, value in settings if value is not None]
 
 
 @dataclass(frozen=True)
@@ -133,7 +121,6 @@ class ForgetView(View[Forgotten]):
             )
 
     def table(self, shown: Forgotten) -> None:
-        """One id per line, then the count."""
         for task_id in shown.forgotten:
             self.screen.out.print(clean(task_id), markup=False, highlight=False)
         where = f"of {clean(shown.server)}" if shown.server else "of every server"
@@ -145,5 +132,4 @@ class ForgetView(View[Forgotten]):
         return {"forgotten": shown.forgotten, "notRecorded": shown.unknown, "server": shown.server}
 
     def ids(self, shown: Forgotten) -> Iterable[str]:
-        """The forgotten ids."""
         return shown.forgotten

@@ -25,7 +25,6 @@ class GetView(View[Task]):
     command = "get"
 
     def table(self, shown: Task) -> None:
-        """Every field, unknown ones included."""
         from mcptask.output import tables
 
         self.screen.out.print(tables.task_detail(shown))
@@ -35,7 +34,6 @@ class GetView(View[Task]):
         return shown.to_wire()
 
     def ids(self, shown: Task) -> Iterable[str]:
-        """Its id."""
         return [shown.taskId]
 
 
@@ -73,7 +71,6 @@ class StartView(View["StartReport"]):
             self.screen.note(f"recorded; follow it with: mcptask watch {task_id}")
 
     def table(self, shown: StartReport) -> None:
-        """The task in full, or the tool's result as text."""
         from mcptask.output import tables
 
         if shown.task is not None:
@@ -92,7 +89,6 @@ class StartView(View["StartReport"]):
         }
 
     def ids(self, shown: StartReport) -> Iterable[str]:
-        """The task's id (nothing when no task was made)."""
         return [shown.task.taskId] if shown.task is not None else []
 
     def watch_view(self) -> WatchView:
@@ -130,7 +126,6 @@ class ResultView(View["ResultReport"]):
             self.screen.warn(f"task {task_id} was cancelled: it has no result")
 
     def table(self, shown: ResultReport) -> None:
-        """The result's content as text; for a failed task, its error."""
         from mcptask.output import tables
 
         outcome = shown.outcome

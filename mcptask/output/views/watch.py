@@ -101,7 +101,6 @@ class SilentWatchView(WatchView):
     formats: ClassVar[tuple[OutputFormat, ...]] = ("ids",)
 
     def ids(self, shown: object) -> Iterable[str]:
-        """Nothing: the id went out before the watch."""
         return []
 
 
