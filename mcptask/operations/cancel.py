@@ -1,7 +1,5 @@
-"""Cancel tasks one request at a time, confirm each by polling, and give every task an outcome.
-
-Pure: it returns a report and never prints; `mcptask.cli` turns the report into an exit code.
-"""
+"""Cancel tasks one request at a time, confirm each by polling, and give every task an outcome
+(a report; nothing is printed here)."""
 
 from __future__ import annotations
 
@@ -27,12 +25,7 @@ from mcptask.errors import (
     UsageError,
 )
 from mcptask.operations.confirmations import Confirmations, worth_overlapping
-from mcptask.operations.outcomes import (
-    CancelReport,
-    CancelResult,
-    Outcome,
-    Target,
-)
+from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome, Target
 from mcptask.operations.polling import PollLoop, poll_delay
 from mcptask.protocol.tasks import CANCELLED, Task, is_terminal
 
@@ -54,13 +47,11 @@ class CancelRun:
     """One bulk cancel: sequential `tasks/cancel`, each confirmed by `tasks/get` at once;
     tasks still settling are then polled until they settle or `wait_timeout` runs out.
 
-    The confirmations are the piece beside the run (confirmations.py): where they overlap
-    (`overlap`), they go out on a thread of their own while the next cancels are sent. Their
-    answers are applied here, and a final result waits for the confirmations of the tasks
-    before it, so that the results are heard in the targets' order either way, as they would
-    be one request after the other. `on_result` hears each result once, as soon as it is
-    final; `on_progress` after each cancel request. `stop` is polled between requests: the
-    request in flight always completes, and nothing more is sent.
+    The confirmations are the piece plugged in beside the run (confirmations.py), which may
+    send them on a thread of their own; their answers are applied here, and a result waits
+    for those of the tasks before it, so that `on_result` hears each final result once, in
+    the targets' order. `on_progress` hears each cancel request. `stop` is polled between
+    requests: the request in flight always completes, and nothing more is sent.
     """
 
     client: McpClient
@@ -71,9 +62,7 @@ class CancelRun:
     on_result: Callable[[CancelResult], None] = lambda result: None
     on_progress: Callable[[], None] = lambda: None
     overlap: bool | None = None
-    """Confirm while the next cancels go out; None: where the client's transport allows two
-    requests at once (HTTP; not stdio, see `Transport.concurrent`) and the server's answers
-    take long enough for it to pay."""
+    """Confirm while the next cancels go out; None: where it pays (`_worth_overlapping`)."""
     _results: dict[str, CancelResult] = field(default_factory=dict)
     _awaiting: dict[str, _Awaiting] = field(default_factory=dict)
     _confirmations: Confirmations = field(init=False)
@@ -116,20 +105,18 @@ class CancelRun:
     # -- phase 1: one cancel request per task ---------------------------------------------------
 
     def _cancel_each(self, targets: list[Target]) -> None:
+        # A cancel whose answer was lost is sent again as often as the client retries (a
+        # bound, even when the client's retries are bounded by time alone).
+        retries = self.client.retry.retries
+        resends = MAX_RESENDS if retries is None else retries
         for target in targets:
             if self.stop():
                 return
             if self._confirmations.full:
                 self._settle(wait=True, count=1)
-            self._cancel_one(target, resends=self._resends())
+            self._cancel_one(target, resends=resends)
             self.on_progress()
             self._settle(wait=False)
-
-    def _resends(self) -> int:
-        """How often a cancel whose answer was lost is sent again: as often as the client
-        retries (a bound, even when the client's retries are bounded by time alone)."""
-        retries = self.client.retry.retries
-        return MAX_RESENDS if retries is None else retries
 
     def _cancel_one(self, target: Target, *, resends: int) -> None:
         """One `tasks/cancel`, and what its answer, or its failure, tells about the task.
@@ -217,17 +204,15 @@ class CancelRun:
         self._settle(wait=False)
 
     def _worth_overlapping(self) -> bool:
-        """Whether a confirmation goes out beside the next cancel: by default only where two
-        requests may travel at once and the server is far enough away for it to pay."""
+        """By default, only where the transport carries two requests at once (HTTP, not stdio)
+        and the server is far enough away for it to pay."""
         if self.overlap is not None:
             return self.overlap
         return self.client.concurrent and worth_overlapping(self.client.round_trips.typical)
 
     def _classify_refusal(self, target: Target, refusal: CancelRefused) -> None:
-        """A refused cancel: ask `tasks/get` whether the task is finished or unknown.
-
-        The message of an invalid params error is not standardised, so a follow-up get decides.
-        """
+        """A refused cancel: the message of an invalid params error is not standardised, so
+        `tasks/get` decides whether the task is finished or unknown."""
         try:
             task = self.client.get_task(target.task_id)
         except RpcError as exc:
@@ -294,7 +279,6 @@ class CancelRun:
     # -- outcomes -------------------------------------------------------------------------------
 
     def _finish_from(self, awaiting: _Awaiting, task: Task | None, *, gone: bool = False) -> None:
-        """The outcome a task's last observed status implies."""
         target = awaiting.target
         status = task.status if task is not None else None
         message = task.statusMessage if task is not None else awaiting.message

@@ -2,15 +2,12 @@
 cancels. Over a slow link it sends the confirmations on a thread of its own while the next
 cancels go out, so that a bulk cancel costs one round trip per task, not two.
 
-The cancels stay where they are, on the caller's thread, strictly one after the other. A
-confirmation is sent at once on the caller's thread, or, where `overlap()` says it pays, by
-one worker thread, one at a time in the order asked (over HTTP each request holds a
-connection of its own, so the worker's get and the next cancel travel side by side). The
-answers are applied back on the caller's thread (`settled`), so that everything that decides
-an outcome or shows one runs there; `oldest` names the first task whose answer is not
-applied yet, so that the run can hear its results in order. Once `stopped()` says so, or the
-run ends, no confirmation that was not sent yet is sent: its task ends with what its
-cancel's answer said.
+The cancels stay on the caller's thread, strictly one after the other. A confirmation is
+sent at once there, or, where `overlap()` says it pays, by one worker thread in the order
+asked (over HTTP the worker's get and the next cancel travel side by side). The answers are
+applied back on the caller's thread (`settled`), where every outcome is decided and shown.
+Once `stopped()` says so, or the run ends, no confirmation is sent any more: its task ends
+with what its cancel's answer said.
 """
 
 from __future__ import annotations
@@ -36,7 +33,6 @@ of what is known about them (an interrupted run reports each sent cancel with it
 
 
 def worth_overlapping(typical_round_trip: float | None) -> bool:
-    """True when the server's answers take long enough for overlapping to pay."""
     return typical_round_trip is not None and typical_round_trip >= OVERLAP_FROM_SECONDS
 
 
@@ -75,7 +71,7 @@ class Confirmations:
 
     @property
     def full(self) -> bool:
-        """True when the next cancel should wait for the oldest confirmation first."""
+        """The next cancel waits for the oldest confirmation first."""
         return len(self._pending) >= OUTSTANDING
 
     def ask(self, task_id: str, *, last: bool = False) -> None:
@@ -119,9 +115,8 @@ class Confirmations:
                 yield confirmation.task_id, confirmation.answer
 
     def close(self, *, wait: bool) -> None:
-        """Send nothing more; with `wait`, let the get in flight finish first. Confirmations
-        that were never sent, or (without `wait`) are still in flight, stay unanswered:
-        `settled(wait=False)` leaves them, and `abandon` drops them."""
+        """Send nothing more; with `wait`, let the get in flight finish first. The
+        confirmations left unanswered stay until `abandon` drops them."""
         self._closing = True
         if self._worker is not None:
             self._queue.put(None)
@@ -129,7 +124,6 @@ class Confirmations:
                 self._worker.join()
 
     def abandon(self) -> None:
-        """Drop every confirmation not yet applied (their tasks keep their cancel's answer)."""
         self._pending.clear()
 
     def _work(self) -> None:

@@ -58,7 +58,6 @@ class CancelResult:
         return self.outcome in (Outcome.ERROR, Outcome.UNKNOWN)
 
     def to_json(self) -> JsonObject:
-        """The stable JSON shape of one result."""
         return {
             "taskId": self.task_id,
             "outcome": self.outcome.value,
@@ -84,7 +83,6 @@ class CancelReport:
 
     @property
     def failed(self) -> bool:
-        """True when some task makes the run fail."""
         return any(result.failed for result in self.results)
 
     @property

@@ -29,25 +29,15 @@ DEFAULT_POLL_SECONDS = 0.5
 """Used when the server gives no pollInterval."""
 
 
-def clamp_interval(seconds: float) -> float:
-    """An interval held between the floor and the cap."""
-    return min(POLL_CAP_SECONDS, max(POLL_FLOOR_SECONDS, seconds))
-
-
 def poll_delay(tasks: Iterable[Task | None], override: float | None = None) -> float:
-    """The wait before the next round of polls over `tasks`.
-
-    An explicit override wins (still clamped); otherwise the shortest interval any task asked
-    for, so that no task is polled later than its server wants.
-    """
-    if override is not None:
-        return clamp_interval(override)
-    asked = [
-        task.poll_interval_seconds
-        for task in tasks
-        if task is not None and task.poll_interval_seconds is not None
-    ]
-    return clamp_interval(min(asked) if asked else DEFAULT_POLL_SECONDS)
+    """The wait before the next round of polls over `tasks`, between the floor and the cap:
+    the override, else the shortest interval any task asked for (so that no task is polled
+    later than its server wants)."""
+    if override is None:
+        asked = [task.poll_interval_seconds for task in tasks if task is not None]
+        override = min((seconds for seconds in asked if seconds is not None), default=None)
+        override = DEFAULT_POLL_SECONDS if override is None else override
+    return min(POLL_CAP_SECONDS, max(POLL_FLOOR_SECONDS, override))
 
 
 @dataclass

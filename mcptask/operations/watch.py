@@ -41,12 +41,10 @@ class WatchedTask:
 
     @property
     def status(self) -> str | None:
-        """The status shown: the task's, or `gone`."""
         return GONE if self.gone else (self.task.status if self.task else None)
 
     @property
     def settled(self) -> bool:
-        """True once nothing more can happen to this task."""
         return self.gone or (self.task is not None and is_terminal(self.task.status))
 
 
@@ -61,7 +59,6 @@ class Change:
     message: str | None
 
     def to_json(self) -> JsonObject:
-        """The JSON line of `watch -o jsonl`."""
         return {
             "time": self.at.isoformat().replace("+00:00", "Z"),
             "taskId": self.task_id,
@@ -96,7 +93,6 @@ class WatchReport:
 
     @property
     def all_completed(self) -> bool:
-        """True when every watched task ended `completed`."""
         return all(watched.status == COMPLETED for watched in self.tasks)
 
 
@@ -138,11 +134,9 @@ class Watch:
 
     @property
     def listing(self) -> bool:
-        """True when the watched set comes from `tasks/list`."""
         return not self.options.task_ids
 
     def poll_interval(self) -> float:
-        """The wait between polling rounds now in force."""
         return poll_delay(
             (watched.task for watched in self.tasks.values() if not watched.settled),
             self.options.interval,
