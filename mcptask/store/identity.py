@@ -33,8 +33,14 @@ class ServerIdentity:
 
     @classmethod
     def for_command(cls, command: str, label: str = "", profile: str = "") -> ServerIdentity:
-        """A stdio server, by its command line (`label`: the redacted form to show)."""
-        return cls(command_key(command), label or "stdio server", profile)
+        """A stdio server, by a digest of its command line as the shell would split it (`label`:
+        the redacted form to show)."""
+        try:
+            argv = shlex.split(command)
+        except ValueError:
+            argv = [command]
+        digest = hashlib.sha256(shlex.join(argv).encode("utf-8")).hexdigest()
+        return cls(f"stdio:{digest[:32]}", label or "stdio server", profile)
 
 
 def canonical_url(url: str) -> str:
@@ -47,13 +53,3 @@ def canonical_url(url: str) -> str:
         host = f"[{host}]"
     netloc = host if port is None or _DEFAULT_PORTS.get(scheme) == port else f"{host}:{port}"
     return urlunsplit((scheme, netloc, parts.path or "/", "", ""))
-
-
-def command_key(command: str) -> str:
-    """The key of a stdio server: a digest of its command line as the shell would split it."""
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        argv = [command]
-    digest = hashlib.sha256(shlex.join(argv).encode("utf-8")).hexdigest()
-    return f"stdio:{digest[:32]}"

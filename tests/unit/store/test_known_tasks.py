@@ -15,7 +15,7 @@ import pytest
 from mcptask.errors import StoreFailure
 from mcptask.store import known_tasks
 from mcptask.store.database import FILE_NAME, complete_task_ids, use_wal
-from mcptask.store.identity import ServerIdentity, canonical_url, command_key
+from mcptask.store.identity import ServerIdentity, canonical_url
 from mcptask.store.known_tasks import (
     PRUNE_EVERY_SECONDS,
     RETENTION_SECONDS,
@@ -43,6 +43,9 @@ def test_canonical_url(url: str, canonical: str) -> None:
 
 
 def test_a_stdio_server_is_its_command_line_but_not_stored_in_clear() -> None:
+    def command_key(command: str) -> str:
+        return ServerIdentity.for_command(command).key
+
     key = command_key("mcptask reference-server --stdio --token s3cret")
     assert key == command_key("mcptask  'reference-server'  --stdio --token \"s3cret\"")
     assert key != command_key("mcptask reference-server --stdio --token other")
