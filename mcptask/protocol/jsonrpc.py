@@ -28,12 +28,9 @@ def request_message(request_id: int | str, method: str, params: JsonObject | Non
     return message
 
 
-def notification_message(method: str, params: JsonObject | None = None) -> JsonObject:
-    """Build a JSON-RPC notification."""
-    message: JsonObject = {"jsonrpc": "2.0", "method": method}
-    if params is not None:
-        message["params"] = params
-    return message
+def notification_message(method: str) -> JsonObject:
+    """Build a JSON-RPC notification (mcptask sends none with params)."""
+    return {"jsonrpc": "2.0", "method": method}
 
 
 def is_response(message: JsonObject) -> bool:
