@@ -1,5 +1,5 @@
-"""Named server profiles: one TOML file in the configuration directory, mode 0600 (the README's
-"Profiles" shows the file; the settings are the fields of `Profile`).
+"""Named server profiles: one TOML file in the configuration directory, mode 0600 (shown in
+docs/servers.md, "Profiles"; the settings are the fields of `Profile`).
 
 A value that is a credential is written as text only when the user asks (`--save-secrets`);
 otherwise it names an environment variable (`{ env = "NAME" }`) or a file (`{ file = "PATH" }`)
