@@ -78,15 +78,6 @@ def configured_identity(settings: AuthSettings, metadata: ServerMetadata) -> Cli
     return ClientIdentity(settings.client_id, "none")
 
 
-def metadata_document_identity(
-    settings: AuthSettings, metadata: ServerMetadata
-) -> ClientIdentity | None:
-    """The Client ID Metadata Document URL as client id, where the server supports them."""
-    if settings.client_metadata_url and metadata.client_id_metadata_documents:
-        return ClientIdentity(settings.client_metadata_url, "none")
-    return None
-
-
 def remembered_identity(client: CachedClient | None) -> ClientIdentity | None:
     """A client registered earlier, as an identity."""
     if client is None:

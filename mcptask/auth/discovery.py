@@ -140,7 +140,6 @@ class Discovered:
     """A 2025-03-26 server: no PRM, the authorization server at the server's origin."""
     assumed: bool = False
     """No metadata at all: the default endpoints (`/authorize`, `/token`, `/register`)."""
-    notes: list[str] = field(default_factory=list)
 
 
 def discover(
@@ -279,7 +278,6 @@ def _legacy(http: httpx.Client, server_url: str, log: Trace) -> Discovered:
         metadata,
         legacy=True,
         assumed=document is None,
-        notes=["the server has no protected resource metadata (a 2025-03-26 server)"],
     )
 
 

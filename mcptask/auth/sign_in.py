@@ -105,11 +105,14 @@ def in_browser(
         )
     if scope and "offline_access" in (metadata.scopes_supported or ()):
         scope = " ".join(dict.fromkeys([*scope.split(), "offline_access"]))
-    path = context.settings.cache_path
+    settings = context.settings
+    path = settings.cache_path
     remembered = cache.load(path).client(metadata.issuer) if path is not None else None
+    # A Client ID Metadata Document URL is the client id where the server supports them.
+    document = settings.client_metadata_url if metadata.client_id_metadata_documents else None
     identity = (
-        clients.configured_identity(context.settings, metadata)
-        or clients.metadata_document_identity(context.settings, metadata)
+        clients.configured_identity(settings, metadata)
+        or (clients.ClientIdentity(document, "none") if document else None)
         or clients.remembered_identity(remembered)
     )
     port = _port_of(remembered.redirect_uri) if remembered is not None else None
@@ -143,9 +146,9 @@ def in_browser(
             receiver,
             url,
             state,
-            open_browser=context.settings.open_browser,
+            open_browser=settings.open_browser,
             notice=context.notice,
-            timeout=context.settings.sign_in_timeout,
+            timeout=settings.sign_in_timeout,
             issuer=metadata.issuer,
             issuer_required=metadata.iss_parameter,
         )

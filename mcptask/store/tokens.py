@@ -1,14 +1,6 @@
-"""The token cache: OAuth tokens and registered clients, one JSON file in the state directory.
-
-    {"version": 1,
-     "tokens": [{"server": "https://mcp.example.com/mcp", "issuer": "https://auth.example.com",
-                 "resource": "https://mcp.example.com/mcp", "client_id": "...",
-                 "grant": "authorization_code", "access_token": "...", "refresh_token": "...",
-                 "expires_at": 1767225600, "scope": "tasks", "token_endpoint": "...",
-                 "auth_method": "none"}],
-     "clients": [{"issuer": "https://auth.example.com", "client_id": "...",
-                  "client_secret": null, "auth_method": "none",
-                  "redirect_uri": "http://127.0.0.1:8765/callback"}]}
+"""The token cache: OAuth tokens and registered clients, one JSON file in the state directory:
+`{"version": 1, "tokens": [...], "clients": [...]}`, each entry the fields of a `CachedToken`
+or a `CachedClient`.
 
 Tokens are kept per authorization server (issuer), resource and client, and found by the MCP
 server URL they were obtained for. Clients that mcptask registered (RFC 7591) are kept per
