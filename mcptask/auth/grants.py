@@ -24,7 +24,6 @@ from mcptask.errors import ProtocolViolation, TokenRequestRefused, UnreachableEr
 from mcptask.transport.limits import json_body
 from mcptask.transport.redact import display_url, scrub
 
-JWT_ASSERTION_SECONDS = 300
 _SECRET_FIELDS = ("client_secret", "client_assertion", "code", "code_verifier", "refresh_token")
 
 

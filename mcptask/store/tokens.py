@@ -166,26 +166,18 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
 
 
 def _entries(raw: object, kind: Any) -> Iterator[Any]:
-    if not isinstance(raw, list):
-        return
-    for item in raw:
-        if isinstance(item, dict) and _well_typed(kind, item):
-            # TypeError: a field missing, or one the dataclass does not have.
-            with contextlib.suppress(TypeError):
-                yield kind(**item)
-
-
-def _well_typed(kind: Any, item: dict[str, Any]) -> bool:
-    """Whether every field `item` gives has the type `kind` declares for it (an entry that
-    does not is skipped: it would fail a comparison or a request later)."""
-    for spec in fields(kind):
-        if spec.name not in item:
-            continue
-        value = item[spec.name]
+    """The entries of `raw` that make a `kind`: one with a field missing, a field `kind` does
+    not have, or a value of another type is skipped (it would fail a comparison or a request
+    later)."""
+    types = {spec.name: _FIELD_TYPES[str(spec.type)] for spec in fields(kind)}
+    for item in raw if isinstance(raw, list) else ():
         # bool is an int, but no field is a flag: true is no expiry time.
-        if isinstance(value, bool) or not isinstance(value, _FIELD_TYPES[str(spec.type)]):
-            return False
-    return True
+        if isinstance(item, dict) and all(
+            not isinstance(value, bool) and isinstance(value, types.get(name, ()))
+            for name, value in item.items()
+        ):
+            with contextlib.suppress(TypeError):  # a field missing
+                yield kind(**item)
 
 
 def _write(path: Path, tokens: Iterable[CachedToken], clients: Iterable[CachedClient]) -> None:
