@@ -122,15 +122,13 @@ class ServerMetadata:
     def offers_grant(self, grant: str) -> bool:
         """True when the metadata lists `grant`; RFC 8414's default is authorization_code
         (and implicit) only."""
-        listed = self.grant_types or ("authorization_code", "implicit")
-        return grant in listed
+        return grant in (self.grant_types or ("authorization_code", "implicit"))
 
 
 @dataclass(frozen=True)
 class Discovered:
     """Where to get a token for one MCP server, and what to ask for."""
 
-    server_url: str
     resource: str
     """The RFC 8707 `resource` of authorize and token requests."""
     metadata: ServerMetadata
@@ -185,7 +183,7 @@ def discover(
             f"the authorization server metadata of {display_url(issuer)} names the issuer "
             f"{_shown(metadata.issuer)}: refusing it (RFC 8414 §3.3)"
         )
-    return Discovered(server_url, resource, metadata, _strings(prm.get("scopes_supported")))
+    return Discovered(resource, metadata, _strings(prm.get("scopes_supported")))
 
 
 def prm_urls(server_url: str, challenge: Challenge) -> list[str]:
@@ -272,13 +270,8 @@ def _legacy(http: httpx.Client, server_url: str, log: Trace) -> Discovered:
             token_endpoint=origin + "/token",
             registration_endpoint=origin + "/register",
         )
-    return Discovered(
-        server_url,
-        canonical_resource(server_url),
-        metadata,
-        legacy=True,
-        assumed=document is None,
-    )
+    resource = canonical_resource(server_url)
+    return Discovered(resource, metadata, legacy=True, assumed=document is None)
 
 
 def require_secure(url: str, what: str) -> None:
