@@ -64,9 +64,8 @@ class LoopbackReceiver:
         )
         self._thread.start()
 
-    def wait(self, timeout: float, state: str | None = None) -> Redirect:
-        """The redirect (with `state`, when given: others are ignored), or AuthError when
-        none came in time."""
+    def wait(self, timeout: float, state: str) -> Redirect:
+        """The redirect with `state` (others are ignored), or AuthError when none came in time."""
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -80,10 +79,7 @@ class LoopbackReceiver:
                 answer = self._answers.get(timeout=min(left, 0.5))
             except queue.Empty:
                 continue
-            if state is None or (
-                answer.state is not None
-                and hmac.compare_digest(answer.state.encode(), state.encode())
-            ):
+            if answer.state and hmac.compare_digest(answer.state.encode(), state.encode()):
                 return answer
             # Not this sign-in's redirect (anything on this machine can call the port): it
             # must not end the sign-in a person is finishing.

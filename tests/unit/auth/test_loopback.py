@@ -17,7 +17,7 @@ def test_an_idle_connection_blocks_neither_the_callback_nor_close() -> None:
     try:
         answer = httpx.get(receiver.redirect_uri + "?code=the-code&state=s", timeout=3)
         assert answer.status_code == 200
-        redirect = receiver.wait(timeout=3)
+        redirect = receiver.wait(3, "s")
         assert redirect.code == "the-code"
         assert redirect.state == "s"
     finally:
