@@ -22,7 +22,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from tests.cli_process import Result, run_mcptask
+from tests.cli_process import Result, reference_stdio_command, run_mcptask
 from tests.reference_server_process import (
     FIXTURES_ARG,
     REPO_ROOT,
@@ -282,6 +282,8 @@ def test_cancel_and_forget(server: Server, tmp_path: Path) -> None:
 
 def test_profiles_and_what_this_machine_keeps(tmp_path: Path) -> None:
     env = {"MCPTASK_STATE_DIR": str(tmp_path / "state"), "MCPTASK_CONFIG_DIR": str(tmp_path)}
+    secret = tmp_path / "secret"
+    secret.write_text("not-checked")
     with running_reference_server("--seed", "working=1") as url:
         saved = run_mcptask(
             "connect", url, "--save", "ref", "--default", "--keep-session", "-o", "jsonl", env=env
@@ -290,7 +292,9 @@ def test_profiles_and_what_this_machine_keeps(tmp_path: Path) -> None:
         assert line["target"] == url
         other = run_mcptask(
             "connect", url, "-H", "X-Trace: on", "--token-env", "MY_TOKEN", "--timeout", "12.5",
-            "--save", "other", "-o", "json", env={**env, "MY_TOKEN": "unchecked"},
+            "--auth", "client-credentials", "--client-id", "robot", "--client-secret-file",
+            str(secret), "--client-issuer", "http://127.0.0.1:9", "--scope", "tasks:read",
+            "--save", "other", "-o", "json", env={**env, "MY_TOKEN": "not-checked"},
         )  # fmt: skip
         assert other.code == 0, other.stderr
         dry = run_mcptask(
@@ -299,14 +303,34 @@ def test_profiles_and_what_this_machine_keeps(tmp_path: Path) -> None:
         assert len(lines("cancel-dry-run-line.json", dry)) == 2
         needless = run_mcptask("login", url, "-o", "json", env=env)
         assert document("login.json", needless)["signedIn"] is False
+        nothing = run_mcptask("list", "--known", "-o", "json", "--url", url, env=env)
+        assert document("list-known.json", nothing) == {"tasks": [], "count": 0, "gone": []}
+        recorded = run_mcptask("get", "working-001", "-o", "ids", "--url", url, env=env)
+        assert recorded.code == 0, recorded.stderr
+
+    # Over stdio, a task dies with the server process that made it: the next run finds it gone.
+    stdio = reference_stdio_command("--protocol-eras", "legacy")
+    local = run_mcptask(
+        "connect", "--server", stdio, "-e", "SERVER_NAME=local", "--save", "local", env=env
+    )
+    assert local.code == 0, local.stderr
+    started = run_mcptask("start", "long_job", "seconds:=60", "-o", "ids", "-P", "local", env=env)
+    assert started.code == 0, started.stderr
+    known = run_mcptask("list", "--known", "-o", "json", "-P", "local", env=env)
+    assert document("list-known.json", known)["gone"] == [started.stdout.strip()]
+
     profiles = document("profiles.json", run_mcptask("profiles", "-o", "json", env=env))
-    assert [profile["name"] for profile in profiles["profiles"]] == ["other", "ref"]
+    assert [profile["name"] for profile in profiles["profiles"]] == ["local", "other", "ref"]
     assert profiles["default"] == "ref"
-    first = lines("profiles-line.json", run_mcptask("profiles", "-o", "jsonl", env=env))[0]
-    assert first["token"] == "env:MY_TOKEN"
-    assert first["headers"] == {"X-Trace": "saved"}
+    local_line, other_line, _ = lines(
+        "profiles-line.json", run_mcptask("profiles", "-o", "jsonl", env=env)
+    )
+    assert local_line["env"] == {"SERVER_NAME": "saved"}
+    assert other_line["token"] == "env:MY_TOKEN"
+    assert other_line["clientSecret"] == f"file:{secret}"
+    assert other_line["headers"] == {"X-Trace": "saved"}
     everything = document("forget.json", run_mcptask("forget", "--all", "-o", "json", env=env))
-    assert everything["server"] is None
+    assert everything == {"forgotten": ["working-001"], "notRecorded": [], "server": None}
 
 
 def test_login_and_logout(tmp_path: Path) -> None:
