@@ -78,10 +78,8 @@ def configured_identity(settings: AuthSettings, metadata: ServerMetadata) -> Cli
     return ClientIdentity(settings.client_id, "none")
 
 
-def remembered_identity(client: CachedClient | None) -> ClientIdentity | None:
+def remembered_identity(client: CachedClient) -> ClientIdentity:
     """A client registered earlier, as an identity."""
-    if client is None:
-        return None
     return ClientIdentity(client.client_id, client.auth_method, client_secret=client.client_secret)
 
 
@@ -107,27 +105,17 @@ def refresh_identity(settings: AuthSettings, entry: CachedToken) -> ClientIdenti
     # The configured secret or key, only for a token of the issuer it is bound to.
     bound = not settings.has_client_credentials or settings.credentials_for(entry.issuer)
     if settings.client_id is not None and settings.client_id == entry.client_id and bound:
-        key_file = settings.client_key_file
-        key = None
-        if entry.auth_method == JWT_METHOD and key_file is not None:
-            key = read_private_key(key_file)
-        identity = ClientIdentity(
-            entry.client_id,
-            entry.auth_method,
-            client_secret=settings.client_secret,
-            private_key=key,
-        )
-        return require_credential(identity)
+        key_file = settings.client_key_file if entry.auth_method == JWT_METHOD else None
+        key = read_private_key(key_file) if key_file is not None else None
+        secret = settings.client_secret
+        return require_credential(ClientIdentity(entry.client_id, entry.auth_method, secret, key))
     path = settings.cache_path
     remembered = cache.load(path).client(entry.issuer) if path is not None else None
-    registered = (
-        remembered_identity(remembered)
-        if remembered is not None and remembered.client_id == entry.client_id
-        else None
-    )
+    if remembered is not None and remembered.client_id == entry.client_id:
+        return require_credential(remembered_identity(remembered))
     # Neither configured nor registered here: the method the token was obtained with,
     # which fails (without a request) when it needs a credential.
-    return require_credential(registered or ClientIdentity(entry.client_id, entry.auth_method))
+    return require_credential(ClientIdentity(entry.client_id, entry.auth_method))
 
 
 def register(

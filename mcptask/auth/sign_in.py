@@ -113,7 +113,7 @@ def in_browser(
     identity = (
         clients.configured_identity(settings, metadata)
         or (clients.ClientIdentity(document, "none") if document else None)
-        or clients.remembered_identity(remembered)
+        or (clients.remembered_identity(remembered) if remembered is not None else None)
     )
     port = _port_of(remembered.redirect_uri) if remembered is not None else None
     # Imported here: its HTTP server costs every command's start-up, and few ever sign in
@@ -130,7 +130,6 @@ def in_browser(
             if path is not None:
                 cache.store_client(path, registered)
             identity = clients.remembered_identity(registered)
-            assert identity is not None
         url, state, verifier = browser.authorization_url(
             endpoint,
             client_id=identity.client_id,
