@@ -61,8 +61,7 @@ def with_client_credentials(
         )
     # Asked for by name: refused only when the metadata lists grant types without it. A
     # server silent about them (RFC 8414's default leaves client_credentials out) is still
-    # tried, as many omit grant_types_supported; its token endpoint has the last word. (auto
-    # picks this grant only when it is listed: McpAuth._sign_in, ServerMetadata.offers_grant.)
+    # tried, as many omit grant_types_supported; its token endpoint has the last word.
     if metadata.grant_types is not None and CLIENT_CREDENTIALS not in metadata.grant_types:
         raise AuthDiscoveryError(
             f"the authorization server {display_url(metadata.issuer)} does not offer the "
