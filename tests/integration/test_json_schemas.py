@@ -269,12 +269,28 @@ def test_cancel_and_forget(server: Server, tmp_path: Path) -> None:
         "already-finished",
     ]
     assert report["exitCode"] == cancelled.code == 6
-    streamed = lines("cancel-line.json", server.run("cancel", "working-003", "-o", "jsonl"))
-    assert [r["outcome"] for r in streamed] == ["cancelled"]
+    # --no-wait: 2026-07-28 acknowledges the cancel, and mcptask does not poll for the outcome
+    at_once = server.run("cancel", "working-003", "--no-wait", "-o", "jsonl")
+    streamed = lines("cancel-line.json", at_once)
+    assert [r["outcome"] for r in streamed] == ["cancelled" if server.legacy else "requested"]
 
     forget = server.run("forget", "working-002", "nope", "-o", "json", state=tmp_path)
     forgot = document("forget.json", forget)
     assert forgot == {"forgotten": ["working-002"], "notRecorded": ["nope"], "server": server.url}
+
+
+def test_a_cancel_stopped_half_way() -> None:
+    """The server dies answering the second cancel: the report says why the run stopped, and
+    which tasks it did not attempt."""
+    with running_reference_server("--seed", "working=3", "--die-after", "4") as url:
+        ids = ["working-001", "working-002", "working-003"]
+        stopped = run_mcptask(
+            "cancel", *ids, "-o", "json", "--protocol", "2025-11-25", "--url", url
+        )
+    report = document("cancel.json", stopped)
+    assert [r["outcome"] for r in report["results"]] == ["cancelled", "unknown", "skipped"]
+    assert report["error"]
+    assert report["exitCode"] == stopped.code == 3
 
 
 # -- the outputs that do not depend on the era ---------------------------------------------------
