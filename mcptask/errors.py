@@ -161,11 +161,8 @@ class ServerBusy(TransientError):
 
 
 class AnswerLost(TransientError):
-    """Sent, but no readable answer came: only an idempotent request may be sent again.
-
-    The server may have acted on it: the effect of anything else must be learned another
-    way (a cancel's: `tasks/get`).
-    """
+    """Sent, but no readable answer came, and the server may have acted: only an idempotent
+    request may be sent again; a cancel's effect is learned with `tasks/get`."""
 
 
 class GatewayFailure(AnswerLost):

@@ -9,7 +9,6 @@ from mcptask.errors import ProtocolViolation
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import CANCELLED, FAILED, Task
 
-TASK_SUPPORT_FORBIDDEN = "forbidden"
 TASK_SUPPORT_OPTIONAL = "optional"
 TASK_SUPPORT_REQUIRED = "required"
 
