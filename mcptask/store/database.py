@@ -13,8 +13,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -65,14 +64,16 @@ def open_database(path: Path, then: Callable[[sqlite3.Connection], None]) -> sql
     os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
     if path.stat().st_mode & 0o077:
         path.chmod(0o600)
+    # Transactions are begun by hand (`BEGIN IMMEDIATE`: a write takes the lock at once) and
+    # ended by `with db:`, sqlite3's COMMIT, or ROLLBACK on an error.
     db = sqlite3.connect(
         path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False
     )
     try:
-        db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
         use_wal(db)
         db.execute("PRAGMA synchronous = NORMAL")
-        with transaction(db):
+        db.execute("BEGIN IMMEDIATE")
+        with db:
             migrate(db)
             then(db)
     except BaseException:
@@ -97,18 +98,6 @@ def use_wal(db: sqlite3.Connection) -> None:
             if "locked" not in str(exc) or time.monotonic() > deadline:
                 raise
             time.sleep(0.01)
-
-
-@contextmanager
-def transaction(db: sqlite3.Connection) -> Iterator[None]:
-    """A short write transaction (`BEGIN IMMEDIATE` ... `COMMIT`), rolled back on error."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
 
 
 # -- the schema -------------------------------------------------------------------------------

@@ -34,7 +34,6 @@ from mcptask.store.database import (
     open_database,
     storable,
     storable_ttl,
-    transaction,
 )
 from mcptask.store.identity import ServerIdentity
 from mcptask.store.paths import state_dir
@@ -365,11 +364,12 @@ class KnownTasks:
 
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction (`BEGIN IMMEDIATE`): StoreFailure when it fails."""
+        """A write transaction (see `open_database`): StoreFailure when it fails."""
         with self._lock:
             db = self._connection()
             try:
-                with transaction(db):
+                db.execute("BEGIN IMMEDIATE")
+                with db:
                     yield db
             except STORE_ERRORS as exc:
                 raise StoreFailure(f"cannot write {self.path}: {exc}") from None
