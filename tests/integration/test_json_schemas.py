@@ -1,6 +1,6 @@
 """The JSON contracts: every document of `-o json` and every line of `-o jsonl` that the real
 `mcptask` prints against the real reference server, in both protocol eras, validated against
-docs/schemas/*.json.
+docs/schemas/*.json; and the examples of docs/json-output.md against them too.
 
 Each schema is checked twice: as published (mcptask's own envelopes leave
 `additionalProperties` open, so that a later minor version's new optional keys still validate)
@@ -33,6 +33,8 @@ from tests.reference_server_process import (
 
 SCHEMAS = REPO_ROOT / "docs" / "schemas"
 SEED = "working=4,completed=1,failed=1,cancelled=1,input_required=1"
+ANY_TASK = {"get.json", "list-line.json", "cancel-dry-run-line.json"}
+"""The schemas that accept any task object (as a server may send it)."""
 
 
 def closed(schema: Any) -> Any:
@@ -134,6 +136,18 @@ def test_server_sent_objects_allow_unknown_fields_and_envelopes_list_theirs() ->
     later = {**result, "error": None, "addedInAMinorVersion": 1}
     assert PUBLISHED["result.json"].is_valid(later)
     assert not CLOSED["result.json"].is_valid(later)
+
+
+def test_the_examples_of_the_json_output_page_follow_the_schemas() -> None:
+    """Each ```json example of docs/json-output.md is a valid document or line of the schema
+    of the output it shows (one that does not merely accept any task or object)."""
+    page = (REPO_ROOT / "docs" / "json-output.md").read_text()
+    examples = [json.loads(block.split("```")[0]) for block in page.split("```json\n")[1:]]
+    assert examples
+    specific = [name for name in CLOSED if name not in {"common.json", *ANY_TASK}]
+    for example in examples:
+        valid = [name for name in specific if CLOSED[name].is_valid(example)]
+        assert valid, f"no schema accepts the example {example}"
 
 
 # -- the real outputs, in both eras --------------------------------------------------------------
