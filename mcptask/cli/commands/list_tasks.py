@@ -8,13 +8,7 @@ from typing import Annotated
 import typer
 
 from mcptask.cli.invocation import Invocation
-from mcptask.cli.options import (
-    Common,
-    KnownOption,
-    StatusOption,
-    statuses,
-    with_server_options,
-)
+from mcptask.cli.options import Common, KnownOption, StatusOption, statuses, with_server_options
 from mcptask.errors import UsageError
 
 

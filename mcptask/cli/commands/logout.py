@@ -32,17 +32,15 @@ def logout(
         if common.url or common.server or common.profile or every:
             raise UsageError("give the server either as TARGET, with --url/--profile, or --all")
         common = replace(common, url=target)
-    path = tokens.tokens_path()
-    if every:
-        if common.url or common.server or common.profile:
-            raise UsageError("--all forgets every server's tokens: give no server with it")
-        LogoutView(screen_for(common.output, no_color=common.no_color)).show(
-            SignedOut(None, tokens.forget_all(path), path)
-        )
-        return
-    url = _server_url(common)
+    if every and (common.url or common.server or common.profile):
+        raise UsageError("--all forgets every server's tokens: give no server with it")
+    url = None if every else _server_url(common)
     view = LogoutView(screen_for(common.output, no_color=common.no_color))
-    view.show(SignedOut(url, tokens.forget_server(path, canonical_resource(url)), path))
+    path = tokens.tokens_path()
+    if url is None:
+        view.show(SignedOut(None, tokens.forget_all(path), path))
+    else:
+        view.show(SignedOut(url, tokens.forget_server(path, canonical_resource(url)), path))
 
 
 def _server_url(common: Common) -> str:

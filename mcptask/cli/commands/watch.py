@@ -61,7 +61,7 @@ def watch(
     from mcptask.cli.exit_codes import exit_code_for
     from mcptask.cli.record import hinting, known_ids
     from mcptask.operations.refresh import refresh_known
-    from mcptask.operations.watch import WatchOptions
+    from mcptask.operations.watch import WatchOptions, WatchReport
     from mcptask.output.views.watch import WatchView
 
     for name, value in (("--interval", interval), ("--wait-timeout", watch_timeout)):
@@ -92,7 +92,9 @@ def watch(
             view.gone(refreshed.gone)
             view.unrefreshed(refreshed.errors)
             if not ids:
-                view.show(_nothing_to_watch(options))
+                view.show(
+                    WatchReport([], interrupted=False, timed_out=False, exit_status=exit_status)
+                )
                 raise typer.Exit(0)
         with hinting(invocation.record):
             report = follow(client, view, options)
@@ -131,9 +133,3 @@ def follow(client: McpClient, view: WatchView, options: WatchOptions) -> WatchRe
     report = replace(report, interrupted=stop.stopped and not reader_left)
     view.show(report)
     return report
-
-
-def _nothing_to_watch(options: WatchOptions) -> WatchReport:
-    from mcptask.operations.watch import WatchReport
-
-    return WatchReport([], interrupted=False, timed_out=False, exit_status=options.exit_status)
