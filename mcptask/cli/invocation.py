@@ -1,5 +1,10 @@
 """One command's invocation: its screen, its resolved settings, its connection and the
-record of known tasks it feeds, built from the shared options (`mcptask.cli.options`)."""
+record of known tasks it feeds, built from the shared options (`mcptask.cli.options`).
+
+Recording is a side benefit for most commands: a record that cannot be opened or written is
+one warning, never a failed command. Commands that need the record (`--known`, `forget`) fail
+with its StoreFailure, a StateError (exit 2), instead.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +14,13 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from mcptask.cli.options import Common, color_wanted, finite
-from mcptask.errors import UsageError
+from mcptask.errors import NoTaskList, StoreFailure, UsageError
 
 if TYPE_CHECKING:
     from mcptask.auth.flow import McpAuth
     from mcptask.client.session import McpClient
     from mcptask.output.screen import Screen
+    from mcptask.store.identity import ServerIdentity
     from mcptask.store.known_tasks import KnownTasks
 
 
@@ -26,6 +32,28 @@ def screen_for(output: str | None, *, no_color: bool) -> Screen:
         return Screen(output, color=color_wanted(no_color))
     except ValueError as exc:  # an unknown format
         raise UsageError(str(exc)) from None
+
+
+def identity_of(url: str | None, server_command: str | None, profile: str = "") -> ServerIdentity:
+    """The identity a server's tasks are recorded under: its URL or command, and the profile
+    it was reached through (a UsageError for a URL that cannot be read, named without its
+    credentials)."""
+    from mcptask.store.identity import ServerIdentity
+    from mcptask.transport.redact import display_command, display_url
+
+    if url:
+        try:
+            return ServerIdentity.for_url(url, profile)
+        except ValueError:
+            raise UsageError(f"invalid server URL {display_url(url)!r}") from None
+    from mcptask.transport.stdio import split_command
+
+    assert server_command is not None
+    return ServerIdentity.for_command(
+        server_command,
+        label=f"stdio: {display_command(split_command(server_command))}",
+        profile=profile,
+    )
 
 
 class Invocation:
@@ -67,7 +95,6 @@ class Invocation:
         """The record of known tasks of this server (its failures to record are warnings);
         None for a URL that cannot be read, which the transport refuses itself, with the same
         words, right after."""
-        from mcptask.cli.record import identity_of
         from mcptask.store.known_tasks import KnownTasks
 
         settings, profile = self.settings, self.resolved.profile or ""
@@ -76,6 +103,34 @@ class Invocation:
         except UsageError:
             return None
         return KnownTasks.open(identity, on_failure=self.screen.warn)
+
+    def known_ids(self) -> list[str]:
+        """Every recorded id of this server (`--known`), most recent first."""
+        if self.record is None:
+            raise UsageError("invalid server URL: no record of known tasks to use")
+        return self.record.ids()
+
+    @contextmanager
+    def hinting(self) -> Iterator[None]:
+        """A refusal for want of a task list also names the recorded tasks and `--known`."""
+        try:
+            yield
+        except NoTaskList as exc:
+            try:
+                count = self.record.count() if self.record is not None else None
+            except StoreFailure:
+                count = None
+            if count is None:
+                hint = "the record of known tasks (--known) cannot be read here"
+            elif count == 0:
+                hint = (
+                    "no task of this server is recorded here yet (mcptask start records the "
+                    "tasks it starts; then --known acts on them)"
+                )
+            else:
+                plural = "s" if count != 1 else ""
+                hint = f"{count} task{plural} of this server recorded here: add --known to use them"
+            raise NoTaskList(f"{exc.message}; {hint}") from None
 
     @contextmanager
     def client(

@@ -58,7 +58,6 @@ def cancel(
 ) -> None:
     """Cancel tasks by id, from a file or stdin, or every working one; confirm each outcome."""
     from mcptask.cli.exit_codes import exit_code_for
-    from mcptask.cli.record import hinting, known_ids
     from mcptask.cli.signals import StopSignal
     from mcptask.operations.cancel import CancelRun
     from mcptask.operations.outcomes import select_targets
@@ -77,10 +76,10 @@ def cancel(
         )
     invocation = Invocation(common)
     view = CancelView(invocation.screen)
-    recorded = known_ids(invocation.record) if known else None
+    recorded = invocation.known_ids() if known else None
     rejoin = [*named, *(recorded or [])]
     with invocation.client(needs_list=all_working and not known, rejoin=rejoin) as client:
-        with hinting(invocation.record):
+        with invocation.hinting():
             selection = select_targets(
                 client, named, all_working=all_working, statuses=wanted, known=recorded
             )

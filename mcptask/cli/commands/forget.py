@@ -31,8 +31,7 @@ def forget(
     """
     import os
 
-    from mcptask.cli.invocation import screen_for
-    from mcptask.cli.record import identity_of
+    from mcptask.cli.invocation import identity_of, screen_for
     from mcptask.cli.settings import ENV_PROFILE, ENV_SERVER, ENV_URL
     from mcptask.output.views.saved import ForgetView, Forgotten
     from mcptask.store.known_tasks import KnownTasks

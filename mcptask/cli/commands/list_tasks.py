@@ -37,7 +37,6 @@ def list_tasks(
     common: Common,
 ) -> None:
     """List the server's tasks (every page), newest first; --known: the recorded ones."""
-    from mcptask.cli.record import hinting, known_ids
     from mcptask.operations.listing import ORDERS, newest_first_key, task_pages
     from mcptask.operations.refresh import refresh_known
     from mcptask.output.views.list_tasks import Listing, ListView
@@ -52,7 +51,7 @@ def list_tasks(
     wanted = statuses(status)
     invocation = Invocation(common)
     view = ListView(invocation.screen)
-    recorded = known_ids(invocation.record) if known else None
+    recorded = invocation.known_ids() if known else None
     gone: list[str] | None = None
     client_block = invocation.client(needs_list=not known, rejoin=recorded or [])
     with client_block as client:
@@ -70,7 +69,7 @@ def list_tasks(
             tasks, gone = tasks[:limit] if limit is not None else tasks, refreshed.gone
             view.unrefreshed(refreshed.errors)
         else:
-            with hinting(invocation.record):
+            with invocation.hinting():
                 client.require("list")
             # Printed while the pages are read, inside the connection's block.
             newest = chosen == "newest"

@@ -59,7 +59,6 @@ def watch(
 ) -> None:
     """Follow tasks live until they settle (completed, failed or cancelled)."""
     from mcptask.cli.exit_codes import exit_code_for
-    from mcptask.cli.record import hinting, known_ids
     from mcptask.operations.refresh import refresh_known
     from mcptask.operations.watch import WatchOptions, WatchReport
     from mcptask.output.views.watch import WatchView
@@ -81,7 +80,7 @@ def watch(
         timeout=watch_timeout,
         exit_status=exit_status,
     )
-    recorded = known_ids(invocation.record) if known else None
+    recorded = invocation.known_ids() if known else None
     rejoin = recorded if recorded is not None else options.task_ids
     needs_list = not options.task_ids and not known
     with invocation.client(needs_list=needs_list, patient=True, rejoin=rejoin) as client:
@@ -96,7 +95,7 @@ def watch(
                     WatchReport([], interrupted=False, timed_out=False, exit_status=exit_status)
                 )
                 raise typer.Exit(0)
-        with hinting(invocation.record):
+        with invocation.hinting():
             report = follow(client, view, options)
     raise typer.Exit(int(exit_code_for(report)))
 
