@@ -117,7 +117,7 @@ class Invocation:
             yield
         except NoTaskList as exc:
             try:
-                count = self.record.count() if self.record is not None else None
+                count = len(self.record.tasks()) if self.record is not None else None
             except StoreFailure:
                 count = None
             if count is None:

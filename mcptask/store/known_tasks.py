@@ -139,10 +139,6 @@ class KnownTasks:
         """Every recorded task id (`--known`), in the order of `tasks`."""
         return [task.task_id for task in self.tasks()]
 
-    def count(self) -> int:
-        """How many tasks are recorded."""
-        return len(self.tasks())
-
     def sessions(self) -> dict[str, str]:
         """Task id → the session that owns it, for the client to rejoin ({} on a failure)."""
         where, params = self._where()

@@ -79,10 +79,10 @@ def test_a_file_of_the_previous_schema_is_migrated_without_losing_a_task(tmp_pat
 
 def test_each_migration_runs_once(tmp_path: Path) -> None:
     clock = Clock()
-    open_record(tmp_path, clock).count()  # a new file: every migration runs
+    open_record(tmp_path, clock).tasks()  # a new file: every migration runs
     with sqlite3.connect(tmp_path / FILE_NAME) as db:
         db.execute("CREATE TABLE listed (server, profile, seen_at, page, tasks)")  # not again
-    open_record(tmp_path, clock).count()
+    open_record(tmp_path, clock).tasks()
     with sqlite3.connect(tmp_path / FILE_NAME) as db:
         (runs,) = db.execute("SELECT COUNT(*) FROM _migrations").fetchone()
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}

@@ -79,16 +79,16 @@ def test_directory_is_0700_and_files_are_0600(tmp_path: Path) -> None:
 
 
 def test_an_existing_file_readable_by_others_is_made_private(tmp_path: Path) -> None:
-    open_record(tmp_path).count()
+    open_record(tmp_path).tasks()
     (tmp_path / FILE_NAME).chmod(0o644)
-    open_record(tmp_path).count()
+    open_record(tmp_path).tasks()
     assert stat.S_IMODE((tmp_path / FILE_NAME).stat().st_mode) == 0o600
 
 
 def test_an_unusable_state_dir_is_a_store_failure(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("not a directory")
     with pytest.raises(StoreFailure, match="cannot use the record"):
-        KnownTasks.open(SERVER, {"MCPTASK_STATE_DIR": str(tmp_path / "file")}).count()
+        KnownTasks.open(SERVER, {"MCPTASK_STATE_DIR": str(tmp_path / "file")}).tasks()
 
 
 # -- what a write keeps ------------------------------------------------------------------------
@@ -133,7 +133,7 @@ def test_forget_and_forget_everywhere(tmp_path: Path) -> None:
     assert other.ids() == ["a", "c"]
     assert everywhere.forget(["a"]) == ["a"]
     assert everywhere.forget(None) == ["b", "c"]
-    assert record.count() == 0
+    assert len(record.tasks()) == 0
 
 
 # -- pruning -----------------------------------------------------------------------------------
@@ -187,13 +187,13 @@ def test_opening_prunes_at_most_once_per_interval_and_never_reads_an_expired_tas
     again = open_record(tmp_path, clock)
     assert again.ids() == ["done"]
     assert rows_in(tmp_path) == ["done", "short"]  # not yet due: the file is not scanned
-    assert again.count() == 1
+    assert len(again.tasks()) == 1
     assert again.sessions() == {}
     again.close()
     clock.now += PRUNE_EVERY_SECONDS
     open_record(tmp_path, clock).close()
     assert rows_in(tmp_path) == ["done", "short"]  # closing alone does not open the file
-    open_record(tmp_path, clock).count()
+    open_record(tmp_path, clock).tasks()
     assert rows_in(tmp_path) == ["done"]
 
 
@@ -203,7 +203,7 @@ def test_a_prune_dated_in_the_future_does_not_hold_the_next_one_off(tmp_path: Pa
     clock.now += RETENTION_SECONDS + 1  # "done" is terminal past retention now
     with sqlite3.connect(tmp_path / FILE_NAME) as db:  # pruned by a clock that ran ahead
         db.execute("UPDATE pruned SET at = ?", (clock.now + PRUNE_EVERY_SECONDS / 2,))
-    open_record(tmp_path, clock).count()
+    open_record(tmp_path, clock).tasks()
     assert rows_in(tmp_path) == []
 
 
@@ -245,7 +245,7 @@ def test_concurrent_processes_lose_no_write(tmp_path: Path) -> None:
         process.join(60)
         assert process.exitcode == 0
     record = open_record(tmp_path / "fresh")
-    assert record.count() == 6 * 25
+    assert len(record.tasks()) == 6 * 25
 
 
 # -- completion --------------------------------------------------------------------------------
@@ -288,7 +288,7 @@ def test_a_created_task_is_written_at_once_others_are_batched(tmp_path: Path) ->
     record = open_record(tmp_path, on_failure=pytest.fail, clock=ticks)
     reader = open_record(tmp_path)
     record.seen(task("listed"), via="tasks/list", session_id=None, tool=None)
-    assert reader.count() == 0
+    assert len(reader.tasks()) == 0
     record.seen(task("new"), via="tools/call", session_id="s1", tool="long_job")
     assert {t.task_id for t in reader.tasks()} == {"listed", "new"}
     assert reader.sessions() == {"new": "s1"}
@@ -347,7 +347,7 @@ def test_a_queued_change_is_written_on_a_later_unchanged_sighting(tmp_path: Path
     record = open_record(tmp_path, on_failure=pytest.fail, clock=ticks)
     reader = open_record(tmp_path)
     record.seen(task("a", "completed"), via="tasks/get", session_id=None, tool=None)
-    assert reader.count() == 0  # queued
+    assert len(reader.tasks()) == 0  # queued
     ticks.now += 5
     record.seen(task("a", "completed"), via="tasks/get", session_id=None, tool=None)
     assert [(t.task_id, t.status) for t in reader.tasks()] == [("a", "completed")]

@@ -44,7 +44,7 @@ def test_a_listing_reads_back_as_tasks(tmp_path: Path) -> None:
     assert {(task.status, task.via, task.session_id, task.tool) for task in found} == {
         ("working", "tasks/list", None, None)
     }
-    assert record.count() == 3
+    assert len(record.tasks()) == 3
     env = {"MCPTASK_STATE_DIR": str(tmp_path)}
     assert complete_task_ids(env, SERVER, "b") == [("b", "working")]
     assert complete_task_ids(env, OTHER, "") == []
