@@ -16,18 +16,10 @@ import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-ENV_CONFIG_DIR = "MCPTASK_CONFIG_DIR"
-ENV_STATE_DIR = "MCPTASK_STATE_DIR"
-
-
-def config_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """The directory of mcptask's configuration (not created here)."""
-    return _directory(environ, ENV_CONFIG_DIR, "XDG_CONFIG_HOME", Path(".config"))
-
 
 def state_dir(environ: Mapping[str, str] | None = None) -> Path:
     """The directory of mcptask's state (not created here)."""
-    return _directory(environ, ENV_STATE_DIR, "XDG_STATE_HOME", Path(".local", "state"))
+    return _directory(environ, "MCPTASK_STATE_DIR", "XDG_STATE_HOME", Path(".local", "state"))
 
 
 def tokens_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -36,8 +28,9 @@ def tokens_path(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def profiles_path(environ: Mapping[str, str] | None = None) -> Path:
-    """Where the profiles file is (`mcptask.store.profiles`)."""
-    return config_dir(environ) / "profiles.toml"
+    """Where the profiles file is (`mcptask.store.profiles`), in the configuration directory."""
+    configuration = _directory(environ, "MCPTASK_CONFIG_DIR", "XDG_CONFIG_HOME", Path(".config"))
+    return configuration / "profiles.toml"
 
 
 def profile_names(environ: Mapping[str, str] | None = None) -> list[str]:
