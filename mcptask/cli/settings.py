@@ -25,7 +25,7 @@ import math
 import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -56,7 +56,7 @@ class Resolved:
     nameless: what `connect --save` writes, through `to_profile`."""
     profile: str | None
     """The profile in use, if any."""
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[str, ...] = ()
 
     def to_profile(self, name: str, *, save_secrets: bool) -> Profile:
         """These settings as profile `name`, without a session (connect adds the one it
@@ -93,7 +93,7 @@ def resolve(
     profile = profile_in_use(line, book, env)
     base = profile or Profile(name="")
     url, server = line.url, line.server
-    if profile is not None and not (url or server):
+    if profile is not None:  # then the line names no server (`profile_in_use`)
         url, server = profile.url, profile.server
     if not (url or server):
         url, server = env.get(ENV_URL) or None, env.get(ENV_SERVER) or None
@@ -180,12 +180,7 @@ def resolve(
         keep_session=keep,
         session_id=session_id if keep else None,
     )
-    return Resolved(
-        settings,
-        sources,
-        profile.name if profile else None,
-        tuple(_warnings(settings)),
-    )
+    return Resolved(settings, sources, profile.name if profile else None, _warnings(settings))
 
 
 def resolve_auth(
@@ -362,7 +357,7 @@ def _saveable(values: dict[str, Value], save_secrets: bool, option: str) -> dict
     return dict(values)
 
 
-def _warnings(settings: ConnectionSettings) -> list[str]:
+def _warnings(settings: ConnectionSettings) -> tuple[str, ...]:
     warnings: list[str] = []
     if settings.insecure:
         warnings.append(
@@ -378,4 +373,4 @@ def _warnings(settings: ConnectionSettings) -> list[str]:
             f"sending credentials over plain http:// to {host}, which is not this machine; "
             "use https://"
         )
-    return warnings
+    return tuple(warnings)

@@ -6,7 +6,7 @@ import signal
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from types import FrameType, TracebackType
+from types import FrameType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -31,12 +31,7 @@ class StopSignal:
                 self._previous[signum] = signal.signal(signum, self._on_signal)
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)  # type: ignore[arg-type]
         self._previous.clear()
