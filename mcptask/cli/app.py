@@ -175,12 +175,8 @@ def _root(
         ),
     ] = False,
 ) -> None:
-    """Manage the long-running tasks of MCP servers: connect, start, list, get, result,
-    cancel, watch.
-
-    The server options (--url, --server, --profile, -H, ...) may stand before or after the
-    command name; given in both places, the later one wins (-H and --env add up).
-    """
+    """The root's --version, and the server options, which may stand before or after the
+    command name: given in both places, the later one wins (-H and --env add up)."""
 
 
 app = typer.Typer(
