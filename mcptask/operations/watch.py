@@ -8,11 +8,10 @@ the same changes in the same order. Pure: changes go to callbacks and the end st
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -119,10 +118,9 @@ class Watch:
             task_id: WatchedTask(task_id) for task_id in options.task_ids
         }
         self.pushes_seen = 0
-        self.timed_out = False
         self._stop = stop
         self._wake = threading.Event()
-        self._pushed: queue.SimpleQueue[Task] = queue.SimpleQueue()
+        self._pushed: deque[Task] = deque()
         self._on_change = on_change
         self._on_round = on_round
         self._on_problem = on_problem
@@ -143,24 +141,22 @@ class Watch:
         )
 
     def run(self) -> WatchReport:
-        """Watch until every task settles (unless forever), the timeout, or a stop request."""
-        with self._push_stream():
+        """Watch until every task settles (unless forever), the timeout, or a stop request,
+        following the server's status pushes on a thread of their own meanwhile."""
+        pushes_end = threading.Event()
+        listener = threading.Thread(
+            target=self.client.follow_status_pushes,
+            args=(list(self.options.task_ids), pushes_end),
+            daemon=True,
+        )
+        listener.start()
+        clock = time.monotonic
+        try:
             if self.listing:
                 self.client.require("list")
                 self._relist()
-            self._poll()
-        return WatchReport(
-            tasks=list(self.tasks.values()),
-            interrupted=self._stop.is_set(),
-            timed_out=self.timed_out,
-            exit_status=self.options.exit_status,
-        )
-
-    def _poll(self) -> None:
-        self.client.set_notification_handler(self._on_notification)
-        clock = time.monotonic
-        deadline = None if self.options.timeout is None else clock() + self.options.timeout
-        try:
+            self.client.set_notification_handler(self._on_notification)
+            deadline = None if self.options.timeout is None else clock() + self.options.timeout
             PollLoop(
                 fetch=self.client.get_task,
                 pending=self._pending,
@@ -172,9 +168,17 @@ class Watch:
                 after_round=self._between_rounds,
                 clock=clock,
             ).run(deadline=deadline, until_settled=not self.options.forever)
+            timed_out = deadline is not None and clock() >= deadline and bool(self._pending())
         finally:
             self.client.set_notification_handler(None)
-        self.timed_out = deadline is not None and clock() >= deadline and bool(self._pending())
+            pushes_end.set()
+            listener.join(timeout=0.5)
+        return WatchReport(
+            tasks=list(self.tasks.values()),
+            interrupted=self._stop.is_set(),
+            timed_out=timed_out,
+            exit_status=self.options.exit_status,
+        )
 
     def _listed(self, pending: list[str]) -> dict[str, Task]:
         """The pending tasks this round's `tasks/list` pages show, where reading them is the
@@ -183,22 +187,6 @@ class Watch:
         page = self._pages.round(pending, keep)
         self._round_listing = page.listed if page is not None else None
         return page.found if page is not None else {}
-
-    @contextmanager
-    def _push_stream(self) -> Iterator[None]:
-        """Follow the server's status pushes in a background thread while the block runs."""
-        stop = threading.Event()
-        listener = threading.Thread(
-            target=self.client.follow_status_pushes,
-            args=(list(self.options.task_ids), stop),
-            daemon=True,
-        )
-        listener.start()
-        try:
-            yield
-        finally:
-            stop.set()
-            listener.join(timeout=0.5)
 
     def wake(self) -> None:
         """Cut the current wait short (a push arrived, or the user asked to stop)."""
@@ -223,11 +211,8 @@ class Watch:
         self._record(watched, answer)
 
     def _between_rounds(self) -> None:
-        while True:
-            try:
-                pushed = self._pushed.get_nowait()
-            except queue.Empty:
-                break
+        while self._pushed:
+            pushed = self._pushed.popleft()
             if pushed.taskId in self.tasks:
                 self._record(self.tasks[pushed.taskId], pushed)
         if self._relist_due():
@@ -266,14 +251,10 @@ class Watch:
     def _adopt(self, listed: list[Task]) -> None:
         """Record the listed tasks that are watched, and watch the new ones of the statuses
         asked for (active ones by default)."""
-        wanted = self.options.statuses or ACTIVE_STATUSES
-        for task in listed:
-            if task.taskId in self.tasks:
-                self._record(self.tasks[task.taskId], task)
-            elif task.status in wanted:
-                watched = WatchedTask(task.taskId)
-                self.tasks[task.taskId] = watched
-                self._record(watched, task)
+        for task in filter(self._keeps_listed, listed):
+            if task.taskId not in self.tasks:
+                self.tasks[task.taskId] = WatchedTask(task.taskId)
+            self._record(self.tasks[task.taskId], task)
 
     def _record(self, watched: WatchedTask, task: Task | None, *, gone: bool = False) -> None:
         previous = watched.status
@@ -303,5 +284,5 @@ class Watch:
         if task is None:
             return  # a malformed push is ignored: polling stays the baseline
         self.pushes_seen += 1
-        self._pushed.put(task)
+        self._pushed.append(task)  # deque: appends and pops are thread-safe
         self._wake.set()
