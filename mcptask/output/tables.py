@@ -7,6 +7,7 @@ as markup.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from rich.cells import cell_len
@@ -16,7 +17,6 @@ from rich.text import Text
 
 from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome
 from mcptask.output.sanitize import clean, clean_block
-from mcptask.protocol.handshake import ServerInfo
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task
 
@@ -64,10 +64,7 @@ def milliseconds(value: int | None, *, none: str = "-") -> str:
 
 def task_table(tasks: list[Task]) -> Table:
     """The task list as a table: id, status, message, age, last change, ttl."""
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    _id_column(table, [task.taskId for task in tasks])
-    for column in ("STATUS", "MESSAGE", "AGE", "UPDATED", "TTL"):
-        table.add_column(column, overflow="ellipsis")
+    table = _id_table([task.taskId for task in tasks], "STATUS", "MESSAGE", "AGE", "UPDATED", "TTL")
     now = datetime.now(UTC)
     for task in tasks:
         table.add_row(
@@ -81,11 +78,16 @@ def task_table(tasks: list[Task]) -> Table:
     return table
 
 
-def _id_column(table: Table, task_ids: list[str]) -> None:
-    """The first column, TASK ID: as wide as the longest id, never wrapped nor cut (an id is
-    copied and pasted whole); the other columns give way. See `print_id_table`."""
+def _id_table(task_ids: list[str], *columns: str) -> Table:
+    """A table of tasks whose first column, TASK ID, is as wide as the longest id, never
+    wrapped nor cut (an id is copied and pasted whole); the other columns give way. See
+    `print_id_table`."""
+    table = Table(box=None, header_style="bold", pad_edge=False)
     widest = max((cell_len(clean(task_id)) for task_id in task_ids), default=0)
     table.add_column("TASK ID", no_wrap=True, overflow="ignore", min_width=widest)
+    for column in columns:
+        table.add_column(column, overflow="ellipsis")
+    return table
 
 
 ROOM_BESIDE_IDS = 44
@@ -94,7 +96,7 @@ ttl, a few characters of message)."""
 
 
 def print_id_table(console: Console, table: Table) -> None:
-    """Print a table whose first column is `_id_column`'s: wider than the screen when its
+    """Print a table whose first column is `_id_table`'s: wider than the screen when its
     longest id needs it, never cropped."""
     needed = (table.columns[0].min_width or 0) + ROOM_BESIDE_IDS
     if needed > console.width:
@@ -102,11 +104,19 @@ def print_id_table(console: Console, table: Table) -> None:
     console.print(table, crop=False)
 
 
-def task_detail(task: Task) -> Table:
-    """One task in full, as a two-column table (unknown fields included)."""
+def field_table(rows: Iterable[tuple[str | Text, str | Text]]) -> Table:
+    """A two-column table of names (bold) and values (folded when long)."""
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(style="bold")
     table.add_column(overflow="fold")
+    for name, value in rows:
+        table.add_row(name, value)
+    return table
+
+
+def task_detail(task: Task) -> Table:
+    """One task in full, as a two-column table (unknown fields included)."""
+    table = field_table([])
     now = datetime.now(UTC)
     table.add_row("Task ID", Text(clean(task.taskId)))
     table.add_row("Status", status_text(task.status))
@@ -126,71 +136,9 @@ def task_detail(task: Task) -> Table:
     return table
 
 
-def server_panel(
-    server: ServerInfo,
-    *,
-    others: list[ServerInfo],
-    transport: str,
-    target: str,
-    session_id: str | None,
-) -> Table:
-    """What `connect` shows on a terminal: the negotiated era, and any other era the server
-    speaks (auto mode uses it for what only it offers, such as a list)."""
-    table = Table(box=None, show_header=False, pad_edge=False)
-    table.add_column(style="bold")
-    table.add_column(overflow="fold")
-    name = server.title or server.name or "(unnamed)"
-    table.add_row("Server", Text(f"{clean(name)} {clean(server.version)}".strip()))
-    protocol = f"{clean(server.protocol_version)} ({server.era} era)"
-    if others:
-        protocol += "; also " + ", ".join(
-            f"{clean(other.protocol_version)} ({other.era} era)" for other in others
-        )
-    table.add_row("Protocol", Text(protocol))
-    if server.extensions:
-        table.add_row("Extensions", Text(", ".join(clean(name) for name in server.extensions)))
-    table.add_row("Transport", Text(f"{transport} {clean(target)}"))
-    table.add_row("Session", Text(clean(session_id) if session_id else "none"))
-    for era in (server, *others):
-        label = f"Tasks ({clean(era.protocol_version)})" if others else "Tasks"
-        table.add_row(label, _task_offers(era))
-    if others and not server.task_support.list and any(o.task_support.list for o in others):
-        lister = next(o for o in others if o.task_support.list)
-        table.add_row(
-            "",
-            Text(
-                f"list, cancel --all-working and watch without ids use "
-                f"{clean(lister.protocol_version)} here",
-                style="dim",
-            ),
-        )
-    if server.instructions:
-        table.add_row("Instructions", Text(clean(server.instructions)))
-    return table
-
-
-def _task_offers(server: ServerInfo) -> Text:
-    support = server.task_support
-    if not support.tasks:
-        return Text("not offered by this server", style="yellow")
-    offers = {
-        "get": True,
-        "list": support.list,
-        "cancel": support.cancel,
-        "task-augmented tools/call": support.tool_calls,
-    }
-    return Text("  ").join(
-        Text(("✓ " if offered else "✗ ") + name, style="green" if offered else "red")
-        for name, offered in offers.items()
-    )
-
-
 def cancel_table(results: list[CancelResult]) -> Table:
     """Per-task outcomes of a cancel run."""
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    _id_column(table, [result.task_id for result in results])
-    for column in ("OUTCOME", "STATUS", "MESSAGE"):
-        table.add_column(column, overflow="ellipsis")
+    table = _id_table([result.task_id for result in results], "OUTCOME", "STATUS", "MESSAGE")
     for result in results:
         table.add_row(
             Text(clean(result.task_id)),

@@ -15,6 +15,9 @@ from mcptask.protocol.handshake import ServerInfo
 from mcptask.protocol.jsonrpc import JsonObject
 
 if TYPE_CHECKING:
+    from rich.table import Table
+    from rich.text import Text
+
     from mcptask.store.tokens import CachedToken
 
 
@@ -45,17 +48,7 @@ class ConnectView(View[Connection]):
 
     def table(self, shown: Connection) -> None:
         """The server panel, and a plain word when the server has no tasks."""
-        from mcptask.output import tables
-
-        self.screen.out.print(
-            tables.server_panel(
-                shown.server,
-                others=shown.others,
-                transport=shown.transport,
-                target=shown.target,
-                session_id=shown.session_id,
-            )
-        )
+        self.screen.out.print(_server_panel(shown))
         offered = (era.task_support.tasks for era in (shown.server, *shown.others))
         if not any(offered):
             self.screen.warn("this server offers no tasks: list, get and cancel will not work here")
@@ -88,6 +81,63 @@ class ConnectView(View[Connection]):
         }
 
 
+def _server_panel(shown: Connection) -> Table:
+    """What `connect` shows on a terminal: the negotiated era, and any other era the server
+    speaks (auto mode uses it for what only it offers, such as a list)."""
+    from rich.text import Text
+
+    from mcptask.output.tables import field_table
+
+    server, others = shown.server, shown.others
+    table = field_table([])
+    name = server.title or server.name or "(unnamed)"
+    table.add_row("Server", Text(f"{clean(name)} {clean(server.version)}".strip()))
+    protocol = f"{clean(server.protocol_version)} ({server.era} era)"
+    if others:
+        protocol += "; also " + ", ".join(
+            f"{clean(other.protocol_version)} ({other.era} era)" for other in others
+        )
+    table.add_row("Protocol", Text(protocol))
+    if server.extensions:
+        table.add_row("Extensions", Text(", ".join(clean(name) for name in server.extensions)))
+    table.add_row("Transport", Text(f"{shown.transport} {clean(shown.target)}"))
+    table.add_row("Session", Text(clean(shown.session_id) if shown.session_id else "none"))
+    for era in (server, *others):
+        label = f"Tasks ({clean(era.protocol_version)})" if others else "Tasks"
+        table.add_row(label, _task_offers(era))
+    if others and not server.task_support.list and any(o.task_support.list for o in others):
+        lister = next(o for o in others if o.task_support.list)
+        table.add_row(
+            "",
+            Text(
+                f"list, cancel --all-working and watch without ids use "
+                f"{clean(lister.protocol_version)} here",
+                style="dim",
+            ),
+        )
+    if server.instructions:
+        table.add_row("Instructions", Text(clean(server.instructions)))
+    return table
+
+
+def _task_offers(server: ServerInfo) -> Text:
+    from rich.text import Text
+
+    support = server.task_support
+    if not support.tasks:
+        return Text("not offered by this server", style="yellow")
+    offers = {
+        "get": True,
+        "list": support.list,
+        "cancel": support.cancel,
+        "task-augmented tools/call": support.tool_calls,
+    }
+    return Text("  ").join(
+        Text(("✓ " if offered else "✗ ") + name, style="green" if offered else "red")
+        for name, offered in offers.items()
+    )
+
+
 def _task_support(eras: list[ServerInfo]) -> JsonObject:
     offers = [era.task_support for era in eras]
     return {
@@ -115,15 +165,12 @@ class LoginView(View[SignIn]):
     formats = ("table", "json", "jsonl")
 
     def table(self, shown: SignIn) -> None:
-        from rich.table import Table
         from rich.text import Text
 
-        table = Table(box=None, show_header=False, pad_edge=False)
-        table.add_column(style="bold")
-        table.add_column(overflow="fold")
-        for name, value in _sign_in_rows(shown):
-            table.add_row(name, Text(clean(value)))
-        self.screen.out.print(table)
+        from mcptask.output import tables
+
+        rows = [(name, Text(clean(value))) for name, value in _sign_in_rows(shown)]
+        self.screen.out.print(tables.field_table(rows))
 
     def document(self, shown: SignIn) -> JsonObject:
         token = shown.token
