@@ -25,7 +25,7 @@ from typing import BinaryIO, Protocol
 from mcptask.reference_server.config import Fault, FaultKind, ServerConfig
 from mcptask.reference_server.eras.legacy import LegacyDispatcher
 from mcptask.reference_server.eras.modern import ModernDispatcher
-from mcptask.reference_server.eras.router import Era, Router, Routes
+from mcptask.reference_server.eras.router import Era, Router
 from mcptask.reference_server.eras.subscriptions import Subscription
 from mcptask.reference_server.faults import (
     FaultPlan,
@@ -276,7 +276,8 @@ class StdioServer:
             log.warning("--fault wrong-content-type has no stdio equivalent; answering normally")
         # The client of a dual-era server chooses the legacy era by its initialize.
         legacy_from_start = router.sole_era is Era.LEGACY
-        self._routes: Routes[_Lines] = router.bind(
+        self._router = router
+        self._handlers: dict[Era, _Lines] = router.bind(
             legacy=lambda dispatcher: _LegacyLines(
                 dispatcher, store, self._output, chosen=legacy_from_start
             ),
@@ -311,15 +312,14 @@ class StdioServer:
             if fault is FaultKind.RESET:
                 log.info("fault reset: dropped %s unhandled", describe(message))
                 continue
-            route = self._routes.route(message)
-            if route.may_block:
+            era = self._router.era_of(message)
+            handler = self._handlers[era]
+            if self._router.may_block(message, era):
                 # tasks/result and inline tool calls may take long: answer them from their
                 # own thread so the next lines are still read and answered.
-                threading.Thread(
-                    target=route.handler.handle, args=(message, fault), daemon=True
-                ).start()
+                threading.Thread(target=handler.handle, args=(message, fault), daemon=True).start()
             else:
-                route.handler.handle(message, fault)
+                handler.handle(message, fault)
         self._listens.end_all()
         self._output.finish()
         return 0

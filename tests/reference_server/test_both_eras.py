@@ -65,22 +65,23 @@ def test_routes_bind_a_handler_per_era_and_tell_whether_a_message_may_block(
 ) -> None:
     router = make().router
     routes = router.bind(legacy=lambda dispatcher: "L", modern=lambda dispatcher: "M")
-    assert list(routes) == ["L", "M"]
-    assert routes.without_message() == "L"
-    assert routes.for_message(DISCOVER) == "M"
+    assert list(routes.values()) == ["L", "M"]
+    assert routes[router.era_without_message()] == "L"
+    assert routes[router.era_of(DISCOVER)] == "M"
     result = {"jsonrpc": "2.0", "id": 2, "method": "tasks/result", "params": {"taskId": "t"}}
-    route = routes.route(result)
-    assert (route.era, route.handler, route.may_block) == (Era.LEGACY, "L", True)
+    era = router.era_of(result)
+    assert (era, routes[era], router.may_block(result, era)) == (Era.LEGACY, "L", True)
     inline = {
         "jsonrpc": "2.0",
         "id": 3,
         "method": "tools/call",
         "params": {"_meta": meta(tasks=False), "name": "long_job"},
     }
-    assert routes.route(inline).may_block  # runs inline: no tasks extension declared
-    assert not routes.route(MODERN_PING).may_block
+    # runs inline: no tasks extension declared
+    assert router.may_block(inline, router.era_of(inline))
+    assert not router.may_block(MODERN_PING, router.era_of(MODERN_PING))
     only_modern = make(protocol_eras=ProtocolEras.MODERN).router
-    assert list(only_modern.bind(legacy=lambda d: "L", modern=lambda d: "M")) == ["M"]
+    assert list(only_modern.bind(legacy=lambda d: "L", modern=lambda d: "M").values()) == ["M"]
 
 
 # -- one store, two eras ----------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Which protocol era answers a message: decided here, once, for every transport.
 
 The Router owns the dispatcher of each era the server speaks (--protocol-eras). A
-transport binds one handler of its own per era (`bind`) and asks for the route of each
+transport binds one handler of its own per era (`bind`) and asks for the era of each
 message it reads; it never looks at a message's era itself. The rules:
 
 - a server of one era answers every message in that era;
@@ -15,9 +15,8 @@ message it reads; it never looks at a message's era itself. The rules:
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Generic, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.eras.legacy import LegacyDispatcher
@@ -48,17 +47,6 @@ def is_modern_message(message: object) -> bool:
     return isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
 
 
-@dataclass(frozen=True)
-class Route(Generic[T]):
-    """What to do with one message: the era, the transport's handler of that era, and
-    whether answering may take long (tasks/result, an inline tool call), so that a
-    transport without a thread per request answers it from a thread of its own."""
-
-    era: Era
-    handler: T
-    may_block: bool
-
-
 class Router:
     """The dispatchers of the eras served, and the one decision of a message's era."""
 
@@ -71,68 +59,37 @@ class Router:
             self._dispatchers[Era.LEGACY] = self.legacy
         if self.modern is not None:
             self._dispatchers[Era.MODERN] = self.modern
-
-    @property
-    def eras(self) -> tuple[Era, ...]:
-        """The eras served, legacy first."""
-        return tuple(self._dispatchers)
-
-    @property
-    def sole_era(self) -> Era | None:
-        """The era of every message when only one is served; None on a dual-era server,
-        where each client's first message chooses."""
-        return self.eras[0] if len(self._dispatchers) == 1 else None
+        # The eras served, legacy first.
+        self.eras = tuple(self._dispatchers)
+        # The era of every message when only one is served; None on a dual-era server,
+        # where each client's first message chooses.
+        self.sole_era = self.eras[0] if len(self.eras) == 1 else None
 
     def era_of(self, message: object) -> Era:
         """The era that answers `message` (see the module's rules)."""
-        sole = self.sole_era
-        if sole is not None:
-            return sole
+        if self.sole_era is not None:
+            return self.sole_era
         return Era.MODERN if is_modern_message(message) else Era.LEGACY
 
     def era_without_message(self) -> Era:
         """The era of a request that carries no message (HTTP GET, DELETE, ...)."""
         return self.eras[0]
 
-    def may_block(self, message: object, era: Era | None = None) -> bool:
-        """True when the dispatcher of the message's era (`era`, if already decided) may
-        take long to answer it."""
-        return self._dispatchers[era or self.era_of(message)].may_block(message)
+    def may_block(self, message: object, era: Era) -> bool:
+        """True when answering may take long (tasks/result, an inline tool call), so that
+        a transport without a thread per request answers it from a thread of its own."""
+        return self._dispatchers[era].may_block(message)
 
     def bind(
         self,
         *,
         legacy: Callable[[LegacyDispatcher], T],
         modern: Callable[[ModernDispatcher], T],
-    ) -> Routes[T]:
+    ) -> dict[Era, T]:
         """A transport's handlers, one per era served, made from that era's dispatcher."""
         handlers: dict[Era, T] = {}
         if self.legacy is not None:
             handlers[Era.LEGACY] = legacy(self.legacy)
         if self.modern is not None:
             handlers[Era.MODERN] = modern(self.modern)
-        return Routes(self, handlers)
-
-
-class Routes(Generic[T]):
-    """A transport's handler per era, chosen for each message by the router."""
-
-    def __init__(self, router: Router, handlers: dict[Era, T]) -> None:
-        self._router = router
-        self._handlers = handlers
-
-    def route(self, message: object) -> Route[T]:
-        """The route of one decoded message."""
-        era = self._router.era_of(message)
-        return Route(era, self._handlers[era], self._router.may_block(message, era))
-
-    def for_message(self, message: object) -> T:
-        """The handler of the message's era."""
-        return self._handlers[self._router.era_of(message)]
-
-    def without_message(self) -> T:
-        """The handler of requests that carry no message (HTTP GET, DELETE, ...)."""
-        return self._handlers[self._router.era_without_message()]
-
-    def __iter__(self) -> Iterator[T]:
-        return iter(self._handlers.values())
+        return handlers

@@ -8,8 +8,9 @@ import binascii
 import hmac
 import ipaddress
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+from mcptask.reference_server.oauth.server import Refusal
 
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 REALM = "mcptask-reference"
@@ -27,15 +28,6 @@ NAME_SOURCES = {
     "tasks/update": "taskId",
     "tasks/cancel": "taskId",
 }
-
-
-@dataclass(frozen=True)
-class AuthFailure:
-    """A refused request: HTTP status, WWW-Authenticate challenge, and a message."""
-
-    status: int
-    challenge: str
-    message: str
 
 
 def origin_allowed(origin: str) -> bool:
@@ -94,15 +86,15 @@ def _same(a: str, b: str) -> bool:
 
 def auth_failure(
     authorization: str | None, require: str | None, forbid: str | None
-) -> AuthFailure | None:
+) -> Refusal | None:
     """Check the Authorization header against --require-token / --forbid-token."""
     token = _bearer_token(authorization)
     if forbid is not None and token is not None and _same(token, forbid):
-        return AuthFailure(
+        return Refusal(
             403, 'Bearer error="insufficient_scope", scope="tasks"', "Insufficient scope"
         )
     if require is not None and (token is None or not _same(token, require)):
-        return AuthFailure(
+        return Refusal(
             401,
             f'Bearer realm="{REALM}", error="invalid_token"',
             "Missing or invalid bearer token",

@@ -18,7 +18,7 @@ from http.server import ThreadingHTTPServer
 from typing import Protocol
 
 from mcptask.reference_server.config import FaultKind, ServerConfig
-from mcptask.reference_server.eras.router import Router, Routes
+from mcptask.reference_server.eras.router import Era, Router
 from mcptask.reference_server.faults import FaultPlan
 from mcptask.reference_server.http.framing import (
     BAD_REQUEST,
@@ -30,7 +30,6 @@ from mcptask.reference_server.http.framing import (
 from mcptask.reference_server.http.legacy import LegacyEndpoint
 from mcptask.reference_server.http.modern import ModernEndpoint
 from mcptask.reference_server.http.policy import (
-    AuthFailure,
     accepted_types,
     auth_failure,
     host_allowed,
@@ -92,12 +91,14 @@ class ReferenceHTTPServer(ThreadingHTTPServer):
         self,
         address: tuple[str, int],
         config: ServerConfig,
-        endpoints: Routes[EraEndpoint],
+        router: Router,
+        endpoints: dict[Era, EraEndpoint],
         plan: FaultPlan | None = None,
     ) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         self.config = config
+        self.router = router
         self.endpoints = endpoints
         self.oauth = AuthorizationServer(config.oauth) if config.oauth is not None else None
         self.plan = plan or FaultPlan(config.fault_switches)
@@ -110,9 +111,16 @@ class ReferenceHTTPServer(ThreadingHTTPServer):
         host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{self.server_port}{ENDPOINT}"
 
+    def endpoint(self, message: JsonObject | None) -> EraEndpoint:
+        """The endpoint of the message's era (None: a request without one, GET or DELETE)."""
+        router = self.router
+        return self.endpoints[
+            router.era_without_message() if message is None else router.era_of(message)
+        ]
+
     def close(self) -> None:
         """After serving: end what the endpoints keep open, then release the socket."""
-        for endpoint in self.endpoints:
+        for endpoint in self.endpoints.values():
             endpoint.shutdown()
         self.server_close()
 
@@ -161,7 +169,7 @@ class McpRequestHandler(Exchange):
             if self.fault is FaultKind.RESET:
                 self.reset_connection()
             try:
-                self.server.endpoints.for_message(message).post(self, message)
+                self.server.endpoint(message).post(self, message)
             except ConnectionError:
                 # The client went away before its answer (after a slow one, say): no
                 # traceback, the connection is simply over.
@@ -176,7 +184,7 @@ class McpRequestHandler(Exchange):
             if self._served_by_oauth(b""):
                 return
             self._check_common()
-            self.server.endpoints.without_message().get(self)
+            self.server.endpoint(None).get(self)
 
     def do_DELETE(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
         self.request_message, self.fault, self.principal = None, None, None
@@ -184,17 +192,14 @@ class McpRequestHandler(Exchange):
             self._check_origin_and_host()
             self.read_body()
             self._check_common()
-            self.server.endpoints.without_message().delete(self)
+            self.server.endpoint(None).delete(self)
 
     def do_PUT(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
         with contextlib.suppress(Done):
             self._check_origin_and_host()
-            self.method_not_allowed(self.server.endpoints.without_message().allow)
+            self.method_not_allowed(self.server.endpoint(None).allow)
 
-    def do_PATCH(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
-        with contextlib.suppress(Done):
-            self._check_origin_and_host()
-            self.method_not_allowed(self.server.endpoints.without_message().allow)
+    do_PATCH = do_PUT  # noqa: N815 - the name BaseHTTPRequestHandler calls
 
     def _read_message(self, body: bytes) -> JsonObject:
         """The one JSON-RPC message a POST carries; error answers for anything else."""
@@ -229,23 +234,15 @@ class McpRequestHandler(Exchange):
     def _check_common(self) -> None:
         if self.path.split("?", 1)[0] != ENDPOINT:
             self.fail(404, BAD_REQUEST, f"Not found; the MCP endpoint is {ENDPOINT}")
-        refused: AuthFailure | Refusal | None = auth_failure(
-            self.headers.get("Authorization"), self.config.require_token, self.config.forbid_token
-        )
-        if self.server.oauth is not None:
-            refused = self.server.oauth.check_bearer(
-                self.headers.get("Authorization"), self._origin(), None
-            )
-        if refused is not None:
-            self.fail(
-                refused.status,
-                BAD_REQUEST,
-                refused.message,
-                {"WWW-Authenticate": refused.challenge},
-            )
-        if self.server.oauth is not None:
+        authorization = self.headers.get("Authorization")
+        oauth = self.server.oauth
+        config = self.config
+        if oauth is None:
+            self._refuse(auth_failure(authorization, config.require_token, config.forbid_token))
+        else:
+            self._refuse(oauth.check_bearer(authorization, self._origin(), None))
             # Tasks belong to the client their token was issued to (tasks spec: MUST).
-            self.principal = self.server.oauth.principal(self.headers.get("Authorization"))
+            self.principal = oauth.principal(authorization)
 
     # -- --oauth: the authorization server beside /mcp ---------------------------------------
 
@@ -273,11 +270,15 @@ class McpRequestHandler(Exchange):
         if self.server.oauth is None:
             return
         method = message.get("method")
-        refused = self.server.oauth.check_bearer(
-            self.headers.get("Authorization"),
-            self._origin(),
-            method if isinstance(method, str) else None,
+        self._refuse(
+            self.server.oauth.check_bearer(
+                self.headers.get("Authorization"),
+                self._origin(),
+                method if isinstance(method, str) else None,
+            )
         )
+
+    def _refuse(self, refused: Refusal | None) -> None:
         if refused is not None:
             self.fail(
                 refused.status,
@@ -296,11 +297,11 @@ def http_server(
     config: ServerConfig, router: Router, store: TaskStore, plan: FaultPlan | None = None
 ) -> ReferenceHTTPServer:
     """The HTTP server of `config`, bound (port 0: a free port) and not yet serving."""
-    endpoints: Routes[EraEndpoint] = router.bind(
+    endpoints: dict[Era, EraEndpoint] = router.bind(
         legacy=lambda dispatcher: LegacyEndpoint(dispatcher, store),
         modern=ModernEndpoint,
     )
-    return ReferenceHTTPServer((config.host, config.port), config, endpoints, plan)
+    return ReferenceHTTPServer((config.host, config.port), config, router, endpoints, plan)
 
 
 def serve_http(
