@@ -21,16 +21,12 @@ SCHEDULER_JOIN_SECONDS = 2.0
 
 
 class Scheduler(Protocol):
-    """What a clock drives: the store's timed changes, under the store's condition."""
+    """What a clock drives: the store's timed changes (run_due), under its condition."""
 
     @property
-    def condition(self) -> threading.Condition:
-        """The lock every change of the store happens under."""
-        ...
+    def condition(self) -> threading.Condition: ...
 
-    def run_due(self) -> float | None:
-        """Apply every change due by now (lock held); the next deadline, or None."""
-        ...
+    def run_due(self) -> float | None: ...
 
 
 class Clock(Protocol):
@@ -45,9 +41,8 @@ class Clock(Protocol):
         ...
 
     def wait(self, condition: threading.Condition, timeout: float | None) -> None:
-        """Wait on `condition` (held by the caller) until it is notified or `timeout`
-        seconds of this clock have passed (None: no limit). Callers re-check what they
-        wait for: a wait may end early."""
+        """Wait on `condition` (held) until notified or `timeout` seconds of this clock have
+        passed (None: no limit); callers re-check, a wait may end early."""
         ...
 
     def drive(self, scheduler: Scheduler) -> Callable[[], None]:
@@ -60,15 +55,12 @@ class SystemClock:
     """Real time: time.monotonic, datetime.now, and a scheduler thread."""
 
     def monotonic(self) -> float:
-        """time.monotonic()."""
         return time.monotonic()
 
     def now(self) -> datetime:
-        """datetime.now(UTC)."""
         return datetime.now(UTC)
 
     def wait(self, condition: threading.Condition, timeout: float | None) -> None:
-        """Condition.wait with a real timeout."""
         condition.wait(timeout)
 
     def drive(self, scheduler: Scheduler) -> Callable[[], None]:

@@ -63,7 +63,7 @@ class TaskStore:
 
     @property
     def condition(self) -> threading.Condition:
-        """The lock and condition every change happens under (for the clock's scheduler)."""
+        """The lock every change happens under (for the clock's scheduler)."""
         return self._cond
 
     def add_listener(self, listener: Listener) -> None:
@@ -94,15 +94,12 @@ class TaskStore:
         last_updated_at: datetime | None = None,
         await_input: bool = False,
     ) -> TaskView:
-        """Add a task; its steps start counting now, and so does its ttl.
+        """Add a task; its steps and its ttl start counting now.
 
-        With `await_input`, every step that enters input_required pauses the script until
-        `provide_input` answers the task's input request (a task created in input_required
-        waits from the start).
-
-        The ttl counts from the moment the task enters the store even when `created_at` lies
-        in the past (seeded tasks): their history is fiction, and a short --ttl must not make
-        them vanish before anyone could see them.
+        With `await_input`, every step into input_required pauses the script until
+        `provide_input` answers (a task created in input_required waits from the start).
+        The ttl counts from now even when `created_at` lies in the past (seeded tasks): their
+        history is fiction, and a short --ttl must not hide them before anyone saw them.
         """
         with self._cond:
             now = self.clock.monotonic()
@@ -145,11 +142,8 @@ class TaskStore:
             record.on_cancel = on_cancel
 
     def cancel(self, task_id: str, viewer: str | None, policy: CancelPolicy) -> TaskView:
-        """Apply tasks/cancel and return the task as it must be answered.
-
-        Raises TaskNotFoundError, or TaskTerminalError for a task already terminal (except in
-        lenient mode, which answers the finished task unchanged, as some real servers do).
-        """
+        """Apply tasks/cancel; TaskTerminalError for a finished task, except in lenient mode,
+        which answers it unchanged, as some real servers do."""
         with self._cond:
             record = self._lookup(task_id, viewer)
             lenient = policy.mode is CancelMode.LENIENT
@@ -164,12 +158,8 @@ class TaskStore:
             return record.view()
 
     def request_cancel(self, task_id: str, viewer: str | None, default: OnCancel) -> TaskView:
-        """Apply a 2026-07-28 tasks/cancel: an intent, acknowledged whatever happens.
-
-        A finished task stays as it is; otherwise the task's own onCancel, else `default`
-        (normally a delay: the cancel is cooperative), decides what happens and when.
-        Raises only TaskNotFoundError.
-        """
+        """Apply a 2026-07-28 tasks/cancel: an intent, acknowledged whatever happens. The
+        task's own onCancel, else `default` (normally a delay), decides what happens when."""
         with self._cond:
             record = self._lookup(task_id, viewer)
             if not record.terminal:
@@ -181,10 +171,9 @@ class TaskStore:
     ) -> bool:
         """Apply the inputResponses of a 2026-07-28 tasks/update; True if they were used.
 
-        Only the task's outstanding input request counts: an input_required task whose key is
-        answered goes back to `working` and a paused script resumes (the next step's delay
-        counts from now). Responses to unknown or already answered keys are ignored.
-        Raises TaskNotFoundError.
+        Only the outstanding input request counts: once answered the task goes back to
+        `working` and a paused script resumes (its next delay counts from now). Responses to
+        unknown or already answered keys are ignored.
         """
         with self._cond:
             record = self._lookup(task_id, viewer)
@@ -202,9 +191,8 @@ class TaskStore:
             return True
 
     def _answer_requests(self, record: TaskRecord, responses: Mapping[str, object]) -> bool:
-        """Take the answers to the outstanding requests of a task driven by code (a subset is
-        fine: the task
-        stays input_required, without the answered keys, until the last one arrives)."""
+        """Answers to the requests of a task driven by code: it stays input_required, without
+        the answered keys, until the last one arrives."""
         answered = [key for key in record.input_requests if key in responses]
         if not answered:
             return False
@@ -240,13 +228,10 @@ class TaskStore:
     def page(
         self, viewer: str | None, after: SortKey | None, limit: int
     ) -> tuple[list[TaskView], bool]:
-        """Up to `limit` visible tasks in creation order (oldest first) after the key `after`.
-
-        Returns the page and whether more tasks follow. Keyset paging keeps pages stable
-        when tasks expire between two requests. The cost is that of the page (and of the
-        tasks skipped on the way: other owners', expired ones, which are removed), not that
-        of the store.
-        """
+        """Up to `limit` visible tasks after the key `after` (oldest first), and whether more
+        follow. Keyset paging keeps pages stable when tasks expire between two requests; a
+        page costs what it holds and skips (other owners' tasks, expired ones, removed on
+        the way), not what the store holds."""
         views: list[TaskView] = []
         with self._cond:
             now = self.clock.monotonic()
@@ -321,11 +306,8 @@ class TaskStore:
         self._cond.notify_all()
 
     def run_due(self) -> float | None:
-        """Apply every timed change due by now (lock held); return the next deadline.
-
-        Called by the clock's scheduler; any write notifies the condition, so a scheduler
-        thread that waits for the next deadline also learns about new, earlier ones.
-        """
+        """Apply every timed change due by now (lock held); return the next deadline. Any
+        write notifies the condition, so the scheduler also learns of new, earlier ones."""
         now = self.clock.monotonic()
         for record in self._timers.due(now, self._records):
             if record.expired(now):
