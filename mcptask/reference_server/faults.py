@@ -13,6 +13,7 @@ kind means on HTTP and on stdio is documented in DESCRIPTION, their --help text)
 from __future__ import annotations
 
 import argparse
+import itertools
 import logging
 import os
 import secrets
@@ -187,6 +188,27 @@ class PaddedAnswer:
             remaining -= len(piece)
             yield piece
         yield self.tail
+
+    def write(
+        self, write: Callable[[bytes], object], before: bytes = b"", after: bytes = b""
+    ) -> None:
+        """Write the pieces (between `before` and `after`, framing counted as the answer's,
+        as a client's bound does) and log how much of it the client took; OSError when it
+        went away."""
+        written = 0
+        try:
+            for piece in itertools.chain([before], self.pieces(), [after]):
+                if piece:
+                    write(piece)
+                written += len(piece)
+        except OSError:
+            log.info(
+                "oversized answer: the client went away after %d of its %d bytes",
+                written,
+                self.size,
+            )
+            raise
+        log.info("oversized answer: all %d bytes written", self.size)
 
 
 def padded(response: JsonObject, at_least: int) -> PaddedAnswer:

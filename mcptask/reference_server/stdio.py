@@ -130,30 +130,13 @@ class _Output:
             if broken:
                 continue  # keep draining so producers never block
             try:
-                if isinstance(data, PaddedAnswer):
-                    self._write_oversized(data)
+                if isinstance(data, PaddedAnswer):  # one line over --fault-oversize, in pieces
+                    data.write(self._stdout.write, after=b"\n")
                 else:
                     self._stdout.write(data)
                 self._stdout.flush()
             except OSError:
                 broken = True  # the client closed our stdout; stdin EOF will follow
-
-    def _write_oversized(self, answer: PaddedAnswer) -> None:
-        """One answer line over --fault-oversize, in pieces; logs how much the client took."""
-        written = 0
-        try:
-            for piece in answer.pieces():
-                self._stdout.write(piece)
-                written += len(piece)
-            self._stdout.write(b"\n")
-        except OSError:
-            log.info(
-                "oversized answer: the client went away after %d of its %d bytes",
-                written,
-                answer.size,
-            )
-            raise
-        log.info("oversized answer: all %d bytes written", answer.size)
 
 
 class _Listens:

@@ -1,11 +1,6 @@
-"""One HTTP exchange in bytes: reading request bodies, writing heads, bodies, error answers,
-JSON or SSE answers (per --answer, broken per --fault) and chunked event streams, and what the
-fault switches do to an answer (refused, reset, lost, late, oversized, cut short).
-
-Exchange knows HTTP and the Server-Sent Events wire format (the event builders at the end),
-not the protocol eras: the era endpoints
-(legacy.py, modern.py) decide what to send, through these methods.
-"""
+"""One HTTP exchange in bytes: request bodies, heads, JSON or SSE answers (per --answer,
+broken per --fault), chunked event streams, and what the fault switches do to an answer.
+It knows HTTP and SSE, not the protocol eras, whose endpoints decide what to send."""
 
 from __future__ import annotations
 
@@ -15,7 +10,7 @@ import secrets
 import select
 import socket
 import struct
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler
 from typing import Any, NoReturn
 
@@ -23,7 +18,6 @@ from mcptask import __version__
 from mcptask.reference_server.config import AnswerMode, Fault, FaultKind, ServerConfig
 from mcptask.reference_server.faults import (
     FaultPlan,
-    PaddedAnswer,
     die,
     padded,
     replacement_body,
@@ -58,10 +52,8 @@ def chunk(data: bytes) -> bytes:
 
 
 class Exchange(BaseHTTPRequestHandler):
-    """Handles one connection; HTTP/1.1 keep-alive serves many requests on it.
-
-    Subclasses give the server's settings (`config`) and the do_* methods.
-    """
+    """Handles one connection (HTTP/1.1 keep-alive: many requests); subclasses give the
+    server's settings (`config`, `plan`) and the do_* methods."""
 
     protocol_version = "HTTP/1.1"
     server_version = f"mcptask-reference/{__version__}"
@@ -75,12 +67,10 @@ class Exchange(BaseHTTPRequestHandler):
 
     @property
     def config(self) -> ServerConfig:
-        """The server's settings (answer mode, faults, logging)."""
         raise NotImplementedError
 
     @property
     def plan(self) -> FaultPlan:
-        """The server's fault switches."""
         raise NotImplementedError
 
     def setup(self) -> None:
@@ -211,13 +201,9 @@ class Exchange(BaseHTTPRequestHandler):
         *,
         resumable: bool,
     ) -> None:
-        """Answer a request with HTTP 200: JSON or SSE per --answer, broken per --fault,
-        or as the fault switches drew (see `answer_or_not`; oversized; sse-cut on a stream
-        that cannot be resumed, whose resumable form is the legacy endpoint's).
-
-        `resumable` (2025-11-25): SSE events carry ids, after a priming event. 2026-07-28
-        streams have neither (no Last-Event-ID resumption).
-        """
+        """Answer with HTTP 200: JSON or SSE per --answer, broken per --fault or as the
+        fault switches drew. `resumable` (2025-11-25): SSE events carry ids after a priming
+        event; 2026-07-28 streams have neither (an sse-cut there loses the answer)."""
         if not self.answer_or_not():
             return
         if self.fault is FaultKind.OVERSIZED:
@@ -271,9 +257,8 @@ class Exchange(BaseHTTPRequestHandler):
         )
 
     def reset_connection(self) -> NoReturn:
-        """reset: abort the connection with the request unhandled. SO_LINGER 0 makes the
-        close send a TCP RST instead of a FIN (the socket closes once the handler's files
-        are closed, as the handler ends)."""
+        """reset: abort the connection with the request unhandled (SO_LINGER 0: the close
+        sends a TCP RST instead of a FIN)."""
         self.close_connection = True
         linger = struct.pack("ii", 1, 0)
         try:
@@ -284,10 +269,8 @@ class Exchange(BaseHTTPRequestHandler):
         raise Done
 
     def answer_or_not(self) -> bool:
-        """What the switches do just before an answer is written: end the process
-        (--die-after: the request was handled, its answer is never written), lose the
-        answer (lost: the connection closes with nothing written; returns False), or hold
-        it back (slow)."""
+        """Just before an answer: end the process (--die-after), lose the answer (lost:
+        returns False, the connection closes) or hold it back (slow)."""
         last_words = self.plan.answering(self.request_message)
         if last_words is not None:
             die(last_words)
@@ -299,8 +282,7 @@ class Exchange(BaseHTTPRequestHandler):
         return True
 
     def answer_status(self, status: int, response: JsonObject) -> None:
-        """A JSON-RPC message as a JSON answer with an HTTP error status, as the switches
-        drew (no stream to cut: sse-cut answers it normally)."""
+        """A JSON answer with an HTTP error status, as the switches drew (sse-cut: normally)."""
         if not self.answer_or_not():
             return
         if self.fault is FaultKind.OVERSIZED:
@@ -309,43 +291,21 @@ class Exchange(BaseHTTPRequestHandler):
         self.send_message(status, response)
 
     def send_oversized(self, status: int, response: JsonObject, headers: dict[str, str]) -> None:
-        """oversized: the response padded over --fault-oversize and written in pieces: a JSON
-        body with its Content-Length, or (SSE, HTTP 200) one event in a chunked stream. How
-        much of it the client took before going away is logged."""
+        """oversized: the response padded over --fault-oversize, written in pieces: a JSON
+        body with its Content-Length, or (SSE, HTTP 200) one event in a chunked stream."""
         answer = padded(response, self.config.fault_switches.oversize_bytes)
-        sse = status == 200 and self.config.answer is AnswerMode.SSE
-        if sse:
-            head = self.event_stream_head()
-            pieces: Iterable[bytes] = _sse_pieces(answer)
-        else:
-            all_headers = {**headers, "Content-Type": JSON, "Content-Length": str(answer.size)}
-            head = self.head(status, all_headers)
-            pieces = answer.pieces()
-        written = 0
         try:
-            self.wfile.write(head)
-            for piece in pieces:
-                self.wfile.write(chunk(piece) if sse else piece)
-                written += len(piece)
-            if sse:
+            if status == 200 and self.config.answer is AnswerMode.SSE:
+                self.wfile.write(self.event_stream_head())
+                write = self.wfile.write
+                answer.write(lambda piece: write(chunk(piece)), b"event: message\ndata: ", b"\n\n")
                 self.wfile.write(LAST_CHUNK)
+            else:
+                all_headers = {**headers, "Content-Type": JSON, "Content-Length": str(answer.size)}
+                self.wfile.write(self.head(status, all_headers))
+                answer.write(self.wfile.write)
         except OSError:
             self.close_connection = True
-            log.info(
-                "oversized answer: the client went away after %d of its %d bytes",
-                written,
-                answer.size,
-            )
-            return
-        log.info("oversized answer: all %d bytes written", answer.size)
-
-
-def _sse_pieces(answer: PaddedAnswer) -> Iterable[bytes]:
-    """One SSE message event whose data is the padded answer, in pieces (the few bytes of
-    SSE framing count as the answer's, as a client's bound does)."""
-    yield b"event: message\ndata: "
-    yield from answer.pieces()
-    yield b"\n\n"
 
 
 HEARTBEAT = b": heartbeat\n\n"
