@@ -20,10 +20,9 @@ import logging
 import os
 import queue
 import threading
-from typing import BinaryIO, Protocol
+from typing import BinaryIO
 
 from mcptask.reference_server.config import Fault, FaultKind, ServerConfig
-from mcptask.reference_server.eras.legacy import LegacyDispatcher
 from mcptask.reference_server.eras.modern import ModernDispatcher
 from mcptask.reference_server.eras.router import Era, Router
 from mcptask.reference_server.eras.subscriptions import Subscription
@@ -142,18 +141,19 @@ class _Output:
 class _Listens:
     """The open subscriptions/listen requests, each drained by a pump thread into lines."""
 
-    def __init__(self, output: _Output) -> None:
+    def __init__(self, output: _Output, dispatcher: ModernDispatcher | None) -> None:
         self._output = output
+        self._dispatcher = dispatcher
         self._lock = threading.Lock()
-        self._open: dict[str | int, tuple[Subscription, threading.Thread, ModernDispatcher]] = {}
+        self._open: dict[str | int, tuple[Subscription, threading.Thread]] = {}
 
-    def start(self, subscription: Subscription, dispatcher: ModernDispatcher) -> None:
+    def start(self, subscription: Subscription) -> None:
         """Write the subscription's notifications as they come, until it is closed."""
         pump = threading.Thread(
             target=self._pump, args=(subscription,), name="stdio-subscription", daemon=True
         )
         with self._lock:
-            self._open[subscription.id] = (subscription, pump, dispatcher)
+            self._open[subscription.id] = (subscription, pump)
         pump.start()
 
     def _pump(self, subscription: Subscription) -> None:
@@ -164,7 +164,7 @@ class _Listens:
     def cancel(self, message: object) -> None:
         """notifications/cancelled naming a subscriptions/listen request ends it silently
         (whichever era the router gives the notification to)."""
-        if classify(message) is not MessageKind.NOTIFICATION:
+        if self._dispatcher is None or classify(message) is not MessageKind.NOTIFICATION:
             return
         assert isinstance(message, dict)
         params = message.get("params")
@@ -176,67 +176,18 @@ class _Listens:
         with self._lock:
             entry = self._open.pop(request_id, None)
         if entry is not None:
-            entry[2].hub.remove(entry[0])
+            self._dispatcher.hub.remove(entry[0])
 
     def end_all(self) -> None:
         """EOF: the server ends every open subscription with its listen response."""
         with self._lock:
             entries = list(self._open.values())
             self._open.clear()
-        for subscription, pump, dispatcher in entries:
-            dispatcher.hub.remove(subscription)
+        for subscription, pump in entries:
+            assert self._dispatcher is not None
+            self._dispatcher.hub.remove(subscription)
             pump.join(timeout=PUMP_WAIT_SECONDS * 2)
-            self._output.send(dispatcher.listen_closed(subscription))
-
-
-class _Lines(Protocol):
-    """What the stdio transport does with the messages of one era."""
-
-    def handle(self, message: object, fault: FaultKind | None) -> None:
-        """Answer one message of this era, as the fault switches drew (`fault`)."""
-        ...
-
-
-class _LegacyLines:
-    """2025-11-25 on stdio: one implicit session; status notifications once chosen."""
-
-    def __init__(
-        self, dispatcher: LegacyDispatcher, store: TaskStore, output: _Output, *, chosen: bool
-    ) -> None:
-        self._dispatcher = dispatcher
-        self._output = output
-        self._chosen = chosen
-        if dispatcher.config.notify:
-            store.add_listener(self._push_status)
-
-    def handle(self, message: object, fault: FaultKind | None) -> None:
-        if isinstance(message, dict) and message.get("method") == "initialize":
-            self._chosen = True
-        reply = self._dispatcher.handle(message, STDIO_SESSION)
-        if reply.response is not None:
-            self._output.answer(message, reply.response, fault)
-
-    def _push_status(self, view: TaskView) -> None:
-        if self._chosen:
-            self._output.send(self._dispatcher.status_notification(view))
-
-
-class _ModernLines:
-    """2026-07-28 on stdio: each request on its own; listen requests stay open."""
-
-    def __init__(self, dispatcher: ModernDispatcher, output: _Output, listens: _Listens) -> None:
-        self._dispatcher = dispatcher
-        self._output = output
-        self._listens = listens
-
-    def handle(self, message: object, fault: FaultKind | None) -> None:
-        reply = self._dispatcher.handle(message)  # no headers on stdio: nothing more to check
-        for related in reply.related:
-            self._output.send(related)
-        if reply.subscription is not None:
-            self._listens.start(reply.subscription, self._dispatcher)
-        elif reply.response is not None:
-            self._output.answer(message, reply.response, fault)
+            self._output.send(self._dispatcher.listen_closed(subscription))
 
 
 class StdioServer:
@@ -252,20 +203,39 @@ class StdioServer:
         plan: FaultPlan | None = None,
     ) -> None:
         self._stdin = stdin
+        self._router = router
         self._plan = plan or FaultPlan(config.fault_switches)
         self._output = _Output(config, stdout, self._plan)
-        self._listens = _Listens(self._output)
+        self._listens = _Listens(self._output, router.modern)
         if config.fault is Fault.WRONG_CONTENT_TYPE:
             log.warning("--fault wrong-content-type has no stdio equivalent; answering normally")
         # The client of a dual-era server chooses the legacy era by its initialize.
-        legacy_from_start = router.sole_era is Era.LEGACY
-        self._router = router
-        self._handlers: dict[Era, _Lines] = router.bind(
-            legacy=lambda dispatcher: _LegacyLines(
-                dispatcher, store, self._output, chosen=legacy_from_start
-            ),
-            modern=lambda dispatcher: _ModernLines(dispatcher, self._output, self._listens),
-        )
+        self._legacy_chosen = router.sole_era is Era.LEGACY
+        if router.legacy is not None and config.notify:
+            store.add_listener(self._push_status)
+
+    def _answer_legacy(self, message: object, fault: FaultKind | None) -> None:
+        assert self._router.legacy is not None
+        if isinstance(message, dict) and message.get("method") == "initialize":
+            self._legacy_chosen = True
+        reply = self._router.legacy.handle(message, STDIO_SESSION)
+        if reply.response is not None:
+            self._output.answer(message, reply.response, fault)
+
+    def _push_status(self, view: TaskView) -> None:
+        if self._legacy_chosen:
+            assert self._router.legacy is not None
+            self._output.send(self._router.legacy.status_notification(view))
+
+    def _answer_modern(self, message: object, fault: FaultKind | None) -> None:
+        assert self._router.modern is not None
+        reply = self._router.modern.handle(message)  # no headers on stdio: nothing to check
+        for related in reply.related:
+            self._output.send(related)
+        if reply.subscription is not None:
+            self._listens.start(reply.subscription)
+        elif reply.response is not None:
+            self._output.answer(message, reply.response, fault)
 
     def serve(self) -> int:
         """Serve until stdin closes; returns the exit status (0)."""
@@ -296,13 +266,13 @@ class StdioServer:
                 log.info("fault reset: dropped %s unhandled", describe(message))
                 continue
             era = self._router.era_of(message)
-            handler = self._handlers[era]
+            handler = self._answer_legacy if era is Era.LEGACY else self._answer_modern
             if self._router.may_block(message, era):
                 # tasks/result and inline tool calls may take long: answer them from their
                 # own thread so the next lines are still read and answered.
-                threading.Thread(target=handler.handle, args=(message, fault), daemon=True).start()
+                threading.Thread(target=handler, args=(message, fault), daemon=True).start()
             else:
-                handler.handle(message, fault)
+                handler(message, fault)
         self._listens.end_all()
         self._output.finish()
         return 0
