@@ -17,7 +17,6 @@ specification implies: envelope, headers, version, capabilities, method.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.eras.modern_wire import (
@@ -103,7 +102,9 @@ class ModernDispatcher:
         self.supported_versions = versions
         self.hub = SubscriptionHub(self.task_notification)
         if config.notify and config.tasks_enabled:
-            store.add_listener(self._publish)
+            # A subscription hears only of the tasks its listen agreed, which were visible
+            # to its caller: a task of a legacy session or of another client never is.
+            store.add_listener(self.hub.publish)
         self._default_cancel = OnCancel(kind="delay", delay_ms=config.modern_cancel_delay_ms)
         # ping was removed from 2026-07-28; it is kept here so that simple liveness probes
         # work in both eras.
@@ -138,8 +139,9 @@ class ModernDispatcher:
         msg_id = message["id"]
         method: str = message["method"]
         try:
-            request = parse_request(msg_id, method, message.get("params"), self.supported_versions)
-            request = replace(request, caller=caller)
+            request = parse_request(
+                msg_id, method, message.get("params"), self.supported_versions, caller
+            )
             if validate is not None:
                 validate(request)
             check_request(request, self.supported_versions)
@@ -216,12 +218,6 @@ class ModernDispatcher:
     def task_notification(self, view: TaskView) -> JsonObject:
         """notifications/tasks for a changed task: the DetailedTask, flat in params."""
         return notification(TASK_NOTIFICATION, self.detailed_task(view))
-
-    def _publish(self, view: TaskView) -> None:
-        # A subscription hears only of the tasks its listen agreed, which were visible to
-        # its caller: a task of a legacy session (--scope session) or of another client
-        # (--oauth) never is.
-        self.hub.publish(view)
 
     # -- methods --------------------------------------------------------------------------
 

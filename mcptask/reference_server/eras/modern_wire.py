@@ -119,7 +119,7 @@ Validator = Callable[[ModernRequest], None]
 
 
 def parse_request(
-    msg_id: str | int, method: str, params: object, supported: list[str]
+    msg_id: str | int, method: str, params: object, supported: list[str], caller: str | None
 ) -> ModernRequest:
     """The request's envelope, or the ModernError that answers a broken one."""
     if params is None:
@@ -142,7 +142,8 @@ def parse_request(
         raise ModernError(
             INVALID_PARAMS, f"_meta {META_PROTOCOL_VERSION} must be a string", http_status=400
         )
-    return ModernRequest(msg_id, method, params, version, client_capabilities(params))
+    capabilities = client_capabilities(params)
+    return ModernRequest(msg_id, method, params, version, capabilities, caller=caller)
 
 
 def check_request(request: ModernRequest, supported: list[str]) -> None:

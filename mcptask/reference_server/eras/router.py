@@ -54,13 +54,9 @@ class Router:
         eras = config.protocol_eras
         self.legacy = LegacyDispatcher(config, store) if eras.legacy else None
         self.modern = ModernDispatcher(config, store) if eras.modern else None
-        self._dispatchers: dict[Era, LegacyDispatcher | ModernDispatcher] = {}
-        if self.legacy is not None:
-            self._dispatchers[Era.LEGACY] = self.legacy
-        if self.modern is not None:
-            self._dispatchers[Era.MODERN] = self.modern
         # The eras served, legacy first.
-        self.eras = tuple(self._dispatchers)
+        served = ((Era.LEGACY, eras.legacy), (Era.MODERN, eras.modern))
+        self.eras = tuple(era for era, on in served if on)
         # The era of every message when only one is served; None on a dual-era server,
         # where each client's first message chooses.
         self.sole_era = self.eras[0] if len(self.eras) == 1 else None
@@ -78,7 +74,9 @@ class Router:
     def may_block(self, message: object, era: Era) -> bool:
         """True when answering may take long (tasks/result, an inline tool call), so that
         a transport without a thread per request answers it from a thread of its own."""
-        return self._dispatchers[era].may_block(message)
+        dispatcher = self.legacy if era is Era.LEGACY else self.modern
+        assert dispatcher is not None
+        return dispatcher.may_block(message)
 
     def bind(
         self,

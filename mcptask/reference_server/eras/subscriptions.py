@@ -8,9 +8,10 @@ lines on stdout for stdio) until it is closed by either side.
 
 from __future__ import annotations
 
+import contextlib
+import queue
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 
 from mcptask.reference_server.records import TaskView
@@ -28,42 +29,30 @@ class Subscription:
     def __init__(self, subscription_id: str | int, task_ids: frozenset[str]) -> None:
         self.id = subscription_id
         self.task_ids = task_ids
-        self._cond = threading.Condition()
-        self._pending: deque[JsonObject] = deque()
+        self._pending: queue.SimpleQueue[JsonObject | None] = queue.SimpleQueue()
         self._closed = False
 
     def push(self, message: JsonObject) -> None:
         """Queue a notification (dropped once the subscription is closed)."""
-        with self._cond:
-            if not self._closed:
-                self._pending.append(message)
-                self._cond.notify_all()
+        if not self._closed:
+            self._pending.put(message)
 
     def wait(self, timeout: float) -> list[JsonObject] | None:
-        """The queued notifications, waiting up to `timeout` seconds for the first one.
-
-        Returns None once the subscription is closed (even if notifications were still
-        queued: a closed stream sends nothing more), and [] on timeout.
-        """
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while not self._closed and not self._pending:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return []
-                self._cond.wait(remaining)
-            if self._closed:
-                return None
-            messages = list(self._pending)
-            self._pending.clear()
-            return messages
+        """The queued notifications, waiting up to `timeout` seconds for the first one: []
+        on timeout, None once closed (a closed stream sends nothing more)."""
+        messages: list[JsonObject | None] = []
+        with contextlib.suppress(queue.Empty):
+            messages.append(self._pending.get(timeout=timeout))
+            while not self._pending.empty():
+                messages.append(self._pending.get_nowait())
+        if self._closed:
+            return None
+        return [message for message in messages if message is not None]
 
     def close(self) -> None:
         """End the subscription; a waiting writer wakes up and stops."""
-        with self._cond:
-            self._closed = True
-            self._pending.clear()
-            self._cond.notify_all()
+        self._closed = True
+        self._pending.put(None)
 
 
 class SubscriptionHub:

@@ -6,22 +6,12 @@ import secrets
 import threading
 import time
 from collections import OrderedDict, deque
-from dataclasses import dataclass, field
 
 from mcptask.reference_server.rpc import JsonObject
 
 EVENT_BUFFER_SIZE = 1000
 # Closed POST streams kept for resumption, per session (the oldest are forgotten first).
 POST_STREAM_LIMIT = 64
-
-
-@dataclass
-class _PostStream:
-    """A POST answer stream the server closed early: the messages still owed on it
-    (numbered from 1 after its priming event 0), complete once `finished`."""
-
-    messages: list[JsonObject] = field(default_factory=list)
-    finished: bool = False
 
 
 class Session:
@@ -44,7 +34,9 @@ class Session:
         self._sent_upto = 0
         self._generation = 0
         self._requests = 0
-        self._post_streams: OrderedDict[str, _PostStream] = OrderedDict()
+        # POST answer streams the server closed early: the messages owed on each (numbered
+        # from 1 after its priming event 0), None until they are ready.
+        self._post_streams: OrderedDict[str, list[JsonObject] | None] = OrderedDict()
         self.closed = False
 
     def count_request(self) -> int:
@@ -98,17 +90,15 @@ class Session:
     def open_post_stream(self, stream: str) -> None:
         """Remember a POST answer stream that is closed before its messages are ready."""
         with self._cond:
-            self._post_streams[stream] = _PostStream()
+            self._post_streams[stream] = None
             while len(self._post_streams) > POST_STREAM_LIMIT:
                 self._post_streams.popitem(last=False)
 
     def finish_post_stream(self, stream: str, messages: list[JsonObject]) -> None:
         """The messages of a closed POST stream are ready (the last one is the response)."""
         with self._cond:
-            entry = self._post_streams.get(stream)
-            if entry is not None:
-                entry.messages = list(messages)
-                entry.finished = True
+            if stream in self._post_streams:
+                self._post_streams[stream] = list(messages)
                 self._cond.notify_all()
 
     def has_post_stream(self, stream: str) -> bool:
@@ -124,17 +114,13 @@ class Session:
         stream is unknown, or the session closed)."""
         with self._cond:
             self._cond.wait_for(
-                lambda: (
-                    self.closed
-                    or stream not in self._post_streams
-                    or self._post_streams[stream].finished
-                ),
+                lambda: self.closed or self._post_streams.get(stream, ()) is not None,  # or gone
                 timeout=timeout,
             )
-            entry = self._post_streams.get(stream)
-            if self.closed or entry is None or not entry.finished:
+            messages = self._post_streams.get(stream)
+            if self.closed or messages is None:
                 return None
-            numbered = list(enumerate(entry.messages, start=1))
+            numbered = list(enumerate(messages, start=1))
             return [(number, message) for number, message in numbered if number > after]
 
     def mark_sent(self, event_id: int) -> None:
