@@ -5,7 +5,7 @@ name, the later one winning) > the profile in use > the environment > the defaul
 profile in use is the one `--profile` names; else, when the line names no server,
 `MCPTASK_PROFILE`; else, when neither the line nor `MCPTASK_URL`/`MCPTASK_SERVER` names a
 server, the default profile. A profile's credentials go only to its own server: `--profile`
-with `--url`/`--server` is refused.
+with `--url`/`--server` is refused. No credential goes over plain http:// to another machine.
 
 Sign-in (--url servers only: a stdio server takes its credentials from its environment):
 --auth, --client-id, --client-secret-file, --client-key-file, --client-issuer and --scope,
@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 
 from mcptask.auth.config import AUTH_METHODS, AuthSettings, plain_remote
 from mcptask.cli.options import Common, header_safe, parse_env, parse_headers
-from mcptask.errors import UsageError
+from mcptask.errors import AuthError, UsageError
 from mcptask.store.paths import tokens_path
 from mcptask.store.profiles import Profile, ProfileBook, Reference, Value, read_secret_file
 
@@ -153,6 +153,8 @@ def resolve(
         if not header_safe(token):
             raise UsageError("the bearer token must be printable ASCII (it is not shown here)")
         headers["Authorization"] = f"Bearer {token}"
+    if url:
+        _refuse_plain_credentials(url, headers)
     settings = ConnectionSettings(
         url=url,
         server_command=server,
@@ -357,20 +359,23 @@ def _saveable(values: dict[str, Value], save_secrets: bool, option: str) -> dict
     return dict(values)
 
 
-def _warnings(settings: ConnectionSettings) -> tuple[str, ...]:
-    warnings: list[str] = []
-    if settings.insecure:
-        warnings.append(
-            "--insecure: the server's TLS certificate is not verified; anyone on the path "
-            "can read and change this traffic"
-        )
+def _refuse_plain_credentials(url: str, headers: Mapping[str, str]) -> None:
+    """AuthError for a credential (a bearer token, a credential-looking header) bound for a
+    plain http:// URL on another machine: anyone on the path could read it."""
     from mcptask.transport.redact import is_sensitive_header
 
-    credentials = any(is_sensitive_header(name) for name in settings.headers)
-    if settings.url and credentials and plain_remote(settings.url):
-        host = urlsplit(settings.url).hostname
-        warnings.append(
-            f"sending credentials over plain http:// to {host}, which is not this machine; "
-            "use https://"
+    if plain_remote(url) and any(is_sensitive_header(name) for name in headers):
+        host = urlsplit(url).hostname
+        raise AuthError(
+            f"refusing to send credentials over plain http:// to {host}, which is not this "
+            "machine: use https://"
         )
-    return tuple(warnings)
+
+
+def _warnings(settings: ConnectionSettings) -> tuple[str, ...]:
+    if not settings.insecure:
+        return ()
+    return (
+        "--insecure: the server's TLS certificate is not verified; anyone on the path "
+        "can read and change this traffic",
+    )

@@ -15,8 +15,8 @@ from mcptask.cli.options import Common
 from mcptask.cli.settings import resolve
 from mcptask.client.connection import ConnectionSettings
 from mcptask.client.session import McpClient
-from mcptask.errors import UsageError
-from mcptask.store.profiles import ProfileBook
+from mcptask.errors import AuthError, UsageError
+from mcptask.store.profiles import Profile, ProfileBook, Reference
 
 URL = "http://127.0.0.1:9/mcp"
 
@@ -102,7 +102,7 @@ def test_an_empty_token_file_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("url", "warned"),
+    ("url", "refused"),
     [
         ("http://mcp.example.com/mcp", True),
         ("http://10.1.2.3/mcp", True),
@@ -112,15 +112,41 @@ def test_an_empty_token_file_is_refused(tmp_path: Path) -> None:
         ("http://localhost:8765/mcp", False),
     ],
 )
-def test_credentials_over_plain_http_to_another_host_are_warned_about(
-    url: str, warned: bool
+@pytest.mark.parametrize(
+    ("environ", "line"),
+    [
+        ({"MCPTASK_TOKEN": "t"}, {}),
+        ({"T": "t"}, {"token_env": "T"}),
+        ({}, {"header": ["X-Api-Key: k"]}),
+        ({}, {"header": ["Authorization: Basic x"]}),
+    ],
+)
+def test_credentials_over_plain_http_to_another_host_are_refused(
+    url: str, refused: bool, environ: dict[str, str], line: dict[str, Any]
 ) -> None:
-    result = resolve(
-        Common(url=url), book=ProfileBook(Path("/none")), environ={"MCPTASK_TOKEN": "t"}
+    book = ProfileBook(Path("/none"))
+    if refused:
+        host = re.escape(url.split("/")[2])
+        with pytest.raises(AuthError, match=f"refusing to send credentials .* to {host},"):
+            resolve(Common(url=url, **line), book=book, environ=environ)
+    else:
+        assert resolve(Common(url=url, **line), book=book, environ=environ).settings.headers
+    harmless = resolve(Common(url=url, header=["X-Tenant: t1"]), book=book, environ={})
+    assert not harmless.warnings
+
+
+def test_a_profiles_credentials_over_plain_http_to_another_host_are_refused() -> None:
+    remote = "http://mcp.example.com/mcp"
+    book = ProfileBook(
+        Path("/none"),
+        {
+            "token": Profile(name="token", url=remote, token=Reference("env", "T")),
+            "header": Profile(name="header", url=remote, headers={"Cookie": "c"}),
+        },
     )
-    assert any("plain http://" in warning for warning in result.warnings) is warned
-    unsent = resolve(Common(url=url), book=ProfileBook(Path("/none")), environ={})
-    assert not unsent.warnings
+    for name in book.profiles:
+        with pytest.raises(AuthError, match=r"plain http:// to mcp\.example\.com,"):
+            resolve(Common(profile=name), book=book, environ={"T": "t"})
 
 
 def test_insecure_is_warned_about() -> None:

@@ -106,19 +106,27 @@ def test_a_dead_proxy_is_unreachable(https_url: str, ca_file: Path) -> None:
     result.assert_one_line_error(3)
 
 
-def test_credentials_to_a_remote_host_over_plain_http_are_warned_about() -> None:
-    # 192.0.2.1 (TEST-NET-1) is never routed: the warning comes before the failure.
-    result = run_mcptask(
-        "list",
-        "--url",
-        "http://192.0.2.1:9/mcp",
-        "--timeout",
-        "0.5",
-        env={"MCPTASK_TOKEN": "s3cret"},
+def test_credentials_to_a_remote_host_over_plain_http_are_refused() -> None:
+    # Every request would go through the proxy: the refusal comes before any connection.
+    with ConnectProxy() as proxy:
+        origin = f"http://127.0.0.1:{proxy.port}"
+        result = run_mcptask(
+            "list",
+            "--url",
+            "http://192.0.2.1:9/mcp",
+            env={
+                "MCPTASK_TOKEN": "s3cret",
+                "HTTP_PROXY": origin,
+                "http_proxy": origin,
+                "NO_PROXY": "",
+                "no_proxy": "",
+            },
+        )
+    result.assert_one_line_error(
+        4, "refusing to send credentials over plain http:// to 192.0.2.1", "use https://"
     )
-    assert result.code == 3
-    assert "sending credentials over plain http:// to 192.0.2.1" in result.stderr
     assert "s3cret" not in result.stderr
+    assert proxy.accepted == 0
 
 
 def test_an_unreadable_ssl_cert_file_is_a_one_line_usage_error(tmp_path: Path) -> None:
