@@ -186,22 +186,20 @@ class CancelRun:
             # Some servers "succeed" on a finished task and leave it as it was.
             self._finish(target, Outcome.ALREADY_FINISHED, status, message)
             return
-        awaiting = _Awaiting(target, answer, None if answer else "cancel acknowledged")
-        if not self.wait:
-            if status == CANCELLED:
-                self._finish(target, Outcome.CANCELLED, status, message)
-            else:
-                # Accepted, and the user chose not to wait for the outcome: not a failure.
-                self._finish(
-                    target, Outcome.REQUESTED, status, "cancel accepted; not confirmed (--no-wait)"
-                )
-            return
-        # Confirm at once, so that results stream out task by task; a task that is still
-        # settling (a cooperative cancel) is polled again after the last cancel is sent.
-        self._awaiting[target.task_id] = awaiting
-        last = self._order[target.task_id] == len(self._order) - 1  # nothing to go beside
-        self._confirmations.ask(target.task_id, last=last)
-        self._settle(wait=False)
+        if not self.wait and status == CANCELLED:
+            self._finish(target, Outcome.CANCELLED, status, message)
+        elif not self.wait:
+            # Accepted, and the user chose not to wait for the outcome: not a failure.
+            accepted = "cancel accepted; not confirmed (--no-wait)"
+            self._finish(target, Outcome.REQUESTED, status, accepted)
+        else:
+            # Confirm at once, so that results stream out task by task; a task still settling
+            # (a cooperative cancel) is polled again after the last cancel is sent.
+            note = None if answer else "cancel acknowledged"
+            self._awaiting[target.task_id] = _Awaiting(target, answer, note)
+            last = self._order[target.task_id] == len(self._order) - 1  # nothing to go beside
+            self._confirmations.ask(target.task_id, last=last)
+            self._settle(wait=False)
 
     def _worth_overlapping(self) -> bool:
         """By default, only where the transport carries two requests at once (HTTP, not stdio)
