@@ -38,7 +38,13 @@ class Screen:
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
         self._no_color = None if color else True
-        self.format: OutputFormat = resolve_format(output_format, _is_terminal(self.stdout))
+        # As requested, else a table on a terminal and JSON elsewhere.
+        if output_format is None:
+            output_format = "table" if _is_terminal(self.stdout) else "json"
+        if output_format not in OUTPUT_FORMATS:
+            choices = ", ".join(OUTPUT_FORMATS)
+            raise ValueError(f"unknown output format {output_format!r}; choose {choices}")
+        self.format: OutputFormat = output_format
         self.reader_gone = False
         """True once stdout's reader has gone away (`| head`): nothing more can be shown."""
         self._withheld = False
@@ -60,7 +66,8 @@ class Screen:
         """Whether stderr is a terminal as Rich sees it (for a prompt, a progress bar), with
         Rich left unimported where it plainly is not: not a TTY, and neither TTY_COMPATIBLE
         nor FORCE_COLOR says otherwise."""
-        if not (_is_terminal(self.stderr) or _terminal_forced()):
+        forced = os.environ.get("TTY_COMPATIBLE") == "1" or bool(os.environ.get("FORCE_COLOR"))
+        if not (_is_terminal(self.stderr) or forced):
             return False
         return self.err.is_terminal
 
@@ -150,17 +157,3 @@ def _is_terminal(stream: IO[str]) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
-
-
-def _terminal_forced() -> bool:
-    """Whether the environment makes Rich take a stream for a terminal (a TTY or not)."""
-    return os.environ.get("TTY_COMPATIBLE") == "1" or bool(os.environ.get("FORCE_COLOR"))
-
-
-def resolve_format(requested: str | None, is_terminal: bool) -> OutputFormat:
-    """The output format: as requested, else a table on a terminal and JSON elsewhere."""
-    if requested is None:
-        return "table" if is_terminal else "json"
-    if requested in OUTPUT_FORMATS:
-        return requested
-    raise ValueError(f"unknown output format {requested!r}; choose {', '.join(OUTPUT_FORMATS)}")
