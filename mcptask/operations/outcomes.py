@@ -1,9 +1,6 @@
 """What a cancel run acts on and what became of each task: the selection (the ids the user
 named, and the tasks a selector chose from `tasks/list` or from the record of known tasks),
-the targets, and the outcomes (one per task) in the report that holds them all.
-
-The outcomes' names are documented in the README and do not change.
-"""
+the targets, and the outcomes (one per task) in the report that holds them all."""
 
 from __future__ import annotations
 

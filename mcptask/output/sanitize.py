@@ -15,9 +15,8 @@ _ESCAPE_SEQUENCE = re.compile(
 )
 # Control characters; lone surrogates (a JSON `\udc9b` can come out as a raw 8-bit CSI byte);
 # and bidirectional/format controls, which can make one id or status look like another.
-_CONTROL = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
-)
+_CONTROLS = r"\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff"
+_CONTROL = re.compile(f"[{_CONTROLS}]")
 _LINE_BREAKS = re.compile(r"[\t\n\r\u2028\u2029]+")
 
 
@@ -29,10 +28,7 @@ def clean(text: object) -> str:
     return _CONTROL.sub("", value)
 
 
-_BLOCK_CONTROL = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff"
-    r"\u2028\u2029]"
-)
+_BLOCK_CONTROL = re.compile(f"[{_CONTROLS}\u2028\u2029]")  # line and paragraph separators
 
 
 def clean_block(text: object) -> str:

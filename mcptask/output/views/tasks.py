@@ -100,6 +100,16 @@ class StartView(View["StartReport"]):
         return WatchView(self.screen)
 
 
+_RESULT_WARNINGS = {
+    "interrupted": "interrupted: task {} is still {}",
+    "pending": "task {} is still {}: no result yet (wait longer with --wait-timeout SECONDS)",
+    "tool-error": "task {}: the tool reported an error (isError: true)",
+    "failed": "task {} failed",
+    "cancelled": "task {} was cancelled: it has no result",
+}
+"""What `result` says on stderr of a task without a plain result (its id, its status)."""
+
+
 class ResultView(View["ResultReport"]):
     """The tool result's content as text (or the error), or the result document."""
 
@@ -109,21 +119,10 @@ class ResultView(View["ResultReport"]):
     def show(self, shown: ResultReport) -> None:
         """The outcome on stdout, then what it means on stderr."""
         super().show(shown)
-        task_id = clean(shown.task.taskId)
-        kind = shown.kind
-        if kind == "pending" and shown.interrupted:
-            self.screen.warn(f"interrupted: task {task_id} is still {clean(shown.task.status)}")
-        elif kind == "pending":
-            self.screen.warn(
-                f"task {task_id} is still {clean(shown.task.status)}: no result yet "
-                "(wait longer with --wait-timeout SECONDS)"
-            )
-        elif kind == "tool-error":
-            self.screen.warn(f"task {task_id}: the tool reported an error (isError: true)")
-        elif kind == "failed":
-            self.screen.warn(f"task {task_id} failed")
-        elif kind == "cancelled":
-            self.screen.warn(f"task {task_id} was cancelled: it has no result")
+        kind = "interrupted" if shown.kind == "pending" and shown.interrupted else shown.kind
+        if kind in _RESULT_WARNINGS:
+            task = shown.task
+            self.screen.warn(_RESULT_WARNINGS[kind].format(clean(task.taskId), clean(task.status)))
 
     def table(self, shown: ResultReport) -> None:
         from mcptask.output import tables
