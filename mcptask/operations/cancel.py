@@ -119,12 +119,9 @@ class CancelRun:
             self._settle(wait=False)
 
     def _cancel_one(self, target: Target, *, resends: int) -> None:
-        """One `tasks/cancel`, and what its answer, or its failure, tells about the task.
-
-        A failure after the request was sent never makes the task "not attempted": its
-        effect is learned with `tasks/get`, else the outcome is `unknown`. Failures that end
-        the run are raised after the task has its outcome.
-        """
+        """One `tasks/cancel`. A failure after the request was sent never makes the task "not
+        attempted": `tasks/get` learns its effect, else it is `unknown`. Failures that end the
+        run are raised after the task has its outcome."""
         try:
             answer = self.client.cancel_task(target.task_id)
         except CancelRefused as exc:
@@ -152,13 +149,9 @@ class CancelRun:
             self._after_accepted_cancel(target, answer)
 
     def _resolve(self, target: Target, failure: McptaskError, *, resends: int) -> None:
-        """The cancel was sent but its answer never came (or was unreadable): ask the task.
-
-        Cancelled or otherwise finished: that is its outcome. Still active: send the cancel
-        again, up to `resends` times (safe: a repeat of a cancel that took effect is refused
-        with invalid params, which `tasks/get` classifies). Gone: not found. No answer to that
-        either, or still active when no resend is left: `unknown`.
-        """
+        """The cancel's answer was lost: ask the task. Still active: cancel again, up to
+        `resends` times (safe: a repeat of a cancel that took effect is refused with invalid
+        params, which `tasks/get` classifies). No answer, or no resend left: `unknown`."""
         lost = f"the answer to the cancel was lost ({failure.message})"
         try:
             task = self.client.get_task(target.task_id)

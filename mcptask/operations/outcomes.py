@@ -125,11 +125,8 @@ def select_targets(
     known: list[str] | None = None,
 ) -> Selection:
     """The gate for cancelling, then the targets: named ids first, then (with `all_working`)
-    every listed task in `statuses` (default: the active ones), each id once.
-
-    With `known` (the ids this machine recorded for the server), `all_working` selects from
-    those, each refreshed with `tasks/get`, instead of from `tasks/list`.
-    """
+    every task in `statuses` (default: the active ones) from `tasks/list`, or with `known`
+    from the ids recorded for the server (each refreshed), each id once."""
     client.require("cancel")
     listed: list[Task] = []
     gone: list[str] = []

@@ -1,13 +1,8 @@
-"""Polling: how often to ask a server about a task (its `pollInterval`, within a floor and a
-cap), the one poll loop of cancel, result and watch, and the part of a watch round read from
-`tasks/list` pages instead of one `tasks/get` per task.
-
-A server that lists answers for fifty tasks in one page what fifty `tasks/get` would: where
-the pages hold the watched tasks, reading them is the cheaper round (`PagePolling`). Only
-what the pages cannot tell is still asked with `tasks/get`: a watched task not on them (it
-may be gone: `tasks/get` says so before the watch does), and a task the pages show finished
-(its final state, as the watch reports it, is the one `tasks/get` gives).
-"""
+"""Polling: how often to ask about a task (`poll_delay`), the one poll loop of cancel, result
+and watch (`PollLoop`), and watch rounds read from `tasks/list` pages (`PagePolling`): one page
+answers for fifty tasks what fifty `tasks/get` would. `tasks/get` is still asked what the
+pages cannot tell: a task not on them (it may be gone), and a task they show finished (the
+final state the watch reports is the one `tasks/get` gives)."""
 
 from __future__ import annotations
 
@@ -35,22 +30,18 @@ def poll_delay(tasks: Iterable[Task | None], override: float | None = None) -> f
     later than its server wants)."""
     if override is None:
         asked = [task.poll_interval_seconds for task in tasks if task is not None]
-        override = min((seconds for seconds in asked if seconds is not None), default=None)
-        override = DEFAULT_POLL_SECONDS if override is None else override
+        override = min([sec for sec in asked if sec is not None], default=DEFAULT_POLL_SECONDS)
     return min(POLL_CAP_SECONDS, max(POLL_FLOOR_SECONDS, override))
 
 
 @dataclass
 class PollLoop:
-    """Poll `tasks/get` for a changing set of tasks until none is left, time runs out, or stop:
-    the one loop of `cancel` (confirming outcomes), `result` (waiting for the end) and `watch`.
+    """Poll `tasks/get` for a changing set of tasks until none is left, time runs out, or stop.
 
-    Each round asks about every id `pending()` returns, in order, one request at a time, and
-    hands each answer (a task, or the `RpcError` the server gave) to `observe`, which decides
-    what stays pending. `known` may answer for the round first (watch: from `tasks/list`
-    pages): a task it gives that is not terminal is not asked for. `after_round` follows each
-    whole round. Between rounds it waits the server's poll interval (`delay`); `wait` may
-    return early (a status push).
+    Each round asks about every id `pending()` returns, one request at a time, and hands each
+    answer (a task, or the server's `RpcError`) to `observe`, which decides what stays pending;
+    a task that `known` gives for the round (watch: from the pages) is not asked for unless it
+    is terminal. Between rounds it waits `delay()`; `wait` may return early (a status push).
     """
 
     fetch: Callable[[str], Task]
@@ -101,18 +92,14 @@ class PageRound:
     found: dict[str, Task]
     """The pending tasks the pages showed, by id."""
     listed: list[Task] | None
-    """When the round was asked to keep them and read every page: the listed tasks `keep`
-    chose, in the server's order (the watch's periodic re-list, from the same pages)."""
+    """With `keep`: every page's tasks it chose, in order (for the watch's re-list)."""
 
 
 class PagePolling:
-    """Decides, round by round, whether the pages are worth reading, and reads them.
-
-    The measure is requests: a round by pages costs its pages plus a `tasks/get` for each
-    pending task they did not show, a round by gets one `tasks/get` per pending task. The
-    last listing's figures decide the next round; before any, the pages are tried, and a
-    listing stops once it has cost as many requests as the gets would have.
-    """
+    """Decides, round by round, whether the pages are worth reading, and reads them. The
+    measure is requests: the pages, plus a get per pending task they did not show, against a
+    get per pending task. The last listing's figures decide; before any, the pages are tried,
+    and a listing stops once it has cost as many requests as the gets would have."""
 
     def __init__(self, client: McpClient, *, stop: Callable[[], bool]) -> None:
         self._client = client

@@ -1,9 +1,6 @@
 """Refresh the tasks this machine recorded for a server, so that `--known` acts on the
-server's word, not on a stale record. Pure: it returns what it found and never prints.
-
-The client tells the record about each answer (a task seen, a task gone), so refreshing also
-prunes the record of tasks the server no longer knows.
-"""
+server's word, not on a stale record (the client tells the record about each answer, so this
+also prunes the tasks the server no longer knows)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Read a finished task's outcome, waiting (bounded) for it to finish first.
-
-2025-11-25's `tasks/result` blocks until the task is terminal, so it is only sent once
-`tasks/get` shows a terminal status; 2026-07-28 inlines the outcome in `tasks/get`. The era
-decides which (`McpClient.task_outcome`). Pure: it returns a report and never prints.
-"""
+"""Read a finished task's outcome, waiting (bounded) for it to finish first: 2025-11-25's
+`tasks/result` blocks until the task is terminal, so it is sent only once `tasks/get` shows
+one; 2026-07-28 inlines the outcome in `tasks/get` (`McpClient.task_outcome` knows which)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Start a task: the gate, the tool's schema, then a task-augmented `tools/call`.
-
-Pure: it returns a report and never prints. The client records the task it creates (through
-the observer the command line gave it) before this returns.
-"""
+"""Start a task: the gate, the tool's schema, then a task-augmented `tools/call` (the client
+records the task it creates before this returns)."""
 
 from __future__ import annotations
 
@@ -35,10 +32,8 @@ class StartRequest:
 
 @dataclass(frozen=True)
 class StartReport:
-    """What the server did with the call.
-
-    `task` when it made a task; else `result`, the CallToolResult of a call it ran at once.
-    """
+    """What the server did with the call: `task` when it made a task; else `result`, the
+    CallToolResult of a call it ran at once."""
 
     tool: str
     task: Task | None
@@ -91,12 +86,10 @@ def find_tool(client: McpClient, name: str) -> ToolInfo:
 def check_arguments(tool: ToolInfo, arguments: JsonObject) -> list[str]:
     """Validate `arguments` against the tool's `inputSchema` (JSON Schema; 2020-12 unless the
     schema says otherwise). A mismatch is a UsageError; a schema that cannot be used is a
-    note, and the server then judges the arguments itself.
-
-    The schema is the server's text: a `$ref` to another document is never fetched (no URL,
-    no file; the registry retrieves nothing, so it is a schema that cannot be used), and the
-    check ends after SCHEMA_CHECK_SECONDS (a `pattern` can backtrack for hours).
-    """
+    note, and the server then judges the arguments itself. The schema is the server's text: a
+    `$ref` to another document is never fetched (the registry retrieves nothing, so it is a
+    schema that cannot be used), and the check ends after SCHEMA_CHECK_SECONDS (a `pattern`
+    can backtrack for hours)."""
     # Imported here: jsonschema is needed by `start` alone.
     import jsonschema
     from jsonschema import validators

@@ -1,10 +1,7 @@
-"""Follow tasks until they settle: poll, take status pushes, report every change.
-
-Each round asks about every pending task, by `tasks/list` pages where the server lists and
-that is cheaper (see `polling.PagePolling`), else by one `tasks/get` per task; both ways report
-the same changes in the same order. Pure: changes go to callbacks and the end state is a
-`WatchReport`; nothing is printed here.
-"""
+"""Follow tasks until they settle: poll, take status pushes, report every change (to
+callbacks, and the end in a `WatchReport`; nothing is printed here). Rounds read `tasks/list`
+pages where that is cheaper (`polling.PagePolling`), else one `tasks/get` per task: both ways
+report the same changes in the same order."""
 
 from __future__ import annotations
 
@@ -97,10 +94,8 @@ class WatchReport:
 
 class Watch:
     """The watch loop. `on_change` hears every change; `on_round` after every polling round.
-
-    With no task ids, it watches what `tasks/list` shows (active tasks by default) and
-    re-lists now and then to pick up new ones.
-    """
+    With no task ids, it watches what `tasks/list` shows (active tasks by default), re-listed
+    now and then to pick up new ones."""
 
     def __init__(
         self,

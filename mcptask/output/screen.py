@@ -1,8 +1,5 @@
 """The two output streams: stdout for results only; stderr for messages, prompts, progress.
-
-Rich is imported only when something is drawn with it (a table, a coloured message): a JSON
-answer and the ids of `-o ids` are written without it.
-"""
+Rich is imported only when something is drawn with it: JSON and ids are written without it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Rich renderables of servers, tasks and cancel results, shared by the command views.
-
-Server text is always passed through `sanitize.clean` and shown as Rich `Text`, never parsed
-as markup.
-"""
+"""Rich renderables of tasks and cancel results, shared by the command views. Server text is
+always passed through `sanitize.clean` and shown as Rich `Text`, never parsed as markup."""
 
 from __future__ import annotations
 

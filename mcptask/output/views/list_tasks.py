@@ -1,12 +1,10 @@
 """`mcptask list`: the tasks, and why a list came back empty.
 
-One rendering path for every format and both orders. Each task is rendered as it comes
-(a JSON line, an id, an item of the `-o json` document; a table needs every task first).
-In the server's order, `-o jsonl` and `-o ids` print each page as it arrives (one write and
-one flush per page), so that a reader sees the first tasks at once and `| head` stops the
-listing. Newest first is known only after the last page: the rendered tasks are kept in
-memory with their keys and sorted there (stably) at the end. `-o json` is one document,
-printed whole at the end, so that a failure half way never leaves half a document.
+One rendering path for every format and both orders. In the server's order, `-o jsonl` and
+`-o ids` print each page as it arrives, so that a reader sees the first tasks at once and
+`| head` stops the listing. Newest first is known only after the last page: each task is
+rendered as it comes and kept, with its key, to be sorted (stably) at the end. `-o json` is
+one document, printed whole, so that a failure half way never leaves half a document.
 """
 
 from __future__ import annotations
