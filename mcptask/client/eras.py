@@ -46,6 +46,9 @@ METHOD_OF: dict[Operation, str] = {
 Stamped = tuple[JsonObject | None, dict[str, str] | None]
 """A request's params and per-request HTTP headers, as the era sends them."""
 
+GIVE_IDS = "give task ids as arguments, with --from-file FILE, or '-' for stdin"
+"""What to do instead of listing, in both eras' refusals."""
+
 
 class Era(ABC):
     """How one protocol era speaks to a server, after the handshake chose it."""
@@ -75,11 +78,13 @@ class Era(ABC):
     def missing(self, operation: Operation, support: TaskSupport) -> UnsupportedError:
         """The error for an operation the server's tasks capability does not offer."""
         offered = ", ".join(support.offered()) or "nothing"
-        error = NoTaskList if operation == "list" else UnsupportedError
-        return error(
+        message = (
             f"the server does not offer {METHOD_OF[operation]} "
             f"(its tasks capability offers: {offered})"
         )
+        if operation == "list":
+            return NoTaskList(f"{message}; {GIVE_IDS}")
+        return UnsupportedError(message)
 
     # -- task-augmented tool calls and their outcome --------------------------------------------
 
@@ -207,7 +212,7 @@ class ModernEra(Era):
         if operation == "list":
             return NoTaskList(
                 "this server speaks MCP 2026-07-28, where tasks have no list (there is no "
-                "tasks/list); give task ids as arguments, with --from-file FILE, or '-' for stdin"
+                f"tasks/list); {GIVE_IDS}"
             )
         return super().missing(operation, support)
 

@@ -137,11 +137,8 @@ def select_targets(
     elif all_working:
         try:
             client.require("list")
-        except UnsupportedError as exc:
-            raise NoTaskList(
-                f"--all-working needs tasks/list: {exc.message}; give task ids instead (as "
-                "arguments, with --from-file FILE, or '-' to read them from stdin)"
-            ) from None
+        except UnsupportedError as exc:  # its message says how to give ids instead
+            raise NoTaskList(f"--all-working needs tasks/list: {exc.message}") from None
         listed = collect_tasks(client, statuses=statuses or ACTIVE_STATUSES)
     targets = unique_targets(named_ids, (task.taskId for task in listed))
     return Selection(named_ids, listed, targets, gone=gone, unrefreshed=unrefreshed)
