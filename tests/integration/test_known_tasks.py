@@ -63,7 +63,9 @@ def test_start_list_known_cancel_all_working_known(target: MakeTarget) -> None:
 @pytest.mark.parametrize("target", ["legacy-http", "modern-http"], indirect=True)
 def test_watch_known_follows_the_recorded_running_tasks(target: MakeTarget) -> None:
     server = target()
-    task_id = task_id_of(server.run("start", "long_job", "seconds:=1", "-o", "json"))
+    # Long enough to be still running when watch starts, even on a loaded machine (where one
+    # mcptask process can take over a second); short enough to watch it finish.
+    task_id = task_id_of(server.run("start", "long_job", "seconds:=4", "-o", "json"))
     watched = server.run("watch", "--known", "-o", "jsonl", "--wait-timeout", "30")
     assert watched.code == 0, watched.stderr
     changes = [json.loads(line) for line in watched.stdout.splitlines()]
