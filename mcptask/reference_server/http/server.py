@@ -15,7 +15,6 @@ import socket
 import socketserver
 from collections.abc import Callable
 from http.server import ThreadingHTTPServer
-from typing import Protocol
 
 from mcptask.reference_server.config import FaultKind, ServerConfig
 from mcptask.reference_server.eras.router import Era, Router
@@ -56,29 +55,8 @@ REFUSALS = frozenset({FaultKind.BUSY, FaultKind.RATE_LIMITED})
 log = logging.getLogger("mcptask.reference_server")
 
 
-class EraEndpoint(Protocol):
-    """What the endpoint of one era does with the requests the router gives it."""
-
-    @property
-    def allow(self) -> str:
-        """The Allow header of a 405: the HTTP methods this era serves."""
-        ...
-
-    def post(self, exchange: Exchange, message: JsonObject) -> None:
-        """Answer one JSON-RPC message (already checked to be one)."""
-        ...
-
-    def get(self, exchange: Exchange) -> None:
-        """Answer a GET."""
-        ...
-
-    def delete(self, exchange: Exchange) -> None:
-        """Answer a DELETE."""
-        ...
-
-    def shutdown(self) -> None:
-        """The server stops: end what stays open (listen streams)."""
-        ...
+# The endpoint of one era: post, get, delete, shutdown, and `allow` (the Allow of a 405).
+EraEndpoint = LegacyEndpoint | ModernEndpoint
 
 
 class ReferenceHTTPServer(ThreadingHTTPServer):
@@ -152,8 +130,12 @@ class McpRequestHandler(Exchange):
         # long: a read that times out ends BaseHTTPRequestHandler's loop of requests.
         self.connection.settimeout(self.config.connection_idle_seconds or None)
 
-    def do_POST(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
+    def handle_one_request(self) -> None:
+        # Nothing left from an earlier request of the connection.
         self.request_message, self.fault, self.principal = None, None, None
+        super().handle_one_request()
+
+    def do_POST(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
         with contextlib.suppress(Done):
             self._check_origin_and_host()
             body = self.read_body()
@@ -177,8 +159,6 @@ class McpRequestHandler(Exchange):
                 log.info("the client went away before the answer to %s", message.get("method"))
 
     def do_GET(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
-        # nothing left from an earlier POST
-        self.request_message, self.fault, self.principal = None, None, None
         with contextlib.suppress(Done):
             self._check_origin_and_host()
             if self._served_by_oauth(b""):
@@ -187,7 +167,6 @@ class McpRequestHandler(Exchange):
             self.server.endpoint(None).get(self)
 
     def do_DELETE(self) -> None:  # noqa: N802 - the name BaseHTTPRequestHandler calls
-        self.request_message, self.fault, self.principal = None, None, None
         with contextlib.suppress(Done):
             self._check_origin_and_host()
             self.read_body()
