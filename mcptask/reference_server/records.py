@@ -1,10 +1,6 @@
-"""One task of the store: its snapshot (TaskView), its mutable record, the store's errors,
-and the queue of timed changes (DeadlineQueue).
-
-A TaskRecord knows the rules of one task's life (terminal statuses never change, input
-request keys, its scripted steps and deadlines); the TaskStore around it adds locking,
-ordering, timers and listeners.
-"""
+"""One task of the store: its snapshot (TaskView), its mutable record, which knows the rules
+of one task's life (terminal statuses never change, input keys, steps, deadlines), the
+store's errors, and the queue of timed changes (DeadlineQueue)."""
 
 from __future__ import annotations
 

@@ -149,11 +149,6 @@ def run_script(job: LongJob) -> tuple[str, str]:
     return status, message
 
 
-def run_inline(job: LongJob) -> JsonObject:
-    """Run the job in the calling thread (a tools/call without params.task)."""
-    return call_result(*run_script(job))
-
-
 def task_result(view: TaskView) -> JsonObject:
     """What tasks/result returns for a terminal task: the CallToolResult (the tool's own
     when it gave one), tagged by task."""

@@ -1,11 +1,6 @@
 """Protocol logic of the 2025-11-25 ("legacy") era: one JSON-RPC message in, a reply out.
-
-Transports (HTTP, stdio) parse bytes, manage sessions and write answers; everything that the
-MCP specification says about methods, capabilities and task semantics lives here. The
-2026-07-28 ModernDispatcher (modern.py) sits beside this one and shares the TaskStore and
-the wire helpers (wire.py, tools.py); the router (router.py) decides which of the two
-answers a message.
-"""
+Transports parse bytes, keep sessions and write answers; what the specification says about
+methods, capabilities and task semantics lives here."""
 
 from __future__ import annotations
 
@@ -34,9 +29,10 @@ from mcptask.reference_server.rpc import (
 from mcptask.reference_server.scripting import parse_ttl
 from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.tools import (
-    LongJob,
+    Emit,
+    call_result,
     resolve_long_job,
-    run_inline,
+    run_script,
     start_long_job,
     task_result,
     tool_list,
@@ -70,7 +66,6 @@ class Reply:
     related: list[JsonObject] = field(default_factory=list)
 
 
-Emit = Callable[[JsonObject], None]
 Handler = Callable[[JsonObject, str | None, Emit], JsonObject]
 
 
@@ -132,11 +127,7 @@ class LegacyDispatcher:
         return Reply(response, related)
 
     def may_block(self, message: object) -> bool:
-        """True when answering `message` may take long (tasks/result, an inline tool call).
-
-        Transports without a thread per request answer such messages from a thread of
-        their own, so one slow call does not hold up the others.
-        """
+        """True when answering `message` may take long (tasks/result, an inline tool call)."""
         if classify(message) is not MessageKind.REQUEST:
             return False
         assert isinstance(message, dict)
@@ -242,16 +233,12 @@ class LegacyDispatcher:
         answer = None if tools is None else tools.call_legacy(self, params, session_id, emit)
         if answer is not None:
             return answer
-        return self._call_long_job(resolve_long_job(params), params, session_id)
-
-    def _call_long_job(
-        self, job: LongJob, params: JsonObject, session_id: str | None
-    ) -> JsonObject:
+        job = resolve_long_job(params)
         task_params = params.get("task")
         # Without the tasks capability, task metadata is ignored and the call runs normally
         # (spec: receivers that do not declare it process the request as usual).
         if task_params is None or not self.config.tasks_enabled:
-            return run_inline(job)
+            return call_result(*run_script(job))
         ttl = self.requested_ttl(task_params)
         view = start_long_job(self.store, job, ttl_ms=ttl, owner=self.owner(session_id))
         return {"task": self.task_wire(view)}

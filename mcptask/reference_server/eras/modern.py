@@ -1,17 +1,12 @@
 """Protocol logic of the 2026-07-28 ("modern") era with the tasks extension (SEP-2663).
 
 Modern requests are stateless: each carries its protocol version and the client's capabilities
-in `params._meta`, and is answered on its own. There are no sessions, so the session scope of
-the legacy era does not exist here: modern requests are served as viewer None, which sees the
-shared tasks (seeded, scripted, created in global scope, or created by modern requests) and
-never a task owned by a legacy session (--scope session). Tasks created here are shared, so
-legacy sessions see them too. With --oauth the viewer is the client of the request's token
-(`caller`): it owns the tasks it creates, and no other client sees them. The TaskStore is
-the one the LegacyDispatcher uses.
+in `params._meta`. Without sessions they are served as viewer None, which sees the shared tasks
+and never one of a legacy session (--scope session); tasks created here are shared. With
+--oauth the viewer is the client of the request's token (`caller`), owner of what it creates.
 
-The router (router.py) decides which messages this dispatcher answers; the HTTP transport
-passes its header checks in as a validator, so that the checks run in the order the
-specification implies: envelope, headers, version, capabilities, method.
+The HTTP transport passes its header checks in as a validator, so that the checks run in the
+order the specification implies: envelope, headers, version, capabilities, method.
 """
 
 from __future__ import annotations
@@ -61,7 +56,6 @@ from mcptask.reference_server.scripting import OnCancel
 from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.tools import (
     LONG_JOB,
-    LongJob,
     call_result,
     resolve_long_job,
     run_script,
@@ -252,9 +246,7 @@ class ModernDispatcher:
         answer = None if tools is None else tools.call_modern(self, request)
         if answer is not None:
             return answer
-        return self._call_long_job(resolve_long_job(request.params), request)
-
-    def _call_long_job(self, job: LongJob, request: ModernRequest) -> JsonObject:
+        job = resolve_long_job(request.params)
         if self.config.tasks_enabled and request.declares_tasks:
             # The server decides: with the extension declared, long_job is always a task.
             view = start_long_job(self.store, job, ttl_ms=self.config.ttl_ms, owner=request.caller)

@@ -1,10 +1,6 @@
-"""The HTTP server: one /mcp endpoint whose requests the router hands to an era endpoint.
-
-A request goes through the checks every request gets (path, Origin, bearer token; for a
-POST also the body, Content-Type, Accept, JSON, one JSON-RPC message), then to the endpoint
-of its era (http/legacy.py or http/modern.py) as the router decides; this module has no era rules of
-its own.
-"""
+"""The HTTP server: one /mcp endpoint. A request gets the checks every request gets (path,
+Origin, bearer token; for a POST the body, Content-Type, Accept, one JSON-RPC message), then
+goes to the endpoint of the era the router decides; this module has no era rules."""
 
 from __future__ import annotations
 
