@@ -1,13 +1,9 @@
-"""Faults for client tests: broken answers (--fault) and the fault switches, with their
-command line (add_fault_switches, fault_switches).
-
---fault breaks every answer to tasks/* requests in one way (a protocol violation).
-
-The fault switches make a share of the task requests fail transiently, the way busy servers,
-flaky networks and proxies do (--fault-rate, --fault-kind, --fault-seed and companions), and
-end the process after a number of answered requests (--die-after). A FaultPlan draws the
-fault of each task request and counts the answers; the transports apply what it drew (what a
-kind means on HTTP and on stdio is documented in DESCRIPTION, their --help text).
+"""Faults for client tests, with their command line. --fault breaks every answer to tasks/*
+requests in one way (a protocol violation). The fault switches make a share of the task
+requests fail transiently, the way busy servers, flaky networks and proxies do, and end the
+process after a number of answers (--die-after): a FaultPlan draws the fault of each task
+request and counts the answers; the transports apply what it drew (DESCRIPTION, their --help
+text, says what each kind means on HTTP and on stdio).
 """
 
 from __future__ import annotations

@@ -49,11 +49,8 @@ class LongJob:
 
 
 def tool_definitions(tasks_enabled: bool, modern: bool = False) -> list[JsonObject]:
-    """The tools/list entries.
-
-    2025-11-25: `execution.taskSupport` only when tasks are offered. 2026-07-28 has no such
-    field (the server decides per call whether to answer with a task).
-    """
+    """The tools/list entries; `execution.taskSupport` only in 2025-11-25 with tasks offered
+    (in 2026-07-28 the server decides per call whether to answer with a task)."""
     tool: JsonObject = {
         "name": LONG_JOB,
         "title": "Long job",
@@ -134,10 +131,8 @@ def call_result(status: str, message: str | None) -> JsonObject:
 
 
 def run_script(job: LongJob) -> tuple[str, str]:
-    """Run the job's steps in the calling thread; returns the final (status, message).
-
-    A script that stops while working (or waiting for input) still ends `completed`.
-    """
+    """Run the job's steps in the calling thread: the final (status, message), `completed`
+    for a script that stops while working or waiting for input."""
     status, message = "completed", "long_job completed"
     for step in job.steps:
         time.sleep(step.delay)

@@ -1,9 +1,5 @@
-"""Wire helpers both protocol eras share: the Task object, task ids, elicitations, errors.
-
-The envelopes of JSON-RPC itself are in rpc.py; this module is about MCP's objects as
-both dispatchers (legacy.py, modern.py) write them, so that what the eras have in common is
-spelled once and what differs (field names, answers) is a parameter.
-"""
+"""MCP objects both protocol eras write alike (the Task object, task ids, elicitations,
+errors): what they have in common is spelled once, what differs is a parameter."""
 
 from __future__ import annotations
 

@@ -45,12 +45,10 @@ class ModernEndpoint:
         self.dispatcher.hub.close_all(SHUTDOWN_GRACE_SECONDS)
 
     def get(self, exchange: Exchange) -> NoReturn:
-        """2026-07-28 has no GET stream."""
+        """2026-07-28 has no GET stream, and no sessions to DELETE."""
         exchange.method_not_allowed(self.allow)
 
-    def delete(self, exchange: Exchange) -> NoReturn:
-        """2026-07-28 has no sessions to end."""
-        exchange.method_not_allowed(self.allow)
+    delete = get
 
     def post(self, exchange: Exchange, message: JsonObject) -> None:
         """One stateless request (or notification), checked against its headers."""
