@@ -115,6 +115,12 @@ class Selection:
         """True when a selector chose more than one task (a person is asked first)."""
         return len(self.listed) > 1
 
+    @property
+    def unlisted(self) -> list[str]:
+        """The named ids the selector's list did not show."""
+        listed = {task.taskId for task in self.listed}
+        return [task_id for task_id in self.named_ids if task_id not in listed]
+
 
 def select_targets(
     client: McpClient,

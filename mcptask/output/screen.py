@@ -68,8 +68,6 @@ class Screen:
             return False
         return self.err.is_terminal
 
-    # -- plain streams --------------------------------------------------------------------------
-
     def json(self, document: object) -> None:
         self.text(json.dumps(document, indent=2) + "\n")
 
@@ -130,8 +128,6 @@ class Screen:
                 from mcptask.errors import OutputFailure
 
                 raise OutputFailure(f"cannot write the output: {exc.strerror or exc}") from None
-
-    # -- messages on stderr ---------------------------------------------------------------------
 
     def error(self, message: str) -> None:
         from rich.text import Text

@@ -34,8 +34,6 @@ class CancelView(View[CancelOutcome]):
         super().__init__(screen)
         self._streaming = screen.format == "jsonl"
 
-    # -- before and during the run --------------------------------------------------------------
-
     def confirmed(self, selection: Selection) -> bool:
         """Ask before a bulk cancel, only when a person is at the terminal."""
         from mcptask.output import tables
@@ -75,12 +73,8 @@ class CancelView(View[CancelOutcome]):
         if self._streaming:
             self.screen.json_line(result.to_json())
 
-    # -- the dry run ----------------------------------------------------------------------------
-
     def dry_run(self, selection: Selection) -> None:
         _DryRunView(self.screen).show(selection)
-
-    # -- the report -----------------------------------------------------------------------------
 
     def show(self, shown: CancelOutcome) -> None:
         """The report in the chosen format, then what stopped the run, if anything."""
@@ -133,10 +127,9 @@ class _DryRunView(View[Selection]):
 
         if shown.listed:
             tables.print_id_table(self.screen.out, tables.task_table(shown.listed))
-        unlisted = self._unlisted(shown)
-        for task_id in unlisted:
+        for task_id in shown.unlisted:
             self.screen.out.print(task_id, markup=False, highlight=False)
-        count = len(shown.listed) + len(unlisted)
+        count = len(shown.listed) + len(shown.unlisted)
         self.screen.warn(f"dry run: {count} task(s) would be cancelled; nothing was sent")
 
     def document(self, shown: Selection) -> JsonObject:
@@ -145,12 +138,7 @@ class _DryRunView(View[Selection]):
     def lines(self, shown: Selection) -> Iterable[JsonObject]:
         """Each task as listed; a named id the list did not show, as `{"taskId"}`."""
         listed = [task.to_wire() for task in shown.listed]
-        return listed + [{"taskId": task_id} for task_id in self._unlisted(shown)]
+        return listed + [{"taskId": task_id} for task_id in shown.unlisted]
 
     def ids(self, shown: Selection) -> Iterable[str]:
-        return [task.taskId for task in shown.listed] + self._unlisted(shown)
-
-    @staticmethod
-    def _unlisted(selection: Selection) -> list[str]:
-        listed = {task.taskId for task in selection.listed}
-        return [task_id for task_id in selection.named_ids if task_id not in listed]
+        return [task.taskId for task in shown.listed] + shown.unlisted

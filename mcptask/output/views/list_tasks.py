@@ -94,10 +94,17 @@ class ListView(View[Listing]):
                 tables.print_id_table(self.screen.out, tables.task_table(tasks[:limit]))
             return len(tasks)
         render = {"ids": self._id_line, "jsonl": _jsonl_line, "json": _json_item}[output]
-        if sort_key is None and output != "json":
-            return self._paged(pages, render)
-        # Only the rendered text of each task is kept, with its key: far less than the tasks.
         listed = 0
+        if sort_key is None and output != "json":  # each page as it comes
+            for page in pages:
+                listed += len(page)
+                if page:
+                    self.screen.text("".join([render(task) for task in page]))
+                    self._printed += len(page)
+                if self.screen.reader_gone:
+                    break
+            return listed
+        # Only the rendered text of each task is kept, with its key: far less than the tasks.
         keyed: list[tuple[int, str]] = []
         for page in pages:
             listed += len(page)
@@ -111,18 +118,6 @@ class ListView(View[Listing]):
             return listed
         for start in range(0, len(texts), WRITE_TASKS):
             self.screen.text("".join(texts[start : start + WRITE_TASKS]))
-            if self.screen.reader_gone:
-                break
-        return listed
-
-    def _paged(self, pages: Iterable[list[Task]], render: Callable[[Task], str]) -> int:
-        """Each page as it comes; stops early when stdout's reader has gone."""
-        listed = 0
-        for page in pages:
-            listed += len(page)
-            if page:
-                self.screen.text("".join([render(task) for task in page]))
-                self._printed += len(page)
             if self.screen.reader_gone:
                 break
         return listed
