@@ -62,15 +62,6 @@ UNWRAPPED = 100_000
 """The width completions' help is drawn at: one line each, however long."""
 
 
-def help_columns() -> int:
-    """The width help is drawn at: TERMINAL_WIDTH's (Typer's setting), else COLUMNS' or the
-    terminal's, at most 80."""
-    width = os.environ.get("TERMINAL_WIDTH", "")
-    if width.isdigit() and int(width) > 0:
-        return min(int(width), HELP_COLUMNS)
-    return min(shutil.get_terminal_size((HELP_COLUMNS, 0)).columns, HELP_COLUMNS)
-
-
 @contextlib.contextmanager
 def _help_width(columns: int) -> Iterator[None]:
     """Typer's Rich output is `columns` wide in this block (Typer reads its width from this
@@ -90,7 +81,12 @@ def _capped(format_help: Callable[[Any, Any], None], ctx: Any, formatter: Any) -
     """Draw help at most 80 columns wide. A reader that went away (`mcptask --help | true`)
     ends it quietly with exit 0, like every output of mcptask (Rich would exit 1); stdout that
     cannot be written (a full disk) is the one-line error of any output."""
-    with _help_width(help_columns()):
+    width = os.environ.get("TERMINAL_WIDTH", "")  # Typer's setting, over COLUMNS and the terminal
+    if width.isdigit() and int(width) > 0:
+        columns = int(width)
+    else:
+        columns = shutil.get_terminal_size((HELP_COLUMNS, 0)).columns
+    with _help_width(min(columns, HELP_COLUMNS)):
         try:
             format_help(ctx, formatter)
         except SystemExit as exit:  # Rich's answer to a broken pipe, stdout now /dev/null
