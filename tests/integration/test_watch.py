@@ -104,8 +104,10 @@ def test_watch_until_complete_fail_and_input_required(server: str) -> None:
 
 
 def test_exit_status_reports_a_failed_task(server: str) -> None:
-    broke = start_job(server, (1.5, "failed", "it broke"))
-    fine = start_job(server, (1.5, "completed", "ok"))
+    # Seconds enough for both to be seen working first, even where each process takes over
+    # a second to start (a loaded machine).
+    broke = start_job(server, (4.0, "failed", "it broke"))
+    fine = start_job(server, (4.0, "completed", "ok"))
     result = run_mcptask("watch", broke, fine, "--url", server, "--exit-status")
     assert result.code == 7
     assert re.search(rf"{broke}\s+working -> failed\s+it broke", result.stdout)

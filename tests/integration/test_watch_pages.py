@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.cli_process import Result, reference_stdio_command, run_mcptask
 from tests.conftest import StartServer
 
-SCRIPT = [
+SCRIPT: list[dict[str, Any]] = [
     {
         "taskId": "alpha",
         "status": "working",
@@ -62,6 +63,21 @@ WATCH = ("watch", "-o", "jsonl", "--interval", "0.2", "--wait-timeout", "30", "-
 def script(tmp_path: Path) -> str:
     path = tmp_path / "tasks.json"
     path.write_text(json.dumps(SCRIPT), encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture
+def slow_script(tmp_path: Path) -> str:
+    """SCRIPT with every delay and ttl 20 times longer: nothing changes within a short wait,
+    however long the machine takes to start the processes."""
+    slow = [
+        task
+        | {"steps": [[delay * 20, *rest] for delay, *rest in task.get("steps", [])]}
+        | ({"ttl": task["ttl"] * 20} if "ttl" in task else {})
+        for task in SCRIPT
+    ]
+    path = tmp_path / "slow-tasks.json"
+    path.write_text(json.dumps(slow), encoding="utf-8")
     return str(path)
 
 
@@ -147,10 +163,10 @@ def test_exit_status_and_the_final_document_are_the_same_either_way(
 
 @pytest.mark.parametrize("lists", [True, False], ids=["pages", "gets"])
 def test_a_wait_timeout_ends_the_same_either_way(
-    lists: bool, script: str, reference_server: StartServer
+    lists: bool, slow_script: str, reference_server: StartServer
 ) -> None:
     url = reference_server(
-        "--tasks-file", script, "--protocol-eras", "legacy", *([] if lists else ["--no-list"])
+        "--tasks-file", slow_script, "--protocol-eras", "legacy", *([] if lists else ["--no-list"])
     )
     result = run_mcptask(
         "watch", "--url", url, *IDS, "-o", "jsonl", "--interval", "0.2", "--wait-timeout",
