@@ -10,7 +10,10 @@ it cannot be read: a broken file is the user's to mend, and its error names file
 
 from __future__ import annotations
 
+import functools
+import os
 import re
+import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -130,9 +133,12 @@ def check_name(name: str) -> str:
 
 
 def load(path: Path) -> ProfileBook:
-    """Read the profiles file; an absent file is an empty book."""
+    """Read the profiles file; an absent file is an empty book. A file other users may
+    write is warned about (once a process): it says where credentials go."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8") as stream:
+            _warn_if_writable(path, os.fstat(stream.fileno()).st_mode & 0o777)
+            text = stream.read()
     except FileNotFoundError:
         return ProfileBook(path)
     except OSError as exc:
@@ -182,6 +188,15 @@ def set_default(path: Path, name: str) -> None:
         book = load(path)
         book.get(name)
         _write(replace(book, default=name))
+
+
+@functools.cache
+def _warn_if_writable(path: Path, mode: int) -> None:
+    if mode & 0o022:
+        sys.stderr.write(
+            f"mcptask: {path} is writable by other users (mode {mode:04o}), who could send "
+            f"your credentials elsewhere: chmod 600 {path}\n"
+        )
 
 
 # -- reading and writing ----------------------------------------------------------------------

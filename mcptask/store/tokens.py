@@ -6,19 +6,23 @@ Tokens are kept per authorization server (issuer), resource and client, and foun
 server URL they were obtained for. Clients that mcptask registered (RFC 7591) are kept per
 issuer. The file is mode 0600 in a 0700 directory, written atomically (a new file renamed
 over the old one) under a lock. It is a cache: a file that cannot be read is taken as empty
-and replaced at the next write, never shown.
+and replaced at the next write, never shown. As ssh does for a key, a cache that is a
+symbolic link or open to other users is refused (another user could read or plant tokens).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
+import os
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from mcptask.errors import StateError
 from mcptask.store.paths import exclusive, write_private
 from mcptask.store.paths import tokens_path as tokens_path  # logout's way in
 
@@ -94,10 +98,25 @@ class TokenCache:
 
 
 def load(path: Path) -> TokenCache:
-    """Read the cache; an absent or unreadable file is an empty cache."""
+    """Read the cache; an absent or unreadable file is an empty cache; StateError for a
+    symbolic link or a file other users may read or write."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        with open(path, "rb", opener=_no_follow) as stream:
+            mode = os.fstat(stream.fileno()).st_mode & 0o777
+            if mode & 0o077:
+                raise StateError(
+                    f"the token cache {path} is open to other users (mode {mode:04o}): "
+                    f"chmod 600 {path}"
+                )
+            document = json.loads(stream.read().decode("utf-8"))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StateError(
+                f"the token cache {path} is a symbolic link, which mcptask does not follow: "
+                f"rm {path} (mcptask writes a new one at the next sign-in)"
+            ) from None
+        return TokenCache()
+    except (UnicodeDecodeError, ValueError):
         return TokenCache()
     if not isinstance(document, dict) or document.get("version") != VERSION:
         return TokenCache()
@@ -105,6 +124,10 @@ def load(path: Path) -> TokenCache:
         tuple(_entries(document.get("tokens"), CachedToken)),
         tuple(_entries(document.get("clients"), CachedClient)),
     )
+
+
+def _no_follow(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NOFOLLOW)
 
 
 # Each change below reads, changes and writes the file (atomically, 0600) under its lock, one

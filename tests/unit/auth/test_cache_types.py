@@ -29,6 +29,7 @@ GOOD = {
 def _write(path: Path, token_entries: list[object], client_entries: list[object]) -> None:
     document = {"version": 1, "tokens": token_entries, "clients": client_entries}
     path.write_text(json.dumps(document))
+    path.chmod(0o600)  # as mcptask writes it: a cache others may read is refused
 
 
 def test_entries_with_wrongly_typed_fields_are_skipped(tmp_path: Path) -> None:
