@@ -11,7 +11,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
-from httpx_sse import EventSource, SSEError
+from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from mcptask.errors import AnswerLost, McptaskError, ProtocolViolation, UsageError
 from mcptask.protocol.jsonrpc import JsonObject, is_notification
@@ -102,21 +102,16 @@ class HttpTransport(Transport):
         in that session instead of the current one (a 404 raises SessionExpired for it)."""
         if session is not None:
             headers = {**(headers or {}), SESSION_HEADER: session}
-        deadline = self._deadline(timeout)
-        posted = self._post(
-            message, timeout=timeout, headers=headers, session=session, deadline=deadline
-        )
-        with posted as (response, error):
+        deadline = Deadline.after(self._timeout if timeout is None else timeout, self.target)
+        with self._post(message, timeout, headers, session, deadline) as (response, error):
             if error is not None:
                 return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
             return self._read_answer(response, message, session, deadline)
 
     def notify(self, message: JsonObject) -> None:
         """POST a notification; the server answers 202 Accepted (any 2xx is accepted)."""
-        posted = self._post(
-            message, timeout=None, headers=None, session=None, deadline=self._deadline(None)
-        )
-        with posted as (response, error):
+        deadline = Deadline.after(self._timeout, self.target)
+        with self._post(message, None, None, None, deadline) as (response, error):
             response.read()
         if error is not None:
             raise ProtocolViolation(
@@ -171,15 +166,12 @@ class HttpTransport(Transport):
                     if response.status_code != 200 or media_type(response) != "text/event-stream":
                         raise httpx.HTTPError(f"GET stream answered {response.status_code}")
                     backoff = 0.5
-                    bound(response, self._max_answer)
-                    for event in EventSource(response).iter_sse():
-                        if stop.is_set():
-                            return
+                    for event in self._follow(response, stop):
                         last_event_id = resumable_id(event) or last_event_id
                         if event.retry is not None:
                             backoff = min(event.retry, MAX_RETRY_MS) / 1000
-                        if event.data:
-                            self._route_stream_event(event.data)
+                    if stop.is_set():
+                        return
             except (httpx.HTTPError, SSEError, McptaskError) as exc:
                 self._trace(f"< GET stream interrupted: {type(exc).__name__}")
             stop.wait(backoff)
@@ -203,16 +195,21 @@ class HttpTransport(Transport):
                 timeout=httpx.Timeout(10.0, read=None),
             ) as response:
                 self._trace(f"< {response.status_code} {media_type(response) or '-'} (stream)")
-                if response.status_code != 200 or media_type(response) != "text/event-stream":
-                    return
-                bound(response, self._max_answer)
-                for event in EventSource(response).iter_sse():
-                    if stop.is_set():
-                        return
-                    if event.data:
-                        self._route_stream_event(event.data)
+                if response.status_code == 200 and media_type(response) == "text/event-stream":
+                    for _ in self._follow(response, stop):
+                        pass
         except (httpx.HTTPError, SSEError, McptaskError) as exc:  # sign-in too: never raise here
             self._trace(f"< stream ended: {type(exc).__name__}")
+
+    def _follow(self, response: httpx.Response, stop: threading.Event) -> Iterator[ServerSentEvent]:
+        """The events of an open notification stream until `stop`, notifications routed."""
+        bound(response, self._max_answer)
+        for event in EventSource(response).iter_sse():
+            if stop.is_set():
+                return
+            if event.data:
+                self._route_stream_event(event.data)
+            yield event
 
     def _route_stream_event(self, data: str) -> None:
         try:
@@ -245,14 +242,14 @@ class HttpTransport(Transport):
     def _post(
         self,
         message: JsonObject,
-        *,
         timeout: float | None,
         headers: dict[str, str] | None,
         session: str | None,
         deadline: Deadline,
     ) -> Iterator[tuple[httpx.Response, JsonObject | None]]:
         """POST one message and yield the open response after the HTTP-level checks, with
-        the JSON-RPC error object that an HTTP error status carried (else None)."""
+        the JSON-RPC error object that an HTTP error status carried (else None). The session
+        an initialize opened is taken."""
         headers = self._headers(headers)
         body = json.dumps(message, separators=(",", ":"))
         if self._log is not None:  # no formatting on the hot path when not logging
@@ -271,24 +268,16 @@ class HttpTransport(Transport):
                 if self._log is not None:
                     self._trace(f"< {response.status_code} {media_type(response) or '-'}")
                 bound(response, self._max_answer, deadline)
-                yield response, self._check_status(response, sent_session, message)
+                new_session = response.headers.get(SESSION_HEADER)
+                if message.get("method") == "initialize" and response.is_success and new_session:
+                    if not (new_session.isascii() and new_session.isprintable()):
+                        # It goes back in a header, which takes visible ASCII only (the spec's).
+                        raise ProtocolViolation("the server's Mcp-Session-Id is not visible ASCII")
+                    self.session_id = new_session
+                    self._created_session = True
+                yield response, status_error(response, self.target, sent_session)
             finally:
                 response.close()
-
-    def _check_status(
-        self, response: httpx.Response, sent_session: str | None, message: JsonObject
-    ) -> JsonObject | None:
-        """Take the session an initialize opened; raise for statuses that end the request;
-        return a JSON-RPC error that an HTTP error status carried (`status_error`)."""
-        if message.get("method") == "initialize" and 200 <= response.status_code < 300:
-            new_session = response.headers.get(SESSION_HEADER)
-            if new_session and not (new_session.isascii() and new_session.isprintable()):
-                # It goes back in a header, which takes visible ASCII only (the spec's rule).
-                raise ProtocolViolation("the server's Mcp-Session-Id is not visible ASCII")
-            if new_session:
-                self.session_id = new_session
-                self._created_session = True
-        return status_error(response, self.target, sent_session)
 
     def _read_answer(
         self, response: httpx.Response, message: JsonObject, session: str | None, deadline: Deadline
@@ -302,16 +291,15 @@ class HttpTransport(Transport):
             return self._read_sse_answer(response, message.get("id"), session, deadline)
         if content_type == "application/json":
             response.read()
-            return self._read_json_answer(response, message.get("id"))
+            if self._log is not None:
+                self._trace(f"< {response.text}")
+            return own_response(
+                decode(response.content, context="the server's answer"), message.get("id")
+            )
         raise ProtocolViolation(
             f"the server answered {message.get('method')} with content type "
             f"{content_type or 'none'!r}, expected application/json or text/event-stream"
         )
-
-    def _read_json_answer(self, response: httpx.Response, request_id: object) -> JsonObject:
-        if self._log is not None:
-            self._trace(f"< {response.text}")
-        return own_response(decode(response.content, context="the server's answer"), request_id)
 
     def _read_sse_answer(
         self, response: httpx.Response, request_id: object, session: str | None, deadline: Deadline
@@ -320,7 +308,9 @@ class HttpTransport(Transport):
         `Last-Event-ID` (after the `retry:` wait, in the request's session) when the server
         ends the stream early."""
         position = StreamPosition()
-        answer = self._answer_in(response, request_id, position)
+        answer = answer_in(
+            response, request_id, position, self._log, self._handler, self.stream_ends
+        )
         resumes = 0
         while answer is None:
             if position.last_id is None or resumes >= MAX_RESUMES:
@@ -352,23 +342,9 @@ class HttpTransport(Transport):
                     f"was refused (HTTP {response.status_code})"
                 )
             bound(response, self._max_answer, deadline)
-            return self._answer_in(response, request_id, position)
-
-    def _answer_in(
-        self, response: httpx.Response, request_id: object, position: StreamPosition
-    ) -> JsonObject | None:
-        return answer_in(
-            response,
-            request_id,
-            position,
-            log=self._log,
-            handler=self._handler,
-            ends=self.stream_ends,
-        )
-
-    def _deadline(self, timeout: float | None) -> Deadline:
-        """When the answer to a request sent now must be in, in full."""
-        return Deadline.after(self._timeout if timeout is None else timeout, self.target)
+            return answer_in(
+                response, request_id, position, self._log, self._handler, self.stream_ends
+            )
 
     def _stream_headers(
         self, last_event_id: str | None, session: str | None = None

@@ -8,6 +8,7 @@ import contextlib
 import socket
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import httpx
 from httpx_sse import EventSource, ServerSentEvent, SSEError
@@ -23,6 +24,7 @@ MISSES = 2
 """Streams whose end did not come in time before a transport stops waiting for ends."""
 
 
+@dataclass
 class StreamEnds:
     """Reading the end of an answer's event stream, so that its connection is kept.
 
@@ -35,8 +37,7 @@ class StreamEnds:
     longer waits: each stream is closed at once, and its connection with it.
     """
 
-    def __init__(self) -> None:
-        self.misses = 0
+    misses: int = 0
 
     @property
     def waits(self) -> bool:
@@ -81,12 +82,12 @@ class StreamEnds:
             self.misses += 1
 
 
+@dataclass
 class StreamPosition:
     """Where an answer's event stream got to: the last event id and the server's `retry:`."""
 
-    def __init__(self) -> None:
-        self.last_id: str | None = None
-        self.retry_ms: int | None = None
+    last_id: str | None = None
+    retry_ms: int | None = None
 
     def saw(self, event: ServerSentEvent) -> None:
         self.last_id = resumable_id(event) or self.last_id
@@ -107,7 +108,6 @@ def answer_in(
     response: httpx.Response,
     request_id: object,
     position: StreamPosition,
-    *,
     log: WireLog | None,
     handler: NotificationHandler | None,
     ends: StreamEnds,
