@@ -1,13 +1,8 @@
 """The two protocol eras as strategies: everything that differs between 2025-11-25 and 2026-07-28.
 
 The era is chosen once, at negotiation (`negotiate.py`), and kept by the client. An era
-describes requests and reads answers; it never sends anything itself. It stamps every
-request (the 2026-07-28 `_meta` and mirroring headers), reads what the server's capabilities
-offer, reads the answer to a cancel, says why an operation is missing, says whether sessions
-can be joined (2025-11-25 only), names the request that has status changes pushed, builds a
-task-augmented `tools/call` and reads its answer, gates a tool, and says where a finished
-task's outcome is (2025-11-25: `tasks/result`; 2026-07-28: inlined in `tasks/get`). Nothing
-above the client asks which era it speaks.
+describes requests and reads answers; it never sends anything itself. Nothing above the
+client asks which era it speaks.
 """
 
 from __future__ import annotations
@@ -20,7 +15,6 @@ from mcptask.protocol.handshake import (
     LEGACY_ERA,
     LEGACY_VERSION,
     MODERN_ERA,
-    MODERN_VERSION,
     TaskSupport,
     encode_header_value,
     modern_meta,
@@ -126,14 +120,14 @@ class Era(ABC):
             error if isinstance(error, dict) else None,
         )
 
-    @abstractmethod
     def join_refusal(self) -> UsageError | None:
         """Why an existing session cannot be joined in this era, None when it can."""
+        return None
 
-    @abstractmethod
     def push_request(self, task_ids: list[str]) -> tuple[str, JsonObject] | None:
         """The request after which the server pushes status changes of `task_ids`, None when
-        they arrive unasked on the session's own stream."""
+        they arrive unasked on the session's own stream (2025-11-25)."""
+        return None
 
 
 class LegacyEra(Era):
@@ -146,18 +140,13 @@ class LegacyEra(Era):
     name = LEGACY_ERA
 
     def stamp(self, method: str, params: JsonObject | None) -> Stamped:
-        """Requests go out as they are: the session carries the version."""
-        return params, None
+        return params, None  # as they are: the session carries the version
 
     def task_support(self, capabilities: JsonObject) -> TaskSupport:
         """`capabilities.tasks` and its sub-capabilities (none before 2025-11-25)."""
         if self.version != LEGACY_VERSION:
             return TaskSupport(tasks=False, list=False, cancel=False, tool_calls=False)
         return TaskSupport.from_legacy_capabilities(capabilities)
-
-    def join_refusal(self) -> UsageError | None:
-        """Sessions can be joined."""
-        return None
 
     def task_call_params(self, name: str, arguments: JsonObject, ttl_ms: int | None) -> JsonObject:
         """`params.task` asks for a task, with the requested ttl (else the server's)."""
@@ -178,19 +167,12 @@ class LegacyEra(Era):
     """Once the task is terminal (it would block before): the tool's CallToolResult, or the
     JSON-RPC error the task's request ended in."""
 
-    def push_request(self, task_ids: list[str]) -> tuple[str, JsonObject] | None:
-        """`notifications/tasks/status` arrive on the transport's own stream."""
-        return None
-
 
 class ModernEra(Era):
     """MCP 2026-07-28 with the `io.modelcontextprotocol/tasks` extension: stateless requests
     that carry their version and capabilities in `_meta`; no sessions and no `tasks/list`."""
 
     name = MODERN_ERA
-
-    def __init__(self, version: str = MODERN_VERSION) -> None:
-        super().__init__(version)
 
     def stamp(self, method: str, params: JsonObject | None) -> Stamped:
         """Params with the modern `_meta`, and the HTTP headers that mirror the body."""
@@ -204,7 +186,6 @@ class ModernEra(Era):
         return stamped, headers
 
     def task_support(self, capabilities: JsonObject) -> TaskSupport:
-        """The tasks extension among `capabilities.extensions`."""
         return TaskSupport.from_modern_capabilities(capabilities)
 
     def missing(self, operation: Operation, support: TaskSupport) -> UnsupportedError:
@@ -217,7 +198,6 @@ class ModernEra(Era):
         return super().missing(operation, support)
 
     def join_refusal(self) -> UsageError | None:
-        """There are no sessions to join in this era."""
         return UsageError(
             "--session-id applies to 2025-11-25 servers; this one speaks 2026-07-28, "
             "which has no sessions"
@@ -234,5 +214,4 @@ class ModernEra(Era):
         """Nothing to check: tools carry no task support here; the server decides per call."""
 
     def push_request(self, task_ids: list[str]) -> tuple[str, JsonObject] | None:
-        """`subscriptions/listen` for the given tasks; `notifications/tasks` come back."""
         return "subscriptions/listen", {"notifications": {"taskIds": list(task_ids)}}

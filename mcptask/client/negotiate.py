@@ -55,7 +55,7 @@ def discover(
 ) -> Negotiated:
     """The 2026-07-28 way in: `server/discover`; with `fallback`, a legacy server's answer
     leads to the `initialize` handshake instead."""
-    era = ModernEra()
+    era = ModernEra(MODERN_VERSION)
     transport.protocol_version = MODERN_VERSION
     params, headers = era.stamp("server/discover", None)
     probe = DISCOVER_PROBE_SECONDS if transport.kind == "stdio" else None

@@ -63,7 +63,8 @@ class McpClient(Exchange):
         """The record of known tasks: hears every task met and every task found gone."""
         self._negotiated: tuple[ServerInfo, Era] | None = None
         self._joined_session: str | None = None
-        self._kept_session: str | None = None
+        self.kept_session: str | None = None
+        """The session this process keeps open for the tasks it started (no DELETE)."""
         self._task_sessions: dict[str, str] = {}
         self._renewal = threading.Lock()
         """Two threads that meet the same ended session renew it once (a bulk cancel's
@@ -147,37 +148,26 @@ class McpClient(Exchange):
         """Ask the server to push task status changes, until `stop` (blocks on HTTP).
 
         Pushes reach the notification handler; failures are silent (polling is the baseline).
+        In a joined session the transport's own stream is not followed: each message goes to
+        one stream, and the session's owner may be listening.
         """
         request = self.era.push_request(task_ids)
         if request is None:
-            self.listen(stop)
+            if self._joined_session is None:
+                self.transport.listen(stop)
         elif task_ids:
-            self.subscribe(*request, stop)
-
-    def listen(self, stop: threading.Event) -> None:
-        """Follow the transport's own notification stream, unless in a joined session:
-        each message goes to one stream, and the session's owner may be listening."""
-        if self._joined_session is None:
-            self.transport.listen(stop)
-
-    def subscribe(self, method: str, params: JsonObject, stop: threading.Event) -> None:
-        """Send a long-lived request whose answer is a stream of notifications."""
-        stamped, headers = self.era.stamp(method, params)
-        message = request_message(self._next_id(), method, stamped)
-        self.transport.subscribe(message, headers=headers, stop=stop)
+            method, params = request
+            stamped, headers = self.era.stamp(method, params)
+            message = request_message(self._next_id(), method, stamped)
+            self.transport.subscribe(message, headers=headers, stop=stop)
 
     def close(self) -> None:
         """End the session if we created it (and did not keep it) and release the transport."""
         self.transport.close()
 
-    @property
-    def kept_session(self) -> str | None:
-        """The session this process keeps open for the tasks it started (no DELETE)."""
-        return self._kept_session
-
     def _durable_session(self, task_id: str) -> str | None:
         """The session that owns `task_id` and outlives this process, if any."""
-        return self._task_sessions.get(task_id) or self._joined_session or self._kept_session
+        return self._task_sessions.get(task_id) or self._joined_session or self.kept_session
 
     # -- the capability gate --------------------------------------------------------------------
 
@@ -206,11 +196,6 @@ class McpClient(Exchange):
                 self.record.gone(task_id)
             raise
         return self._met(Task.from_result(result, method="tasks/get"), "tasks/get")
-
-    def iter_tasks(self) -> Iterator[Task]:
-        """Every task from `tasks/list`, following `nextCursor` page after page."""
-        for page in self.iter_task_pages():
-            yield from page
 
     def iter_task_pages(self) -> Iterator[list[Task]]:
         """The pages of `tasks/list`, one list of tasks each, following `nextCursor`; the
@@ -279,7 +264,7 @@ class McpClient(Exchange):
         answer = self.era.read_tool_call(self.call("tools/call", params))
         if answer.task is not None:
             if self._joined_session is None and self.transport.session_id is not None:
-                self._kept_session = self.transport.session_id
+                self.kept_session = self.transport.session_id
                 self.transport.keep_session()
             self._met(answer.task, "tools/call", tool=name)
         return answer

@@ -258,7 +258,7 @@ def test_any_answer_to_a_task_call_gives_a_model_or_a_documented_error(
     client = client_answering(answer, error=error)
     calls = (
         lambda: client.get_task("t"),
-        lambda: list(client.iter_tasks()),
+        lambda: [task for page in client.iter_task_pages() for task in page],
         lambda: client.cancel_task("t"),
     )
     for call in calls:
