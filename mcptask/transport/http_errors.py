@@ -31,7 +31,7 @@ from mcptask.errors import (
     UsageError,
 )
 from mcptask.protocol.jsonrpc import JsonObject
-from mcptask.transport.limits import jsonrpc_error_body
+from mcptask.transport.limits import parse_json_or_none
 
 BUSY_STATUSES = frozenset({429, 503})
 """The server says it did not act on the request and may be asked again (Retry-After)."""
@@ -100,9 +100,10 @@ def status_error(
         raise ServerBusy(message, retry_after=wait)
     if status in GATEWAY_STATUSES:
         raise GatewayFailure(message, retry_after=wait)
-    error = jsonrpc_error_body(response)
-    if error is not None:
-        return error
+    decoded = parse_json_or_none(response.content, context="an error answer")
+    error = decoded.get("error") if isinstance(decoded, dict) else None
+    if isinstance(error, dict) and isinstance(error.get("code"), int):
+        return error  # a JSON-RPC error object
     if status == 404:
         raise EndpointNotFound(f"no MCP endpoint at {target} (HTTP 404)")
     raise HttpStatusError(f"{message} with no JSON-RPC error", status=status)

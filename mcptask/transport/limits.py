@@ -11,7 +11,7 @@ import json
 import os
 import time
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib.util import find_spec
 from typing import Any
@@ -28,9 +28,9 @@ MAX_DEPTH = 128
 """Deeper than any task, tool result or error a server has reason to send."""
 
 
-def max_answer_bytes(environ: Mapping[str, str] | None = None) -> int:
+def max_answer_bytes() -> int:
     """The bound on one answer (an HTTP body, an SSE event, a stdio line), in bytes."""
-    text = (os.environ if environ is None else environ).get(ENV_MAX_ANSWER_BYTES)
+    text = os.environ.get(ENV_MAX_ANSWER_BYTES)
     if not text:
         return DEFAULT_MAX_ANSWER_BYTES
     try:
@@ -56,12 +56,9 @@ class Deadline:
     def after(cls, seconds: float, target: str) -> Deadline:
         return cls(time.monotonic() + seconds, seconds, target)
 
-    def left(self) -> float:
-        return self.at - time.monotonic()
-
     def check(self) -> None:
         """Raise AnswerLost once the time is up."""
-        if self.left() < 0:
+        if time.monotonic() > self.at:
             raise AnswerLost(f"{self.target} did not answer within {self.seconds:g}s (--timeout)")
 
 
@@ -107,16 +104,6 @@ def bound(response: httpx.Response, limit: int, deadline: Deadline | None = None
     if isinstance(response.stream, httpx.SyncByteStream):
         encodings = response.headers.get_list("Content-Encoding", split_commas=True)
         response.stream = BoundedStream(response.stream, limit, encodings, deadline)
-
-
-def request_deadline(response: httpx.Response) -> Deadline | None:
-    """A deadline for the body of `response`: its request's read timeout from now (httpx's
-    documented `timeout` request extension); None without one."""
-    timeout = response.request.extensions.get("timeout")
-    seconds = timeout.get("read") if isinstance(timeout, dict) else None
-    if not isinstance(seconds, int | float):
-        return None
-    return Deadline.after(seconds, display_url(str(response.request.url)))
 
 
 _PIECE = 64 * 1024
@@ -222,15 +209,16 @@ def _may_nest_deeper(text: str | bytes, limit: int) -> bool:
 
 
 def json_body(response: httpx.Response) -> Any:
-    """The decoded body of a response not read yet; None when it is not JSON (or nested too
-    deep to be an answer). A body over the bound raises ProtocolViolation: each caller
-    turns it into its own error. (For answers from URLs that OAuth metadata chose.)"""
-    bound(response, max_answer_bytes(), request_deadline(response))
-    content = response.read()
-    try:
-        return parse_json(content, context="the answer")
-    except ProtocolViolation:
-        return None
+    """The decoded body of a response not read yet (from a URL that OAuth metadata chose);
+    None when it is not JSON or nested too deep. A body over the bound or still coming after
+    its request's read timeout raises: each caller turns that into its own error."""
+    timeout = response.request.extensions.get("timeout")
+    seconds = timeout.get("read") if isinstance(timeout, dict) else None
+    deadline = None
+    if isinstance(seconds, int | float):
+        deadline = Deadline.after(seconds, display_url(str(response.request.url)))
+    bound(response, max_answer_bytes(), deadline)
+    return parse_json_or_none(response.read(), context="the answer")
 
 
 def own_response(message: JsonObject, request_id: object) -> JsonObject:
@@ -244,16 +232,12 @@ def own_response(message: JsonObject, request_id: object) -> JsonObject:
     return message
 
 
-def jsonrpc_error_body(response: httpx.Response) -> JsonObject | None:
-    """The JSON-RPC error object an HTTP error answer carries, if it carries one."""
+def parse_json_or_none(text: str | bytes, *, context: str) -> Any:
+    """`parse_json`, but None for text it refuses."""
     try:
-        decoded = parse_json(response.content, context="an error answer")
+        return parse_json(text, context=context)
     except ProtocolViolation:
         return None
-    error = decoded.get("error") if isinstance(decoded, dict) else None
-    if isinstance(error, dict) and isinstance(error.get("code"), int):
-        return error
-    return None
 
 
 def _depth_exceeds(value: object, limit: int) -> bool:
