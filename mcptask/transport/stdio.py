@@ -26,6 +26,7 @@ from mcptask.transport.limits import decode, max_answer_bytes, too_large
 from mcptask.transport.redact import display_command
 
 STDERR_TAIL_LINES = 10
+NOT_JSON = "the server wrote a line that is not JSON on stdout (stdout is for JSON-RPC only)"
 _SHUTDOWN_GRACE_SECONDS = 2.0
 INHERITED_VARIABLES = (
     (
@@ -233,7 +234,7 @@ class StdioTransport(Transport):
                 if not text:
                     continue
                 self._trace(f"< {text}")
-                self._route(_decode_line(text))
+                self._route(decode(text, context="a line from the server", not_json=NOT_JSON))
         except Exception as exc:  # never let the reader die silently: every wait would hang
             failure = (
                 exc
@@ -300,11 +301,3 @@ class StdioTransport(Transport):
         tail = " | ".join(line for line in self._stderr_tail if line.strip())
         detail = f"; its last output: {tail}" if tail else ""
         return ServerExited(f"the server process {status}{detail}")
-
-
-def _decode_line(text: str) -> JsonObject:
-    return decode(
-        text,
-        context="a line from the server",
-        not_json="the server wrote a line that is not JSON on stdout (stdout is for JSON-RPC only)",
-    )
