@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from mcptask.client.eras import Era, Operation
 from mcptask.client.error_codes import error_object, result_of
-from mcptask.client.exchange import Exchange, RetryPolicy
+from mcptask.client.exchange import Exchange, RetryPolicy, T
 from mcptask.client.negotiate import initialize, negotiate, survey
 from mcptask.errors import (
     ProtocolViolation,
@@ -198,29 +199,19 @@ class McpClient(Exchange):
         return self._met(Task.from_result(result, method="tasks/get"), "tasks/get")
 
     def iter_task_pages(self) -> Iterator[list[Task]]:
-        """The pages of `tasks/list`, one list of tasks each, following `nextCursor`; the
-        next page is asked for only when the caller wants it."""
+        """The pages of `tasks/list`, one list of tasks each (the record hears each page)."""
         self.require("list")
-        cursor: str | None = None
-        seen_cursors: set[str] = set()
-        while True:
-            tasks, next_cursor = read_page(
-                self.call("tasks/list", {"cursor": cursor} if cursor else {}),
-                "tasks/list",
-                lambda item: Task.from_result(item, method="tasks/list"),
-            )
+        read = functools.partial(Task.from_result, method="tasks/list")
+        for tasks, first, last in self._pages("tasks/list", read):
             if self.record is not None:
                 durable = self._durable_session
                 self.record.seen_page(
                     [(task, durable(task.taskId)) for task in tasks],
                     via="tasks/list",
-                    first=cursor is None,
-                    last=next_cursor is None,
+                    first=first,
+                    last=last,
                 )
             yield tasks
-            if next_cursor is None:
-                return
-            cursor = follow_cursor(seen_cursors, next_cursor, "tasks/list")
 
     def cancel_task(self, task_id: str) -> Task | None:
         """`tasks/cancel` for one task: the task it answered with, or None (acknowledged only).
@@ -238,19 +229,25 @@ class McpClient(Exchange):
     # -- tools ----------------------------------------------------------------------------------
 
     def iter_tools(self) -> Iterator[ToolInfo]:
-        """Every tool from `tools/list`, following `nextCursor` page after page."""
+        """Every tool from `tools/list`."""
+        for tools, _, _ in self._pages("tools/list", ToolInfo.from_wire):
+            yield from tools
+
+    def _pages(
+        self, method: str, read: Callable[[object], T]
+    ) -> Iterator[tuple[list[T], bool, bool]]:
+        """The items of `method`'s pages, following `nextCursor` (the next page is asked for
+        only when the caller wants it), each with whether it is the first and the last."""
         cursor: str | None = None
         seen_cursors: set[str] = set()
         while True:
-            tools, next_cursor = read_page(
-                self.call("tools/list", {"cursor": cursor} if cursor else {}),
-                "tools/list",
-                ToolInfo.from_wire,
+            items, next_cursor = read_page(
+                self.call(method, {"cursor": cursor} if cursor else {}), method, read
             )
-            yield from tools
+            yield items, cursor is None, next_cursor is None
             if next_cursor is None:
                 return
-            cursor = follow_cursor(seen_cursors, next_cursor, "tools/list")
+            cursor = follow_cursor(seen_cursors, next_cursor, method)
 
     def call_tool_as_task(
         self, name: str, arguments: JsonObject, *, ttl_ms: int | None = None
