@@ -40,21 +40,15 @@ Negotiated = tuple[ServerInfo, Era]
 def negotiate(
     transport: Transport, wire: Exchange, *, protocol: str, prefer_legacy: bool
 ) -> Negotiated:
-    """Perform the handshake that `protocol` asks for (`auto`, or one version).
+    """Perform the handshake that `protocol` asks for: `initialize` for 2025-11-25, else
+    `server/discover`, where in auto mode a legacy server's answer leads to `initialize`.
 
     `prefer_legacy`: the command needs what only 2025-11-25 has (a list, a session to join),
     so a dual-era server is spoken to in that era.
     """
     if protocol == LEGACY_VERSION:
         return initialize(transport, wire)
-    return discover(transport, wire, fallback=protocol == "auto", prefer_legacy=prefer_legacy)
-
-
-def discover(
-    transport: Transport, wire: Exchange, *, fallback: bool, prefer_legacy: bool
-) -> Negotiated:
-    """The 2026-07-28 way in: `server/discover`; with `fallback`, a legacy server's answer
-    leads to the `initialize` handshake instead."""
+    fallback = protocol == "auto"
     era = ModernEra(MODERN_VERSION)
     transport.protocol_version = MODERN_VERSION
     params, headers = era.stamp("server/discover", None)
