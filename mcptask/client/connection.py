@@ -55,44 +55,6 @@ class ConnectionSettings:
         )
 
 
-def open_transport(
-    settings: ConnectionSettings,
-    *,
-    log: WireLog | None = None,
-    server_log: WireLog | None = None,
-    notice: WireLog | None = None,
-    auth: McpAuth | None = None,
-) -> Transport:
-    """The transport the settings name: Streamable HTTP for a URL, stdio for a command.
-
-    `notice` hears what a person signing in must know (the browser step); `auth` is a
-    sign-in flow to use instead of the one the settings describe.
-    """
-    if settings.url:
-        from mcptask.transport.http import HttpTransport
-
-        return HttpTransport(
-            settings.url,
-            headers=settings.headers,
-            timeout=settings.timeout,
-            log=log,
-            ca_cert=settings.ca_cert,
-            insecure=settings.insecure,
-            auth=auth or sign_in(settings, log=log, notice=notice),
-        )
-    from mcptask.transport.stdio import StdioTransport, split_command
-
-    assert settings.server_command is not None
-    return StdioTransport(
-        split_command(settings.server_command),
-        timeout=settings.timeout,
-        log=log,
-        stderr_log=server_log,
-        env=settings.env,
-        inherit_env=settings.inherit_env,
-    )
-
-
 def sign_in(
     settings: ConnectionSettings, *, log: WireLog | None = None, notice: WireLog | None = None
 ) -> McpAuth | None:
@@ -126,9 +88,36 @@ def connected_client(
     `needs_list`: the command reads `tasks/list`, which decides the era of a dual-era server.
     `on_session_change` hears a kept session being opened or renewed; `record` (of known
     tasks) hears every task met; `task_sessions` names the session that owns a task.
+    `notice` hears what a person signing in must know (the browser step); `auth` is a
+    sign-in flow to use instead of the one the settings describe.
     """
+    transport: Transport
+    if settings.url:
+        from mcptask.transport.http import HttpTransport
+
+        transport = HttpTransport(
+            settings.url,
+            headers=settings.headers,
+            timeout=settings.timeout,
+            log=log,
+            ca_cert=settings.ca_cert,
+            insecure=settings.insecure,
+            auth=auth or sign_in(settings, log=log, notice=notice),
+        )
+    else:
+        from mcptask.transport.stdio import StdioTransport, split_command
+
+        assert settings.server_command is not None
+        transport = StdioTransport(
+            split_command(settings.server_command),
+            timeout=settings.timeout,
+            log=log,
+            stderr_log=server_log,
+            env=settings.env,
+            inherit_env=settings.inherit_env,
+        )
     client = McpClient(
-        open_transport(settings, log=log, server_log=server_log, notice=notice, auth=auth),
+        transport,
         protocol=settings.protocol,
         needs_list=needs_list,
         keep_session=settings.keep_session,
