@@ -54,7 +54,6 @@ class HttpTransport(Transport):
         sleep: Callable[[float], object] = time.sleep,
         auth: httpx.Auth | None = None,
     ) -> None:
-        self.url = url
         self.target = display_url(url)
         self._created_session = False
         self._log = log
@@ -119,17 +118,14 @@ class HttpTransport(Transport):
             )
 
     def reset_session(self) -> None:
-        """Forget the session so that the next initialize creates a new one."""
         self.session_id = None
         self._created_session = False
 
     def join_session(self, session_id: str) -> None:
-        """Send later requests in an existing session this process did not create."""
         self.session_id = session_id
         self._created_session = False
 
     def keep_session(self) -> None:
-        """Never DELETE the current session: it and its tasks are to outlive this process."""
         self._created_session = False
 
     def end_session(self) -> None:
