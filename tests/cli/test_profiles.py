@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import threading
@@ -240,3 +241,16 @@ def test_concurrent_saves_lose_no_profile(config: Path) -> None:
         if p.startswith(".profiles.toml.") and not p.endswith(".lock")
     ]
     assert leftovers == []
+
+
+def test_the_profiles_listing_shows_where_client_credentials_may_go(
+    config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    issuer = "https://as.example.com"
+    profiles.save_profile(config, Profile(name="bound", url=URL, client_issuer=issuer))
+    profiles.save_profile(config, Profile(name="plain", url=URL))
+    assert run(["profiles", "-o", "table"]) == 0
+    assert f"client issuer {issuer}" in capsys.readouterr().out
+    assert run(["profiles", "-o", "jsonl"]) == 0
+    bound, plain = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert (bound["clientIssuer"], plain["clientIssuer"]) == (issuer, None)

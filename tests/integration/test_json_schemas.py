@@ -358,6 +358,8 @@ def test_profiles_and_what_this_machine_keeps(tmp_path: Path) -> None:
     assert local_line["env"] == {"SERVER_NAME": "saved"}
     assert other_line["token"] == "env:MY_TOKEN"
     assert other_line["clientSecret"] == f"file:{secret}"
+    assert other_line["clientIssuer"] == "http://127.0.0.1:9"
+    assert local_line["clientIssuer"] is None
     assert other_line["headers"] == {"X-Trace": "saved"}
     everything = document("forget.json", run_mcptask("forget", "--all", "-o", "json", env=env))
     assert everything == {"forgotten": ["working-001"], "notRecorded": [], "server": None}

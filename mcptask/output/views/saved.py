@@ -68,6 +68,7 @@ def _document(profile: Profile) -> JsonObject:
         "clientId": profile.client_id,
         "clientSecret": _source(profile.client_secret),
         "clientKeyFile": profile.client_key_file,
+        "clientIssuer": profile.client_issuer,
         "scope": profile.scope,
     }
 
@@ -90,6 +91,7 @@ def _settings(profile: Profile) -> list[str]:
         ("client", profile.client_id or None),
         ("client secret", _source(profile.client_secret)),
         ("client key", profile.client_key_file or None),
+        ("client issuer", profile.client_issuer or None),
         ("scope", profile.scope or None),
         ("keeps session", (profile.session_id or "(none yet)") if profile.keep_session else None),
     )
