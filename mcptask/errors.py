@@ -39,6 +39,7 @@ The tree (each class carries its exit code; no instance overrides it):
 
     SessionExpired (not a McptaskError)    HTTP 404 on a request that carried a session id;
                                            the client re-initializes once or raises SessionGone
+    TimedOut (a BaseException)             a time bound ran out (start's schema check)
 
 Exit codes 7, 9, 10, 11 and 130 are decided by reports (`mcptask.cli.exit_codes`), never by
 an exception; `ExitCode` is used only here and in `mcptask.cli`. Which JSON-RPC error code
@@ -280,3 +281,8 @@ class HttpStatusError(ProtocolViolation):
 
 class SessionExpired(Exception):
     """HTTP 404 to a request with a session id; internal to the client, never the user's."""
+
+
+class TimedOut(BaseException):
+    """A time bound ran out (`operations.start.time_bound`'s timer signal): a BaseException,
+    so that no `except Exception` of a library swallows it. Never reaches the user."""

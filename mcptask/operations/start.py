@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from mcptask.client.session import McpClient
-from mcptask.errors import UsageError
+from mcptask.errors import TimedOut, UsageError
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task
 from mcptask.protocol.tools import ToolInfo
@@ -130,11 +130,6 @@ def check_arguments(tool: ToolInfo, arguments: JsonObject) -> list[str]:
         f"the arguments do not match the inputSchema of tool {tool.name!r}: {where}: "
         f"{best.message}{more}; nothing was sent"
     )
-
-
-class TimedOut(BaseException):
-    """Raised in the main thread by `time_bound`'s timer (a BaseException, so that no
-    `except Exception` of a library swallows it)."""
 
 
 @contextlib.contextmanager
