@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from mcptask import __version__
 from mcptask.reference_server.config import ServerConfig
@@ -18,12 +19,29 @@ from mcptask.reference_server.rpc import (
     JsonRpcError,
 )
 
+if TYPE_CHECKING:
+    from mcptask.reference_server.eras.subscriptions import Subscription
+
 LEGACY_VERSION = "2025-11-25"
 MODERN_VERSION = "2026-07-28"
 ELICITATION_CREATE = "elicitation/create"
 INVALID_MESSAGE = "Invalid JSON-RPC message"
 
 log = logging.getLogger("mcptask.reference_server")
+
+
+@dataclass
+class Reply:
+    """What a dispatcher made of a message: the response (None for a notification, and for
+    an opened subscription, whose response is sent only when the server ends it), the
+    notifications that belong to the request (sent before the response on an SSE answer; a
+    subscription's acknowledgement), and, in 2026-07-28, the HTTP status and the opened
+    subscription, whose later notifications it delivers."""
+
+    response: JsonObject | None
+    related: list[JsonObject] = field(default_factory=list)
+    http_status: int = 200
+    subscription: Subscription | None = None
 
 
 def iso_utc(moment: datetime) -> str:

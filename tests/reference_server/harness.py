@@ -24,14 +24,15 @@ from typing import Any
 import pytest
 
 from mcptask.reference_server.config import ServerConfig
-from mcptask.reference_server.eras.legacy import LegacyDispatcher, Reply
+from mcptask.reference_server.eras.legacy import LegacyDispatcher
 from mcptask.reference_server.eras.modern import ModernDispatcher
-from mcptask.reference_server.eras.modern_wire import ModernReply, Validator
+from mcptask.reference_server.eras.modern_wire import Validator
 from mcptask.reference_server.eras.router import Router
 from mcptask.reference_server.eras.subscriptions import Subscription
 from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.scripting import ScriptedTask, Step
 from mcptask.reference_server.server import populate
+from mcptask.reference_server.wire import Reply
 from tests.conformance.fixtures.workers import WorkerStore
 from tests.reference_server.manual_clock import ManualClock
 
@@ -229,7 +230,7 @@ class ModernClient:
         self.server = server
         self.dispatcher = dispatcher
 
-    def handle(self, message: object, validate: Validator | None = None) -> ModernReply:
+    def handle(self, message: object, validate: Validator | None = None) -> Reply:
         """A raw message, as a transport would hand it over."""
         return self.dispatcher.handle(message, validate)
 
@@ -242,7 +243,7 @@ class ModernClient:
         version: str = VERSION,
         caps: JsonObject | None = None,
         meta: JsonObject | None = None,
-    ) -> ModernReply:
+    ) -> Reply:
         """The dispatcher's reply to one request; `caps` replaces the capabilities, `meta`
         adds _meta fields."""
         body_meta: JsonObject = {

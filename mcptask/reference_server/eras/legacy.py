@@ -8,7 +8,6 @@ import base64
 import binascii
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from mcptask.reference_server.config import Scope, ServerConfig
 from mcptask.reference_server.records import CancelPolicy, SortKey, TaskView
@@ -41,6 +40,7 @@ from mcptask.reference_server.wire import (
     INVALID_MESSAGE,
     LEGACY_TASK,
     LEGACY_VERSION,
+    Reply,
     as_jsonrpc_error,
     server_info,
     simulate_latency,
@@ -55,15 +55,6 @@ INSTRUCTIONS = (
     "mcptask reference server: a demo and test target for MCP tasks. Call the long_job tool "
     "with params.task to create a task; list, get and cancel tasks with the tasks/* methods."
 )
-
-
-@dataclass
-class Reply:
-    """What a message produced: the response (None for notifications) and notifications
-    that belong to the request (sent before the response on an SSE answer)."""
-
-    response: JsonObject | None
-    related: list[JsonObject] = field(default_factory=list)
 
 
 Handler = Callable[[JsonObject, str | None, Emit], JsonObject]

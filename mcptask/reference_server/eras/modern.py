@@ -22,7 +22,6 @@ from mcptask.reference_server.eras.modern_wire import (
     TASK_NOTIFICATION,
     TASKS_EXTENSION,
     ModernError,
-    ModernReply,
     ModernRequest,
     Validator,
     check_request,
@@ -67,6 +66,7 @@ from mcptask.reference_server.wire import (
     LEGACY_VERSION,
     MODERN_TASK,
     MODERN_VERSION,
+    Reply,
     as_jsonrpc_error,
     form_elicitation,
     server_info,
@@ -118,17 +118,17 @@ class ModernDispatcher:
 
     def handle(
         self, message: object, validate: Validator | None = None, caller: str | None = None
-    ) -> ModernReply:
+    ) -> Reply:
         """Process one decoded JSON-RPC message; `validate` adds transport checks; `caller`
         is who sends it (--oauth: the client of its token)."""
         kind = classify(message)
         if kind is MessageKind.INVALID:
-            return ModernReply(
+            return Reply(
                 error_response(request_id(message), INVALID_REQUEST, INVALID_MESSAGE),
-                400,
+                http_status=400,
             )
         if kind is not MessageKind.REQUEST:
-            return ModernReply(None, 202)  # notifications and client responses: nothing to do
+            return Reply(None, http_status=202)  # notifications and client responses: nothing to do
         assert isinstance(message, dict)
         msg_id = message["id"]
         method: str = message["method"]
@@ -148,16 +148,15 @@ class ModernDispatcher:
                 raise missing_tasks_capability()
             simulate_latency(self.config, method)
             result = handler(request)
-            return ModernReply(result_response(msg_id, result), related=request.related)
+            return Reply(result_response(msg_id, result), request.related)
         except Exception as exc:
             error = as_jsonrpc_error(exc, method)
             if isinstance(error, ModernError):
                 status = error.http_status
             else:
                 status = http_status_for(error.code)
-            return ModernReply(
-                error_response(msg_id, error.code, error.message, error.data), status
-            )
+            response = error_response(msg_id, error.code, error.message, error.data)
+            return Reply(response, http_status=status)
 
     def may_block(self, message: object) -> bool:
         """True when answering takes long: a tools/call run inline (no task)."""
@@ -275,7 +274,7 @@ class ModernDispatcher:
         self.store.request_cancel(task_id, request.caller, self._default_cancel)
         return {"resultType": "complete"}
 
-    def _listen(self, request: ModernRequest) -> ModernReply:
+    def _listen(self, request: ModernRequest) -> Reply:
         notifications = request.params.get("notifications")
         if not isinstance(notifications, dict):
             raise JsonRpcError(INVALID_PARAMS, "notifications must be an object")
@@ -298,7 +297,7 @@ class ModernDispatcher:
             ACKNOWLEDGED_NOTIFICATION,
             {"_meta": {SUBSCRIPTION_ID_META: request.msg_id}, "notifications": agreed},
         )
-        return ModernReply(None, 200, [acknowledged], subscription)
+        return Reply(None, [acknowledged], subscription=subscription)
 
     def _agreed_task_ids(self, requested: list[str], caller: str | None) -> list[str]:
         """The requested ids of tasks this (sessionless) caller can see, once each."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from mcptask.reference_server.eras.subscriptions import Subscription
 from mcptask.reference_server.rpc import (
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
@@ -97,21 +96,6 @@ class ModernRequest:
         if not isinstance(elicitation, dict):
             return False
         return not elicitation or isinstance(elicitation.get("form"), dict)
-
-
-@dataclass
-class ModernReply:
-    """What a modern message produced.
-
-    `response` is None for notifications (HTTP 202) and for an opened subscription, whose
-    `related` holds the acknowledgement and whose later notifications come from
-    `subscription`; the response of a subscription is sent only when the server ends it.
-    """
-
-    response: JsonObject | None
-    http_status: int = 200
-    related: list[JsonObject] = field(default_factory=list)
-    subscription: Subscription | None = None
 
 
 # Checks a transport adds (HTTP headers); raises ModernError.

@@ -12,7 +12,6 @@ from mcptask.reference_server.eras.modern import ModernDispatcher
 from mcptask.reference_server.eras.modern_wire import (
     HEADER_MISMATCH,
     ModernError,
-    ModernReply,
     ModernRequest,
 )
 from mcptask.reference_server.http.framing import (
@@ -24,6 +23,7 @@ from mcptask.reference_server.http.framing import (
 )
 from mcptask.reference_server.http.policy import modern_header_problem
 from mcptask.reference_server.rpc import JsonObject
+from mcptask.reference_server.wire import Reply
 
 # How often an idle subscriptions/listen stream checks whether its client went away.
 STREAM_POLL_SECONDS = 0.25
@@ -72,7 +72,7 @@ class ModernEndpoint:
             return
         exchange.deliver(message["method"], reply.response, reply.related, {}, resumable=False)
 
-    def _stream_subscription(self, exchange: Exchange, reply: ModernReply) -> None:
+    def _stream_subscription(self, exchange: Exchange, reply: Reply) -> None:
         """The response stream of subscriptions/listen: the acknowledgement, then task
         notifications as they happen, heartbeat comments while idle. It ends when the
         client goes away, or (with the listen response) when the server shuts down."""
