@@ -33,7 +33,7 @@ from mcptask.reference_server.store import TaskStore
 
 # An unknown session (JSON-RPC server-error range, as the official SDKs use it).
 SESSION_NOT_FOUND = -32001
-GET_EVENT_PREFIX = "get-"
+GET_STREAM = "get"
 AFFINITY_COOKIE = "mcptask-affinity"
 # MCP-Protocol-Version values accepted on requests of a legacy session: the released
 # versions that speak Streamable HTTP. A request without the header is taken as 2025-03-26
@@ -154,22 +154,19 @@ class LegacyEndpoint:
             exchange.fail(406, BAD_REQUEST, "Accept must list text/event-stream")
         session = self._require_session(exchange)
         last_event_id = exchange.headers.get("Last-Event-ID")
-        post = _post_event(last_event_id)
-        if post is not None and session.has_post_stream(post[0]):
-            self._resume_post_stream(exchange, session, *post)
+        stream, number = _event_id(last_event_id)
+        if stream != GET_STREAM and session.has_post_stream(stream):
+            self._resume_post_stream(exchange, session, stream, number)
             return
         token, cursor = session.open_stream()
-        resume = _get_event_number(last_event_id)
-        if resume is not None and resume <= session.last_id:
+        if stream == GET_STREAM and number <= session.last_id:
             # (an id from beyond what was sent would skip the notifications still to come)
-            cursor = resume
+            cursor = number
         head = exchange.event_stream_head()
         exchange.close_connection = True
         heartbeat = self.config.heartbeat_seconds
         try:
-            exchange.wfile.write(
-                head + chunk(priming_event(f"{GET_EVENT_PREFIX}{cursor}", RETRY_MS))
-            )
+            exchange.wfile.write(head + chunk(priming_event(f"{GET_STREAM}-{cursor}", RETRY_MS)))
             exchange.log_request(200)
             while True:
                 events = session.wait_events(token, cursor, heartbeat)
@@ -180,7 +177,7 @@ class LegacyEndpoint:
                     exchange.wfile.write(chunk(HEARTBEAT))
                     continue
                 data = b"".join(
-                    message_event(f"{GET_EVENT_PREFIX}{event_id}", msg) for event_id, msg in events
+                    message_event(f"{GET_STREAM}-{event_id}", msg) for event_id, msg in events
                 )
                 exchange.wfile.write(chunk(data))
                 cursor = events[-1][0]
@@ -247,22 +244,10 @@ def _has_affinity(exchange: Exchange, session_id: str) -> bool:
     return morsel is not None and morsel.value == session_id
 
 
-def _post_event(last_event_id: str | None) -> tuple[str, int] | None:
-    """(stream, number) of an event id of a POST answer stream (`3fa2b81c09d4-0`)."""
-    if last_event_id is None or last_event_id.startswith(GET_EVENT_PREFIX):
-        return None
-    stream, sep, number = last_event_id.rpartition("-")
-    if not sep or not stream or not number.isdigit():
-        return None
+def _event_id(last_event_id: str | None) -> tuple[str, int]:
+    """(stream, number) of an event id: `get-12` of the GET stream, `3fa2b81c09d4-0` of a
+    POST answer stream; ("", 0) for no id or a malformed one."""
+    stream, sep, number = (last_event_id or "").rpartition("-")
+    if not sep or not stream or not (number.isascii() and number.isdigit()):
+        return "", 0
     return stream, int(number)
-
-
-def _get_event_number(last_event_id: str | None) -> int | None:
-    """The number in a GET-stream event id (`get-12`); None for ids of other streams."""
-    if last_event_id is None or not last_event_id.startswith(GET_EVENT_PREFIX):
-        return None
-    try:
-        number = int(last_event_id.removeprefix(GET_EVENT_PREFIX))
-    except ValueError:
-        return None
-    return number if number >= 0 else None
