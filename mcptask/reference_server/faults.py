@@ -42,17 +42,13 @@ TASK_METHOD_PREFIX = "tasks/"
 
 log = logging.getLogger("mcptask.reference_server")
 
-_BODIES = {
+# The bytes sent instead of the answer; the other faults keep the answer's shape (wrong-id
+# alters the message; drop sends nothing).
+REPLACEMENT_BODIES = {
     Fault.NOT_JSON: b"this is not json",
     Fault.NOT_JSONRPC: b'{"hello": "world"}',
     Fault.WRONG_CONTENT_TYPE: b"<html><body>This is not an MCP answer.</body></html>",
 }
-
-
-def replacement_body(fault: Fault) -> bytes | None:
-    """The bytes sent instead of the answer, or None when the fault keeps the answer's shape
-    (wrong-id alters the message; drop sends nothing)."""
-    return _BODIES.get(fault)
 
 
 def with_wrong_id(response: JsonObject) -> JsonObject:

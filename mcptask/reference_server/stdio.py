@@ -27,12 +27,12 @@ from mcptask.reference_server.eras.modern import ModernDispatcher
 from mcptask.reference_server.eras.router import Era, Router
 from mcptask.reference_server.eras.subscriptions import Subscription
 from mcptask.reference_server.faults import (
+    REPLACEMENT_BODIES,
     FaultPlan,
     PaddedAnswer,
     describe,
     die,
     padded,
-    replacement_body,
     with_wrong_id,
 )
 from mcptask.reference_server.records import TaskView
@@ -106,7 +106,7 @@ class _Output:
             log.warning("--fault drop: exiting without answering %s", method)
             self.finish()
             os._exit(1)
-        body = replacement_body(broken)
+        body = REPLACEMENT_BODIES.get(broken)
         if body is not None and broken is not Fault.WRONG_CONTENT_TYPE:
             self._outbox.put(body + b"\n")
         elif broken is Fault.WRONG_ID:

@@ -127,8 +127,8 @@ class ModernDispatcher:
                 error_response(request_id(message), INVALID_REQUEST, INVALID_MESSAGE),
                 http_status=400,
             )
-        if kind is not MessageKind.REQUEST:
-            return Reply(None, http_status=202)  # notifications and client responses: nothing to do
+        if kind is not MessageKind.REQUEST:  # notifications and client responses: no answer
+            return Reply(None, http_status=202)
         assert isinstance(message, dict)
         msg_id = message["id"]
         method: str = message["method"]

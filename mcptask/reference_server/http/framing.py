@@ -17,10 +17,10 @@ from typing import Any, NoReturn
 from mcptask import __version__
 from mcptask.reference_server.config import AnswerMode, Fault, FaultKind, ServerConfig
 from mcptask.reference_server.faults import (
+    REPLACEMENT_BODIES,
     FaultPlan,
     die,
     padded,
-    replacement_body,
     with_wrong_id,
 )
 from mcptask.reference_server.rpc import (
@@ -219,7 +219,7 @@ class Exchange(BaseHTTPRequestHandler):
             self.close_connection = True  # no answer at all: the client sees a closed socket
             return
         if fault is not None:
-            body = replacement_body(fault)
+            body = REPLACEMENT_BODIES.get(fault)
             if body is not None:
                 content_type = "text/html" if fault is Fault.WRONG_CONTENT_TYPE else JSON
                 self.send(200, body, content_type, headers)
