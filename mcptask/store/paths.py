@@ -11,10 +11,13 @@ Kept free of heavy imports: shell completion reads these files on every TAB.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+from mcptask.errors import StateError
 
 
 def state_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -87,9 +90,19 @@ def write_private(path: Path, data: bytes) -> None:
 @contextlib.contextmanager
 def exclusive(path: Path) -> Iterator[None]:
     """Hold the lock file beside `path` (`.NAME.lock`, 0600) for the block: one process at a
-    time reads, changes and writes `path` (its directory is made private first)."""
+    time reads, changes and writes `path` (its directory is made private first). A lock file
+    that is a symbolic link is refused (StateError): opening it would create or lock the
+    file it names."""
     ensure_private_dir(path.parent)
-    descriptor = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    lock = path.with_name(f".{path.name}.lock")
+    try:
+        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise StateError(
+            f"{lock} is a symbolic link, which mcptask does not follow: rm {lock}"
+        ) from None
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)
         yield

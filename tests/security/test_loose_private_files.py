@@ -1,7 +1,8 @@
 """Attacks through mcptask's own files, against the real `mcptask` process: a token cache
 other users can read (or plant tokens in), a token cache that is a symbolic link to a file
 of someone else's choosing, a profiles file other users may change (where credentials go),
-and a profiles file that is a symbolic link (a save must not write through it)."""
+a profiles file that is a symbolic link (a save must not write through it), and lock files
+that are symbolic links (opening one would create or lock the file it names)."""
 
 from __future__ import annotations
 
@@ -122,3 +123,24 @@ def test_saving_a_profile_replaces_a_symbolic_link(
     assert not path.is_symlink()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert "[profiles.mine]" in path.read_text()
+
+
+@pytest.mark.parametrize(
+    ("lock", "command"),
+    [
+        ("state/.tokens.json.lock", ["logout", "--all"]),
+        ("config/.profiles.toml.lock", ["profiles", "--default", "p"]),
+    ],
+)
+def test_a_lock_file_that_is_a_symbolic_link_is_refused(
+    tmp_path: Path, env: dict[str, str], lock: str, command: list[str]
+) -> None:
+    save_profile(tmp_path / "config" / "profiles.toml", Profile(name="p", url="https://h/mcp"))
+    (tmp_path / "state").mkdir()
+    link = tmp_path / lock
+    target = tmp_path / "created-through-the-link"
+    link.unlink(missing_ok=True)  # the save above left its lock file
+    link.symlink_to(target)
+    result = run_mcptask(*command, env=env)
+    result.assert_one_line_error(2, f"{link} is a symbolic link", f"rm {link}")
+    assert not target.exists()

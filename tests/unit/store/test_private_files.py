@@ -12,7 +12,7 @@ import pytest
 
 from mcptask.errors import StateError
 from mcptask.store import profiles, tokens
-from mcptask.store.paths import write_private
+from mcptask.store.paths import exclusive, write_private
 from mcptask.store.profiles import Profile
 
 EMPTY_CACHE = '{"version": 1, "tokens": [], "clients": []}'
@@ -65,6 +65,16 @@ def test_a_private_write_replaces_a_symbolic_link(tmp_path: Path) -> None:
     assert path.read_text() == "ours"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert target.read_text() == "theirs"
+
+
+def test_a_lock_file_that_is_a_symbolic_link_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere"
+    lock = tmp_path / ".tokens.json.lock"
+    lock.symlink_to(target)
+    refused = pytest.raises(StateError, match=rf"{lock} is a symbolic link.*: rm {lock}$")
+    with refused, exclusive(tmp_path / "tokens.json"):
+        pass
+    assert not target.exists()  # not created through the link
 
 
 def test_a_profiles_file_others_may_write_is_warned_about_once(
