@@ -18,7 +18,7 @@ The tree (each class carries its exit code; no instance overrides it):
      │         └── AnswerLost              sent, but no answer came: the server may have acted
      │              ├── GatewayFailure     502 / 504 from a gateway in front of the server
      │              └── ResponseTimeout    stdio: no answer in time (the server may be alive)
-     ├── AuthError .................... 4  HTTP 401 / 403, challenge shown
+     ├── AuthError .................... 4  HTTP 401 / 403 (challenge shown); credentials withheld
      │    ├── SignInRequired               401, and no way to sign in here (the hint names one)
      │    ├── AuthDiscoveryError           OAuth metadata missing, invalid, or not this server's
      │    ├── TokenRequestRefused          the authorization server refused a token request
@@ -175,7 +175,8 @@ class ResponseTimeout(AnswerLost):
 
 
 class AuthError(McptaskError):
-    """The server refused the credentials (HTTP 401 or 403)."""
+    """The server refused the credentials (HTTP 401 or 403), or mcptask refused to send them
+    (plain http:// to another machine, an authorization server they are not bound to)."""
 
     exit_code = ExitCode.AUTH
 
