@@ -170,10 +170,6 @@ class Exchange(BaseHTTPRequestHandler):
         self.wfile.write(self.head(status, all_headers) + body)
         self.log_request(status, len(body))
 
-    def send_message(self, status: int, message: JsonObject) -> None:
-        """One JSON-RPC message as a JSON answer."""
-        self.send(status, encode_message(message).encode(), JSON)
-
     def fail(
         self,
         status: int,
@@ -288,7 +284,7 @@ class Exchange(BaseHTTPRequestHandler):
         if self.fault is FaultKind.OVERSIZED:
             self.send_oversized(status, response, {})
             return
-        self.send_message(status, response)
+        self.send(status, encode_message(response).encode(), JSON)
 
     def send_oversized(self, status: int, response: JsonObject, headers: dict[str, str]) -> None:
         """oversized: the response padded over --fault-oversize, written in pieces: a JSON

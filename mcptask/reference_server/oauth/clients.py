@@ -55,16 +55,12 @@ class Client:
             wanted = urlsplit(uri)
             if wanted.scheme != "http" or wanted.hostname not in LOOPBACK_HOSTS:
                 return False
-            for registered in map(urlsplit, self.redirect_uris):
-                if (registered.scheme, registered.hostname, registered.path) == (
-                    wanted.scheme,
-                    wanted.hostname,
-                    wanted.path,
-                ):
-                    return True
+            key = (wanted.scheme, wanted.hostname, wanted.path)
+            return any(
+                (r.scheme, r.hostname, r.path) == key for r in map(urlsplit, self.redirect_uris)
+            )
         except ValueError:
             return False
-        return False
 
 
 @dataclass
