@@ -16,7 +16,6 @@ from mcptask.reference_server.eras.router import Router
 from mcptask.reference_server.faults import FaultPlan
 from mcptask.reference_server.http import serve_http
 from mcptask.reference_server.http.policy import is_loopback
-from mcptask.reference_server.records import TaskNotFoundError
 from mcptask.reference_server.scripting import OnCancel
 from mcptask.reference_server.stdio import StdioServer
 from mcptask.reference_server.store import TaskStore
@@ -133,7 +132,8 @@ def populate(store: TaskStore, config: ServerConfig) -> None:
     total = sum(count for _, count in config.seed)
     start = store.clock.now()
     index = 0
-    complete = OnCancel(kind="complete")
+    complete = OnCancel(kind="complete")  # --complete-on-cancel
+    ids: set[str | None] = set()
     for status, count in config.seed:
         for number in range(1, count + 1):
             index += 1
@@ -146,7 +146,9 @@ def populate(store: TaskStore, config: ServerConfig) -> None:
                 ttl_ms=config.ttl_ms,
                 created_at=created,
                 last_updated_at=created + SEED_UPDATE_AFTER,
+                on_cancel=complete if task_id in config.complete_on_cancel else None,
             )
+            ids.add(task_id)
     for scripted in config.scripted_tasks:
         store.create(
             task_id=scripted.task_id,
@@ -154,13 +156,12 @@ def populate(store: TaskStore, config: ServerConfig) -> None:
             status_message=scripted.status_message,
             ttl_ms=scripted.ttl_ms if scripted.has_ttl else config.ttl_ms,
             steps=scripted.steps,
-            on_cancel=scripted.on_cancel,
+            on_cancel=complete
+            if scripted.task_id in config.complete_on_cancel
+            else scripted.on_cancel,
             await_input=scripted.await_input,
         )
-    for task_id in sorted(config.complete_on_cancel):
-        try:
-            store.set_on_cancel(task_id, complete)
-        except TaskNotFoundError:
-            raise ValueError(
-                f"--complete-on-cancel: no seeded or scripted task {task_id!r}"
-            ) from None
+        ids.add(scripted.task_id)
+    unknown = sorted(config.complete_on_cancel - ids)
+    if unknown:
+        raise ValueError(f"--complete-on-cancel: no seeded or scripted task {unknown[0]!r}")

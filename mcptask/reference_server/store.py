@@ -133,14 +133,6 @@ class TaskStore:
             self._cond.notify_all()
             return record.view()
 
-    def set_on_cancel(self, task_id: str, on_cancel: OnCancel) -> None:
-        """Override how an existing task reacts to a cancel (--complete-on-cancel)."""
-        with self._cond:
-            record = self._records.get(task_id)
-            if record is None:
-                raise TaskNotFoundError(task_id)
-            record.on_cancel = on_cancel
-
     def cancel(self, task_id: str, viewer: str | None, policy: CancelPolicy) -> TaskView:
         """Apply tasks/cancel; TaskTerminalError for a finished task, except in lenient mode,
         which answers it unchanged, as some real servers do."""
