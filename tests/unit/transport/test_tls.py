@@ -38,22 +38,34 @@ def plain_url() -> Iterator[str]:
         server.server_close()
 
 
-def test_plain_http_builds_no_tls_context(plain_url: str) -> None:
-    transport = ByScheme(True)
-    with httpx.Client(transport=transport) as client:
+@pytest.fixture
+def built(monkeypatch: pytest.MonkeyPatch) -> list[ssl.SSLContext | bool]:
+    """The `verify` of every httpx transport (connection pool) made from now on."""
+    made: list[ssl.SSLContext | bool] = []
+
+    class Recording(httpx.HTTPTransport):
+        def __init__(self, *, verify: ssl.SSLContext | bool) -> None:
+            made.append(verify)
+            super().__init__(verify=verify)
+
+    monkeypatch.setattr(httpx, "HTTPTransport", Recording)
+    return made
+
+
+def test_plain_http_builds_no_tls_context(
+    plain_url: str, built: list[ssl.SSLContext | bool]
+) -> None:
+    with httpx.Client(transport=ByScheme(True)) as client:
         assert client.get(plain_url).text == "hello"
-    assert transport._secure is None
+    assert built == [False]  # the plain pool only: no CA bundle was loaded
 
 
-def test_https_is_verified_with_what_it_was_given() -> None:
+def test_https_is_verified_with_what_it_was_given(built: list[ssl.SSLContext | bool]) -> None:
     context = ssl.create_default_context()
-    transport = ByScheme(context)
     # Nothing listens there: only the pool it reaches for matters.
-    with httpx.Client(transport=transport) as client, pytest.raises(httpx.ConnectError):
+    with httpx.Client(transport=ByScheme(context)) as client, pytest.raises(httpx.ConnectError):
         client.get("https://127.0.0.1:9/")
-    assert transport._secure is not None
-    pool = transport._secure._pool
-    assert pool._ssl_context is context  # the verifying context, not the plain pool's
+    assert built == [False, context]  # the verifying context, not the plain pool's
     assert context.verify_mode is ssl.CERT_REQUIRED
 
 
