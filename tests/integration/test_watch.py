@@ -118,12 +118,14 @@ def test_exit_status_reports_a_failed_task(server: str) -> None:
 def test_push_notifications_are_used_when_offered(reference_server: StartServer) -> None:
     # The 2025-11-25 push path: the session's GET stream (test_modern.py covers listen).
     url = reference_server("--notify", "--poll-interval", "5000", "--protocol-eras", "legacy")
-    task = start_job(url, (2.0, "completed", "done"))
+    # Jobs of 5 s: still running when watch starts, even where each process takes over a
+    # second to start (a loaded machine).
+    task = start_job(url, (5.0, "completed", "done"))
     result = run_mcptask("watch", task, "--url", url, "-v", "-o", "jsonl")
     assert result.code == 0, result.stderr
     assert "notifications/tasks/status" in result.stderr
     quiet = reference_server("--no-notify", "--poll-interval", "200")
-    task = start_job(quiet, (2.0, "completed", "done"))
+    task = start_job(quiet, (5.0, "completed", "done"))
     polled = run_mcptask("watch", task, "--url", quiet, "-v", "-o", "jsonl")
     assert polled.code == 0
     assert "notifications/tasks/status" not in polled.stderr
