@@ -35,6 +35,7 @@ from mcptask.cli.options import Common, header_safe, parse_env, parse_headers
 from mcptask.errors import AuthError, UsageError
 from mcptask.store.paths import tokens_path
 from mcptask.store.profiles import Profile, ProfileBook, Reference, Value, read_secret_file
+from mcptask.transport import DEFAULT_TIMEOUT_SECONDS
 
 if TYPE_CHECKING:
     from mcptask.client.connection import ConnectionSettings
@@ -43,7 +44,6 @@ ENV_URL = "MCPTASK_URL"
 ENV_SERVER = "MCPTASK_SERVER"
 ENV_TOKEN = "MCPTASK_TOKEN"
 ENV_PROFILE = "MCPTASK_PROFILE"
-DEFAULT_TIMEOUT_SECONDS = 30.0
 
 
 @dataclass(frozen=True)

@@ -10,15 +10,13 @@ from typing import TYPE_CHECKING
 
 from mcptask.client.exchange import RetryPolicy
 from mcptask.client.session import McpClient, SessionChange
-from mcptask.transport import Transport, WireLog
+from mcptask.transport import DEFAULT_TIMEOUT_SECONDS, Transport, WireLog
 from mcptask.transport.redact import display_url, redact_headers
 
 if TYPE_CHECKING:
     from mcptask.auth.config import AuthSettings
     from mcptask.auth.flow import McpAuth
     from mcptask.store.known_tasks import KnownTasks
-
-DEFAULT_TIMEOUT_SECONDS = 30.0
 
 
 @dataclass(frozen=True)

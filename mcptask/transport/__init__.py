@@ -12,6 +12,9 @@ from typing import Protocol
 
 from mcptask.protocol.jsonrpc import JsonObject
 
+DEFAULT_TIMEOUT_SECONDS = 30.0
+"""How long one answer may take in all, unless `--timeout` or a profile says otherwise."""
+
 WireLog = Callable[[str], None]
 """Receives one human-readable line per message on the wire (already redacted)."""
 
