@@ -11,7 +11,8 @@
    openid-configuration` (without an issuer path: the first two at the root). Its `issuer`
    must be the one asked for.
 3. A 2025-03-26 server has no PRM: the server's origin is the authorization server, with
-   its RFC 8414 metadata at the root, else the default `/authorize`, `/token`, `/register`.
+   its RFC 8414 metadata at the root. Without that either, the server publishes no OAuth
+   metadata (it takes static tokens, if any): nothing is guessed, nothing is sent.
 
 It starts from the refusal's `WWW-Authenticate` header (RFC 9110 §11.6.1, RFC 6750 §3), read
 by `parse_challenge`: its `resource_metadata` URL and the scopes it asks for.
@@ -136,14 +137,15 @@ class Discovered:
     """The PRM's `scopes_supported` (None without PRM, or when it lists none)."""
     legacy: bool = False
     """A 2025-03-26 server: no PRM, the authorization server at the server's origin."""
-    assumed: bool = False
-    """No metadata at all: the default endpoints (`/authorize`, `/token`, `/register`)."""
 
 
 def discover(
     http: httpx.Client, server_url: str, challenge: Challenge, *, trace: Trace | None = None
-) -> Discovered:
-    """Discover the authorization server of `server_url`, or raise AuthDiscoveryError."""
+) -> Discovered | None:
+    """Discover the authorization server of `server_url`, or raise AuthDiscoveryError; None
+    when the server publishes no OAuth metadata at all (no PRM, no RFC 8414 metadata at its
+    origin). The 2025-03-26 default endpoints (`/authorize`, `/token`, `/register`) are not
+    guessed: a registration or a secret would go wherever a server without OAuth points."""
     log = trace or (lambda line: None)
     prm = _resource_metadata(http, server_url, challenge, log)
     if prm is None:
@@ -250,28 +252,23 @@ def _server_metadata(http: httpx.Client, issuer: str, log: Trace) -> ServerMetad
     return None
 
 
-def _legacy(http: httpx.Client, server_url: str, log: Trace) -> Discovered:
-    """A 2025-03-26 server: the authorization server lives at the server's origin."""
+def _legacy(http: httpx.Client, server_url: str, log: Trace) -> Discovered | None:
+    """A 2025-03-26 server: the authorization server lives at the server's origin (None when
+    it has no metadata there either)."""
     origin = origin_of(server_url)
     document = get_json(http, origin + OAUTH_WELL_KNOWN, log)
-    if document is not None:
-        metadata = _parse_metadata(document, origin + OAUTH_WELL_KNOWN)
-        # There is no issuer to compare with (the server named none): its endpoints must at
-        # least stay on the server's own origin.
-        if not _same_origin(metadata.issuer, origin):
-            raise AuthDiscoveryError(
-                f"the authorization server metadata at {display_url(origin)} names the issuer "
-                f"{_shown(metadata.issuer)}, another origin: refusing it"
-            )
-    else:
-        metadata = ServerMetadata(
-            issuer=origin,
-            authorization_endpoint=origin + "/authorize",
-            token_endpoint=origin + "/token",
-            registration_endpoint=origin + "/register",
+    if document is None:
+        log(f"  no OAuth metadata for {display_url(server_url)}: no authorization server")
+        return None
+    metadata = _parse_metadata(document, origin + OAUTH_WELL_KNOWN)
+    # There is no issuer to compare with (the server named none): its endpoints must at
+    # least stay on the server's own origin.
+    if not _same_origin(metadata.issuer, origin):
+        raise AuthDiscoveryError(
+            f"the authorization server metadata at {display_url(origin)} names the issuer "
+            f"{_shown(metadata.issuer)}, another origin: refusing it"
         )
-    resource = canonical_resource(server_url)
-    return Discovered(resource, metadata, legacy=True, assumed=document is None)
+    return Discovered(canonical_resource(server_url), metadata, legacy=True)
 
 
 def require_secure(url: str, what: str) -> None:

@@ -71,6 +71,8 @@ class McpAuth(httpx.Auth):
         self._fresh: str | None = None
         """The access token a sign-in of this process obtained."""
         self._discovered: Discovered | None = None
+        self._discovery_done = False
+        """Discovery ran (`_discovered` None then: the server publishes no OAuth metadata)."""
         self._scope: str | None = None
         self._stepped_up = False
         self.signed_in: CachedToken | None = None
@@ -131,8 +133,7 @@ class McpAuth(httpx.Auth):
         from mcptask.auth.discovery import Challenge
 
         with self._lock:
-            discovered = self._discover(Challenge())
-            if discovered.assumed:
+            if self._discover(Challenge()) is None:
                 return False
             self._sign_in(Challenge(), scope=None)
             return True
@@ -252,8 +253,8 @@ class McpAuth(httpx.Auth):
                     return self._entry.access_token
         # Discovery is redone at each 401: the server may have moved to another
         # authorization server (whose clients and tokens are not the old one's).
-        self._discovered = None
-        if sent is not None and not ours and self._discover(challenge).assumed:
+        self._discovery_done = False
+        if sent is not None and not ours and self._discover(challenge) is None:
             # The line's token was refused and the server publishes no OAuth metadata: it
             # takes static tokens, and this one is wrong.
             return None
@@ -286,6 +287,15 @@ class McpAuth(httpx.Auth):
 
         settings = self.settings
         discovered = self._discover(challenge)
+        if discovered is None:
+            # No authorization server to sign in with, whatever --auth says: a token is what
+            # it takes, most likely. Nothing is registered or sent at a guessed endpoint.
+            raise SignInRequired(
+                f"{display_url(self._server_url)} requires a token (HTTP 401)"
+                + _challenge_note(challenge)
+                + " and publishes no OAuth metadata (no authorization server found): give "
+                "its token with MCPTASK_TOKEN or --token-file"
+            )
         metadata = discovered.metadata
         if scope is None:
             supported = " ".join(discovered.scopes_supported or ()) or None
@@ -311,14 +321,6 @@ class McpAuth(httpx.Auth):
             tokens, identity = sign_in.in_browser(context, discovered, scope)
             grant = AUTHORIZATION_CODE
         else:
-            if discovered.assumed:
-                # No authorization server was found: a token is what it takes, most likely.
-                raise SignInRequired(
-                    f"{display_url(self._server_url)} requires a token (HTTP 401)"
-                    + _challenge_note(challenge)
-                    + " and publishes no OAuth metadata (no authorization server found): give "
-                    "its token with MCPTASK_TOKEN or --token-file"
-                )
             raise SignInRequired(
                 f"{display_url(self._server_url)} requires sign-in (HTTP 401)"
                 + _challenge_note(challenge)
@@ -345,14 +347,16 @@ class McpAuth(httpx.Auth):
         self.signed_in = entry
         return entry.access_token
 
-    def _discover(self, challenge: Challenge) -> Discovered:
-        if self._discovered is None:
+    def _discover(self, challenge: Challenge) -> Discovered | None:
+        """Where to sign in; None when the server publishes no OAuth metadata."""
+        if not self._discovery_done:
             from mcptask.auth.discovery import discover, require_secure
 
             require_secure(self._server_url, "the MCP server, for its tokens")
 
             with httpx.Client(verify=self._http.verify, timeout=self._http.timeout) as client:
                 self._discovered = discover(client, self._server_url, challenge, trace=self._trace)
+            self._discovery_done = True
         return self._discovered
 
     # -- the cache ------------------------------------------------------------------------------

@@ -60,12 +60,12 @@ SCENARIOS: tuple[str, ...] = (
     "auth/token-endpoint-auth-none",
     "auth/pre-registration",
     "auth/2025-03-26-oauth-metadata-backcompat",
-    "auth/2025-03-26-oauth-endpoint-fallback",
     "auth/resource-mismatch",
     "auth/client-credentials-jwt",
     "auth/client-credentials-basic",
 )
-"""The scenarios issue 11 names, in the runner's order; each is required to pass."""
+"""The scenarios issue 11 names, in the runner's order; each is required to pass (but the
+2025-03-26 endpoint fallback, which needs a registration at a guessed endpoint: NOT_COVERED)."""
 
 _OFFLINE = ("auth/offline-access-scope", "auth/offline-access-not-supported")
 EXTRA_SCENARIOS: dict[str, tuple[str, ...]] = {
@@ -88,9 +88,19 @@ _TOKEN_EXCHANGE = (
     "of mcptask's sign-in"
 )
 _DPOP = "DPoP-bound tokens (RFC 9449, SEP-1932): mcptask sends Bearer tokens only"
+_GUESSED_ENDPOINTS = (
+    "a 2025-03-26 server without any OAuth metadata, whose checks require a registration "
+    "POSTed to the guessed /register (and /authorize, /token): mcptask guesses no endpoint "
+    "(issue 21: a static-token server got a registration); it says the server publishes no "
+    "OAuth metadata and points at MCPTASK_TOKEN / --token-file"
+)
 NOT_COVERED: dict[str, dict[str, str]] = {
-    run.BASIC.version: {"auth/cross-app-access-complete-flow": _TOKEN_EXCHANGE},
+    run.BASIC.version: {
+        "auth/cross-app-access-complete-flow": _TOKEN_EXCHANGE,
+        "auth/2025-03-26-oauth-endpoint-fallback": _GUESSED_ENDPOINTS,
+    },
     run.TASKS.version: {
+        "auth/2025-03-26-oauth-endpoint-fallback": _GUESSED_ENDPOINTS,
         "auth/enterprise-managed-authorization": _TOKEN_EXCHANGE,
         "auth/dpop": _DPOP,
         "auth/dpop-nonce": _DPOP,

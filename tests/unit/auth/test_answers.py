@@ -36,8 +36,7 @@ def _ignore(line: str) -> None:
 def test_deeply_nested_metadata_counts_as_none() -> None:
     with httpx.Client(transport=_serving(DEEP)) as http:
         found = discover(http, MCP, Challenge())
-    assert found.legacy  # no usable metadata anywhere: the 2025-03-26 defaults
-    assert found.assumed
+    assert found is None  # no usable metadata anywhere: no authorization server
 
 
 def test_metadata_over_the_bound_is_a_discovery_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -133,6 +133,7 @@ def test_discovery_follows_the_mcp_order_and_stops_at_the_first_answer() -> None
         }
     )
     found = discover(client, MCP, Challenge())
+    assert found is not None
     assert found.resource == MCP
     assert found.scopes_supported == ("tasks",)
     assert found.metadata.token_endpoint == "https://as.example.com/tenant1/token"
@@ -163,14 +164,14 @@ def test_a_foreign_resource_or_issuer_is_refused() -> None:
 
 
 def test_a_2025_03_26_server_falls_back_to_its_origin() -> None:
-    client, asked = _client({})
+    origin_metadata = "https://mcp.example.com/.well-known/oauth-authorization-server"
+    client, asked = _client({origin_metadata: _as("https://mcp.example.com")})
     found = discover(client, MCP, Challenge())
+    assert found is not None
     assert found.legacy
-    assert found.assumed
-    assert found.metadata.authorization_endpoint == "https://mcp.example.com/authorize"
+    assert found.resource == MCP
     assert found.metadata.token_endpoint == "https://mcp.example.com/token"
-    assert found.metadata.registration_endpoint == "https://mcp.example.com/register"
-    assert asked[-1] == "https://mcp.example.com/.well-known/oauth-authorization-server"
+    assert asked[-1] == origin_metadata
     client, _ = _client(
         {
             "https://mcp.example.com/.well-known/oauth-authorization-server": _as(
@@ -180,6 +181,16 @@ def test_a_2025_03_26_server_falls_back_to_its_origin() -> None:
     )
     with pytest.raises(AuthDiscoveryError, match="another origin"):
         discover(client, MCP, Challenge())
+
+
+def test_no_metadata_at_all_is_no_authorization_server_and_no_guessed_endpoint() -> None:
+    client, asked = _client({})
+    assert discover(client, MCP, Challenge()) is None
+    assert asked == [
+        "https://mcp.example.com/.well-known/oauth-protected-resource/tenant/mcp",
+        "https://mcp.example.com/.well-known/oauth-protected-resource",
+        "https://mcp.example.com/.well-known/oauth-authorization-server",
+    ]
 
 
 def test_the_client_authenticates_as_the_server_lists(tmp_path: Path) -> None:

@@ -21,9 +21,26 @@ def test_the_resource_drops_user_info_and_the_default_port() -> None:
     assert canonical_resource("http://h:8080/a/") == "http://h:8080/a"
 
 
+def _origin_metadata(request: httpx.Request) -> httpx.Response:
+    # A 2025-03-26 server: no PRM, its RFC 8414 metadata at its origin.
+    if request.url.path != "/.well-known/oauth-authorization-server":
+        return httpx.Response(404)
+    assert PASSWORD not in str(request.url)
+    origin = "https://mcp.example.com"
+    return httpx.Response(
+        200,
+        json={
+            "issuer": origin,
+            "authorization_endpoint": origin + "/authorize",
+            "token_endpoint": origin + "/token",
+        },
+    )
+
+
 def test_the_printed_sign_in_url_holds_no_password() -> None:
-    with httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(404))) as http:
-        discovered = discover(http, SERVER, Challenge())  # no metadata: a 2025-03-26 server
+    with httpx.Client(transport=httpx.MockTransport(_origin_metadata)) as http:
+        discovered = discover(http, SERVER, Challenge())
+    assert discovered is not None
     assert discovered.legacy
     assert PASSWORD not in discovered.resource
     assert PASSWORD not in repr(discovered.metadata)
