@@ -54,6 +54,8 @@ ENVIRONMENT: dict[str, str] = {
     "to, and only it (as `--client-issuer`).",
     "MCPTASK_CLIENT_METADATA_URL": "A Client ID Metadata Document URL to use as the client id.",
     "MCPTASK_SCOPE": "The scopes to ask for, space-separated (as `--scope`).",
+    "MCPTASK_WIDE_RESOURCE": "`1`: ask for tokens for the wider resource (a parent path) a "
+    "server's protected resource metadata names, not for the server's own URL.",
     "MCPTASK_CONFIG_DIR": "Where `profiles.toml` is (else `$XDG_CONFIG_HOME/mcptask`, else "
     "`~/.config/mcptask`).",
     "MCPTASK_STATE_DIR": "Where the token cache and the record of known tasks are (else "

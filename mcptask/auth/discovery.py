@@ -4,7 +4,10 @@
    (on the server's own origin; another is ignored), else
    `/.well-known/oauth-protected-resource/<path of the MCP URL>`, else
    `/.well-known/oauth-protected-resource`. Its `resource` must be the MCP server (same
-   origin, a path that contains the server's), else nothing is sent to its servers.
+   origin, a path that contains the server's), else nothing is sent to its servers. Tokens
+   are asked for that resource only when it is the server itself, or the origin that the
+   root document describes (RFC 9728 §3.3); a parent path named elsewhere would widen the
+   token's audience, so the server's own URL is asked for instead (`token_resource`).
 2. Authorization Server metadata for the first of its `authorization_servers`, in this
    order: `/.well-known/oauth-authorization-server/<issuer path>` (RFC 8414),
    `/.well-known/openid-configuration/<issuer path>`, `<issuer>/.well-known/
@@ -20,6 +23,7 @@ by `parse_challenge`: its `resource_metadata` URL and the scopes it asks for.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,6 +40,8 @@ from mcptask.transport.redact import display_url
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 OAUTH_WELL_KNOWN = "/.well-known/oauth-authorization-server"
 OIDC_WELL_KNOWN = "/.well-known/openid-configuration"
+ENV_WIDE_RESOURCE = "MCPTASK_WIDE_RESOURCE"
+"""`1`: ask for tokens for the wider resource a server's metadata names (a parent path)."""
 
 Trace = Callable[[str], None]
 
@@ -147,9 +153,10 @@ def discover(
     origin). The 2025-03-26 default endpoints (`/authorize`, `/token`, `/register`) are not
     guessed: a registration or a secret would go wherever a server without OAuth points."""
     log = trace or (lambda line: None)
-    prm = _resource_metadata(http, server_url, challenge, log)
-    if prm is None:
+    found = _resource_metadata(http, server_url, challenge, log)
+    if found is None:
         return _legacy(http, server_url, log)
+    prm_url, prm = found
     resource = prm.get("resource")
     if not isinstance(resource, str) or not resource_matches(resource, server_url):
         raise AuthDiscoveryError(
@@ -185,6 +192,7 @@ def discover(
             f"the authorization server metadata of {display_url(issuer)} names the issuer "
             f"{_shown(metadata.issuer)}: refusing it (RFC 8414 §3.3)"
         )
+    resource = token_resource(resource, server_url, prm_url, log)
     return Discovered(resource, metadata, _strings(prm.get("scopes_supported")))
 
 
@@ -222,6 +230,30 @@ def resource_matches(resource: str, server_url: str) -> bool:
     return path == prefix or path.startswith(prefix + "/")
 
 
+def token_resource(resource: str, server_url: str, prm_url: str, log: Trace) -> str:
+    """The RFC 8707 `resource` to ask tokens for, from the PRM's `resource` (one that
+    `resource_matches`): as published when it names the server itself, or the origin and the
+    document is the root one (RFC 9728 §3.3: its identifier is the origin's); else, a parent
+    path, the server's canonical URL: a token for the parent would be good on every path
+    below it, and RFC 8707 and the MCP spec ask for the most specific URI. The parent only
+    with MCPTASK_WIDE_RESOURCE=1."""
+    named, server = urlsplit(resource), urlsplit(server_url)
+    if named.path.rstrip("/") == server.path.rstrip("/"):
+        return resource
+    if not named.path.strip("/") and prm_url == _at(server, PRM_WELL_KNOWN):
+        return resource
+    if os.environ.get(ENV_WIDE_RESOURCE) == "1":
+        log(f"  {ENV_WIDE_RESOURCE}: asking for tokens for the wider {display_url(resource)}")
+        return resource
+    canonical = canonical_resource(server_url)
+    log(
+        f"  the protected resource metadata names the wider resource {display_url(resource)}: "
+        f"asking for tokens for {display_url(canonical)} ({ENV_WIDE_RESOURCE}=1 asks for the "
+        "wider one)"
+    )
+    return canonical
+
+
 def origin_of(server_url: str) -> str:
     """The origin of the server URL (scheme, host, a port other than the default): the
     authorization server of a 2025-03-26 server. No user info: it appears in sign-in URLs."""
@@ -233,14 +265,15 @@ def origin_of(server_url: str) -> str:
 
 def _resource_metadata(
     http: httpx.Client, server_url: str, challenge: Challenge, log: Trace
-) -> dict[str, Any] | None:
+) -> tuple[str, dict[str, Any]] | None:
+    """The first Protected Resource Metadata found, and the URL it came from."""
     named = challenge.resource_metadata
     if named and not _same_origin(named, server_url):
         log(f"  ignoring the challenge's resource_metadata on another origin: {display_url(named)}")
     for url in prm_urls(server_url, challenge):
         document = get_json(http, url, log)
         if document is not None and "authorization_servers" in document:
-            return document
+            return url, document
     return None
 
 

@@ -155,16 +155,17 @@ def authorization_server(
     return server
 
 
-def mcp_server(issuer: Callable[[], str]) -> HostileServer:
-    """An MCP server that refuses every POST (401) and names `issuer()` as its authorization
-    server in its protected resource metadata."""
+def mcp_server(issuer: Callable[[], str], *, resource_path: str = "/mcp") -> HostileServer:
+    """An MCP server at /mcp that refuses every POST (401) and names `issuer()` as its
+    authorization server, and its origin + `resource_path` as the resource, in its protected
+    resource metadata."""
     holder: dict[str, str] = {}
 
     def answer(seen: Seen) -> tuple[int, dict[str, str], bytes]:
         origin = holder["origin"]
         if seen.path.startswith("/.well-known/oauth-protected-resource"):
             return json_answer(
-                200, {"resource": origin + "/mcp", "authorization_servers": [issuer()]}
+                200, {"resource": origin + resource_path, "authorization_servers": [issuer()]}
             )
         challenge = f'Bearer resource_metadata="{origin}/.well-known/oauth-protected-resource/mcp"'
         status, headers, content = json_answer(401, {"error": "unauthorized"})

@@ -14,6 +14,7 @@ import pytest
 from mcptask.auth.clients import configured_identity
 from mcptask.auth.config import AuthSettings, HttpOptions, canonical_resource
 from mcptask.auth.discovery import (
+    ENV_WIDE_RESOURCE,
     Challenge,
     ServerMetadata,
     discover,
@@ -21,6 +22,7 @@ from mcptask.auth.discovery import (
     parse_challenge,
     prm_urls,
     resource_matches,
+    token_resource,
 )
 from mcptask.errors import AuthDiscoveryError, SignInRequired
 from mcptask.store import tokens
@@ -93,6 +95,44 @@ def test_a_resource_must_be_the_server_or_a_parent_of_it(resource: str, matches:
     assert resource_matches(resource, MCP) is matches
 
 
+ROOT_PRM = "https://mcp.example.com/.well-known/oauth-protected-resource"
+PATH_PRM = ROOT_PRM + "/tenant/mcp"
+NAMED_PRM = "https://mcp.example.com/tenant/prm.json"
+
+
+@pytest.mark.parametrize(
+    ("resource", "found_at", "asked"),
+    [
+        # The server itself: as published (RFC 9728 §3.3 identity), trailing slash and all.
+        (MCP + "/", PATH_PRM, MCP + "/"),
+        (MCP, NAMED_PRM, MCP),
+        # The root document describes the origin: its identifier is the origin's.
+        ("https://mcp.example.com", ROOT_PRM, "https://mcp.example.com"),
+        ("https://mcp.example.com/", ROOT_PRM, "https://mcp.example.com/"),
+        # A parent path anywhere else would widen the audience: the server's own URL.
+        ("https://mcp.example.com/tenant", ROOT_PRM, MCP),
+        ("https://mcp.example.com/", PATH_PRM, MCP),
+        ("https://mcp.example.com", NAMED_PRM, MCP),
+    ],
+)
+def test_tokens_are_asked_for_the_server_not_a_parent(
+    resource: str, found_at: str, asked: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(ENV_WIDE_RESOURCE, raising=False)
+    lines: list[str] = []
+    assert token_resource(resource, MCP, found_at, lines.append) == asked
+    assert bool(lines) is (asked != resource)  # -v says when it narrows
+
+
+def test_a_wide_resource_is_asked_for_only_when_opted_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_WIDE_RESOURCE, "1")
+    lines: list[str] = []
+    assert token_resource("https://mcp.example.com/", MCP, PATH_PRM, lines.append) == (
+        "https://mcp.example.com/"
+    )
+    assert ENV_WIDE_RESOURCE in lines[0]
+
+
 def test_canonical_resource() -> None:
     assert canonical_resource("HTTPS://Mcp.Example.com/mcp/?q=1#f") == "https://mcp.example.com/mcp"
     assert canonical_resource("http://h:8/") == "http://h:8"
@@ -116,6 +156,19 @@ def _client(documents: dict[str, object]) -> tuple[httpx.Client, list[str]]:
 
 def _as(issuer: str, **extra: object) -> dict[str, object]:
     return {"issuer": issuer, "token_endpoint": issuer + "/token", **extra}
+
+
+def test_discovery_asks_for_the_server_when_its_metadata_names_the_origin(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(ENV_WIDE_RESOURCE, raising=False)
+    wide = {"resource": "https://mcp.example.com/", "authorization_servers": ["https://as"]}
+    issuer = {"https://as/.well-known/oauth-authorization-server": _as("https://as")}
+    for found_at, asked in ((PATH_PRM, MCP), (ROOT_PRM, "https://mcp.example.com/")):
+        client, _ = _client({found_at: wide, **issuer})
+        found = discover(client, MCP, Challenge())
+        assert found is not None
+        assert found.resource == asked
 
 
 def test_discovery_follows_the_mcp_order_and_stops_at_the_first_answer() -> None:
