@@ -9,6 +9,7 @@ Each migration runs once per file, in order, in the transaction that opens the f
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -17,7 +18,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mcptask.store.paths import ensure_private_dir, state_dir
+from mcptask.errors import StateError
+from mcptask.store.paths import ensure_private_dir, refuse_unless_own, state_dir
 
 if TYPE_CHECKING:
     from mcptask.store.identity import ServerIdentity
@@ -57,13 +59,17 @@ def storable_ttl(ttl: int | None) -> int | None:
 
 def open_database(path: Path, then: Callable[[sqlite3.Connection], None]) -> sqlite3.Connection:
     """The file at `path` (made 0600, its directory 0700), in WAL mode, migrated, and `then`
-    done in the same transaction; raises OSError, sqlite3.Error or UnicodeEncodeError."""
+    done in the same transaction; raises OSError, sqlite3.Error or UnicodeEncodeError, and
+    StateError for a file or directory another user could control (see `own_file`)."""
     ensure_private_dir(path.parent)
     # Create the file 0600 before SQLite does (it would use the umask); its -wal and -shm
     # files take the database file's mode.
-    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-    if path.stat().st_mode & 0o077:
-        path.chmod(0o600)
+    descriptor = own_file(path, create=True)
+    try:
+        if os.fstat(descriptor).st_mode & 0o077:
+            os.fchmod(descriptor, 0o600)
+    finally:
+        os.close(descriptor)
     # Transactions are begun by hand (`BEGIN IMMEDIATE`: a write takes the lock at once) and
     # ended by `with db:`, sqlite3's COMMIT, or ROLLBACK on an error.
     db = sqlite3.connect(
@@ -80,6 +86,29 @@ def open_database(path: Path, then: Callable[[sqlite3.Connection], None]) -> sql
         db.close()
         raise
     return db
+
+
+def own_file(path: Path, *, create: bool = False) -> int:
+    """A descriptor of the record at `path`, opened read-write without following a symbolic
+    link; StateError (one line naming the file) for a link, or a file or -wal/-shm companion
+    that is not the user's: another user's link or file would take mcptask's writes
+    elsewhere. (SQLite does not follow a link at -wal or -shm either, but says less.)"""
+    for companion in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(FileNotFoundError):
+            refuse_unless_own(companion, companion.lstat())
+    flags = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_CREAT if create else 0)
+    try:
+        descriptor = os.open(path, flags, 0o600)
+    except OSError:
+        if path.is_symlink():
+            refuse_unless_own(path, path.lstat())
+        raise
+    try:
+        refuse_unless_own(path, os.fstat(descriptor))
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
 
 
 def use_wal(db: sqlite3.Connection) -> None:
@@ -219,9 +248,9 @@ def complete_task_ids(
     """Recorded task ids starting with `incomplete`, with their last status, for shell
     completion: this server's when it is known, else every server's (most recently first
     seen first, at most `COMPLETIONS`). Read straight from the file: never creates, writes,
-    migrates or fails; no record means no suggestions."""
+    migrates or fails; no record (or one `open_database` would refuse) means no suggestions."""
     path = state_dir(environ) / FILE_NAME
-    if not storable(incomplete) or not path.is_file():
+    if not storable(incomplete):
         return []  # no recorded id holds what the file cannot
     server = "" if identity is None else " AND server = ? AND profile = ?"
     # Several servers may hold one id: its latest sighting gives status and first_seen (with
@@ -235,11 +264,13 @@ def complete_task_ids(
     if identity is not None:
         params += (identity.key, identity.profile)
     try:
+        refuse_unless_own(path.parent, path.parent.stat())
+        os.close(own_file(path))
         db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=1.0)
         try:
             rows = db.execute(sql, (*params, COMPLETIONS)).fetchall()
         finally:
             db.close()
-    except STORE_ERRORS:
+    except (*STORE_ERRORS, StateError):
         return []
     return [(task_id, status) for task_id, status, _, _ in rows]

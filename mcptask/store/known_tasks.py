@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcptask.errors import StoreFailure
+from mcptask.errors import StateError, StoreFailure
 from mcptask.store.database import (
     FILE_NAME,
     STORE_ERRORS,
@@ -353,6 +353,9 @@ class KnownTasks:
                     raise StoreFailure(self._unusable)
                 try:
                     self._db = open_database(self.path, then=self._prune_if_due)
+                except StateError as exc:  # another user's file or directory: it names it
+                    self._unusable = f"cannot use the record of known tasks: {exc.message}"
+                    raise StoreFailure(self._unusable) from None
                 except STORE_ERRORS as exc:
                     self._unusable = f"cannot use the record of known tasks at {self.path}: {exc}"
                     raise StoreFailure(self._unusable) from None

@@ -14,6 +14,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -62,10 +63,37 @@ def _directory(environ: Mapping[str, str] | None, override: str, xdg: str, fallb
 
 def ensure_private_dir(path: Path) -> None:
     """Create `path` (and its parents) if missing, mode 0700; an existing directory keeps its
-    mode (the user chose it: `MCPTASK_STATE_DIR`), its files are 0600 either way."""
+    mode (the user chose it: `MCPTASK_STATE_DIR`), its files are 0600 either way. As ssh's
+    StrictModes, StateError for a directory (or what a symbolic link there names) that is
+    another user's or that others may write: they could plant links that redirect the writes."""
     if not path.is_dir():
         path.mkdir(mode=0o700, parents=True, exist_ok=True)  # or another process made it
         path.chmod(0o700)  # mkdir's mode is filtered by the umask: say it once more, exactly
+    refuse_unless_own(path, path.stat())
+
+
+def refuse_unless_own(path: Path, status: os.stat_result) -> None:
+    """StateError, naming `path`, unless `status` (its lstat, or its stat for a directory)
+    shows what only the user can change: not a symbolic link, a regular file or a directory,
+    the user's (or root's), and for a directory, not writable by others."""
+    if stat.S_ISLNK(status.st_mode):
+        raise StateError(f"{path} is a symbolic link, which mcptask does not follow: rm {path}")
+    is_dir = stat.S_ISDIR(status.st_mode)
+    if not (is_dir or stat.S_ISREG(status.st_mode)):
+        raise StateError(f"{path} is not a regular file: rm {path}")
+    # a directory named by a link: the directory is what counts
+    name = f"{path} (a link to {os.path.realpath(path)})" if path.is_symlink() else str(path)
+    if status.st_uid not in (os.geteuid(), 0):
+        raise StateError(
+            f"{name} belongs to another user (uid {status.st_uid}), who could redirect "
+            f"mcptask's files: " + ("use a directory of your own" if is_dir else f"rm {path}")
+        )
+    mode = stat.S_IMODE(status.st_mode)
+    if is_dir and mode & 0o022:
+        raise StateError(
+            f"{name} is writable by other users (mode {mode:04o}), who could redirect "
+            f"mcptask's files: chmod go-w {path}"
+        )
 
 
 def write_private(path: Path, data: bytes) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import sqlite3
 import stat
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mcptask.errors import StoreFailure
+from mcptask.errors import StateError, StoreFailure
 from mcptask.store import known_tasks
 from mcptask.store.database import FILE_NAME, complete_task_ids, use_wal
 from mcptask.store.identity import ServerIdentity, canonical_url
@@ -22,7 +23,7 @@ from mcptask.store.known_tasks import (
     STALE_SECONDS,
     KnownTasks,
 )
-from mcptask.store.paths import state_dir
+from mcptask.store.paths import refuse_unless_own, state_dir
 from tests.unit.store.support import OTHER, SERVER, Clock, open_record, task, write
 
 # -- identity and location ---------------------------------------------------------------------
@@ -89,6 +90,61 @@ def test_an_unusable_state_dir_is_a_store_failure(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("not a directory")
     with pytest.raises(StoreFailure, match="cannot use the record"):
         KnownTasks.open(SERVER, {"MCPTASK_STATE_DIR": str(tmp_path / "file")}).tasks()
+
+
+OTHER_UID = 54321
+
+
+def status_of(kind: int, mode: int, uid: int) -> os.stat_result:
+    return os.stat_result((kind | mode, 0, 0, 1, uid, 0, 0, 0, 0, 0))
+
+
+@pytest.mark.parametrize(
+    ("kind", "mode", "uid", "refused"),
+    [
+        (stat.S_IFREG, 0o600, None, None),
+        (stat.S_IFREG, 0o644, 0, None),  # root's: trusted, as ssh trusts it
+        (stat.S_IFDIR, 0o755, None, None),  # a directory the user chose keeps its mode
+        (stat.S_IFLNK, 0o777, None, "is a symbolic link, which mcptask does not follow: rm"),
+        (stat.S_IFIFO, 0o600, None, "is not a regular file"),
+        (stat.S_IFREG, 0o600, OTHER_UID, f"belongs to another user (uid {OTHER_UID})"),
+        (stat.S_IFDIR, 0o700, OTHER_UID, "belongs to another user (uid 54321), who could"),
+        (stat.S_IFDIR, 0o775, None, "is writable by other users (mode 0775)"),
+        (stat.S_IFDIR, 0o1777, 0, "is writable by other users (mode 1777)"),
+    ],
+)
+def test_what_another_user_could_control_is_refused(
+    tmp_path: Path, kind: int, mode: int, uid: int | None, refused: str | None
+) -> None:
+    status = status_of(kind, mode, os.geteuid() if uid is None else uid)
+    if refused is None:
+        refuse_unless_own(tmp_path, status)
+    else:
+        with pytest.raises(StateError, match=re.escape(f"{tmp_path} {refused}")):
+            refuse_unless_own(tmp_path, status)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_a_record_or_journal_of_another_user_is_refused(tmp_path: Path) -> None:
+    open_record(tmp_path).tasks()
+    record, journal = tmp_path / FILE_NAME, tmp_path / (FILE_NAME + "-wal")
+    journal.touch()
+    for planted in (journal, record):
+        os.chown(planted, OTHER_UID, OTHER_UID)
+        with pytest.raises(StoreFailure, match=f"{planted} belongs to another user"):
+            open_record(tmp_path).tasks()
+        os.chown(planted, 0, 0)
+    open_record(tmp_path).tasks()
+
+
+def test_a_state_directory_others_may_write_is_refused_and_left_alone(tmp_path: Path) -> None:
+    tmp_path.chmod(0o770)
+    with pytest.raises(StoreFailure, match=r"writable by other users \(mode 0770\)"):
+        open_record(tmp_path).tasks()
+    assert list(tmp_path.iterdir()) == []
+    tmp_path.chmod(0o750)  # an existing directory keeps its mode
+    open_record(tmp_path).tasks()
+    assert stat.S_IMODE(tmp_path.stat().st_mode) == 0o750
 
 
 # -- what a write keeps ------------------------------------------------------------------------
