@@ -1,5 +1,5 @@
-"""The one place that turns a run's report into the process exit code (README, "Exit
-codes")."""
+"""The one place that turns a run's report into the process exit code (the codes are listed
+in docs/reference/exit-codes.md)."""
 
 from __future__ import annotations
 

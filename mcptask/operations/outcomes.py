@@ -17,7 +17,7 @@ from mcptask.protocol.tasks import ACTIVE_STATUSES, Task
 
 
 class Outcome(StrEnum):
-    """What happened to one task (the README documents these names; they do not change)."""
+    """What happened to one task (docs/cancelling.md documents these names; they do not change)."""
 
     CANCELLED = "cancelled"
     ALREADY_FINISHED = "already-finished"

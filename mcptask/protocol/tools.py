@@ -58,8 +58,8 @@ class TaskOutcome:
 
     @property
     def kind(self) -> str:
-        """`completed`, `tool-error`, `failed` or `cancelled`: what the README's exit codes
-        distinguish, the same in both eras."""
+        """`completed`, `tool-error`, `failed` or `cancelled`: what the exit codes
+        distinguish (docs/reference/exit-codes.md), the same in both eras."""
         if self.status == CANCELLED:
             return "cancelled"
         # `isError: true`: 2025-11-25 ends such a task `failed`, 2026-07-28 `completed`.
