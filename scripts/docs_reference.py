@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
@@ -124,15 +125,11 @@ def commands() -> Iterator[Command]:
         examples = EXAMPLES.get(name, ())
         if name == "reference-server":
             parser = build_parser()
-            os.environ["COLUMNS"] = "80"  # argparse wraps to the terminal; keep files stable
-            yield Command(
-                name,
-                parser.format_usage().strip(),
-                command.help or "",
-                (),
-                examples,
-                verbatim_help=parser.format_help(),
-            )
+            # argparse wraps to COLUMNS: a fixed width keeps the files stable, set only while
+            # the help is drawn (tests import this module; their process keeps its COLUMNS).
+            with mock.patch.dict(os.environ, {"COLUMNS": "80"}):
+                usage, verbatim = parser.format_usage().strip(), parser.format_help()
+            yield Command(name, usage, command.help or "", (), examples, verbatim_help=verbatim)
             continue
         usage = command.get_usage(ctx).removeprefix("Usage: ")
         options = _options(command, ctx, panels=None)
