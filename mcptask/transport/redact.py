@@ -62,8 +62,9 @@ def display_url(url: str) -> str:
 
 
 def redact_url(url: str) -> str:
-    """The URL whole, but for its user info and the values of credential-like query keys,
-    replaced by `<redacted>` (`https://<redacted>@host/mcp?api_key=<redacted>&tenant=a`)."""
+    """The URL whole, but for its user info and the query values under credential-like keys
+    or shaped like credentials, replaced by `<redacted>`
+    (`https://<redacted>@host/mcp?api_key=<redacted>&tenant=a`)."""
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError for a bad port
@@ -78,9 +79,12 @@ def redact_url(url: str) -> str:
 
 def _redact_pair(pair: str) -> str:
     name, equals, value = pair.partition("=")
-    lowered = unquote_plus(name).lower()
-    if equals and value and any(word in lowered for word in _SENSITIVE_QUERY_WORDS):
-        return f"{name}={REDACTED}"
+    if equals and value:
+        lowered = unquote_plus(name).lower()
+        if any(word in lowered for word in _SENSITIVE_QUERY_WORDS) or _SECRET_SHAPES.match(
+            unquote_plus(value)
+        ):
+            return f"{name}={REDACTED}"
     return REDACTED if _SECRET_SHAPES.match(unquote_plus(pair)) else pair
 
 
@@ -101,7 +105,7 @@ def display_command(argv: list[str]) -> str:
             hide_next = False
         elif "://" in name:
             shown.append(redact_url(argument))
-        elif equals and is_sensitive_header(name):
+        elif equals and (is_sensitive_header(name) or _SECRET_SHAPES.match(value)):
             shown.append(f"{name}={REDACTED}")
         elif equals and "://" in value:
             shown.append(f"{name}={redact_url(value)}")

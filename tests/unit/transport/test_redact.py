@@ -19,6 +19,7 @@ from mcptask.transport.redact import display_command, display_server, redact_url
             "https://h:8443/mcp?sig=<redacted>&code=<redacted>#top",
         ),
         ("https://h/mcp?ghp_abcdefghijklmnop", "https://h/mcp?<redacted>"),
+        ("https://h/mcp?q=ghp_abcdefghijklmnop&n=1", "https://h/mcp?q=<redacted>&n=1"),
         ("http://127.0.0.1:9/mcp", "http://127.0.0.1:9/mcp"),
         ("https://h:99999/", "<invalid URL>"),
     ],
@@ -50,3 +51,8 @@ def test_a_command_hides_secret_looking_arguments() -> None:
 
 def test_a_saved_command_that_cannot_be_split_is_still_redacted() -> None:
     assert display_server("srv --token t0k 'open") == "srv --token '<redacted>' ''\"'\"'open'"
+
+
+def test_a_secret_shaped_value_is_hidden_whatever_its_name() -> None:
+    shown = display_command(["srv", "--account=ghp_abcdefghijklmnop", "--port=80"])
+    assert shown == "srv '--account=<redacted>' --port=80"
