@@ -15,7 +15,7 @@ from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from mcptask.errors import AnswerLost, McptaskError, ProtocolViolation, UsageError
 from mcptask.protocol.jsonrpc import JsonObject, is_notification
-from mcptask.transport import Transport, WireLog
+from mcptask.transport import DEFAULT_TIMEOUT_SECONDS, Transport, WireLog
 from mcptask.transport.http_errors import status_error, translate_errors
 from mcptask.transport.limits import Deadline, bound, decode, max_answer_bytes, own_response
 from mcptask.transport.redact import display_url, redact_headers
@@ -45,7 +45,7 @@ class HttpTransport(Transport):
         url: str,
         *,
         headers: Mapping[str, str] | None = None,
-        timeout: float = 30.0,
+        timeout: float = DEFAULT_TIMEOUT_SECONDS,
         log: WireLog | None = None,
         transport: httpx.BaseTransport | None = None,
         ca_cert: Path | None = None,

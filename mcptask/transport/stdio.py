@@ -21,7 +21,7 @@ from mcptask.errors import (
     UsageError,
 )
 from mcptask.protocol.jsonrpc import METHOD_NOT_FOUND, JsonObject, is_notification, is_response
-from mcptask.transport import Transport, WireLog
+from mcptask.transport import DEFAULT_TIMEOUT_SECONDS, Transport, WireLog
 from mcptask.transport.limits import decode, max_answer_bytes, too_large
 from mcptask.transport.redact import display_command
 
@@ -91,7 +91,7 @@ class StdioTransport(Transport):
         self,
         argv: list[str],
         *,
-        timeout: float = 30.0,
+        timeout: float = DEFAULT_TIMEOUT_SECONDS,
         log: WireLog | None = None,
         stderr_log: WireLog | None = None,
         env: Mapping[str, str] | None = None,
