@@ -79,6 +79,11 @@ class Screen:
         """One id per line on stdout (those `id_lines` keeps)."""
         self.text(self.id_lines(task_ids))
 
+    def plain_lines(self, texts: Iterable[str]) -> None:
+        """Each text `clean`, on a line of its own, exactly: not wrapped, and no `:name:` read
+        as an emoji code, as Rich would (an id is copied and pasted whole)."""
+        self.text("".join(clean(text) + "\n" for text in texts))
+
     def id_lines(self, task_ids: Iterable[str]) -> str:
         """The lines of `-o ids`: one id each, leaving out (with one warning on stderr) the
         ids that are not safe as shell words: `cancel $(mcptask list -o ids)` must never

@@ -127,8 +127,7 @@ class _DryRunView(View[Selection]):
 
         if shown.listed:
             tables.print_id_table(self.screen.out, tables.task_table(shown.listed))
-        for task_id in shown.unlisted:
-            self.screen.out.print(task_id, markup=False, highlight=False)
+        self.screen.plain_lines(shown.unlisted)
         count = len(shown.listed) + len(shown.unlisted)
         self.screen.warn(f"dry run: {count} task(s) would be cancelled; nothing was sent")
 

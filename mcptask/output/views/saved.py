@@ -123,8 +123,7 @@ class ForgetView(View[Forgotten]):
             )
 
     def table(self, shown: Forgotten) -> None:
-        for task_id in shown.forgotten:
-            self.screen.out.print(clean(task_id), markup=False, highlight=False)
+        self.screen.plain_lines(shown.forgotten)
         where = f"of {clean(shown.server)}" if shown.server else "of every server"
         count = len(shown.forgotten)
         self.screen.note(f"forgot {count} task{'s' if count != 1 else ''} {where}")

@@ -107,3 +107,11 @@ def test_forget_lists_what_it_dropped() -> None:
     assert out.getvalue() == "a\n"
     assert "forgot 1 task of http://x/mcp" in err.getvalue()
     assert "not recorded here: zz" in err.getvalue()
+
+
+def test_forget_prints_each_id_whole_and_as_it_is() -> None:
+    """No `:name:` read as an emoji code, no long id wrapped at the terminal's width."""
+    shown, out, _ = screen("table")
+    long_id = ":smile:" + "x" * 200
+    ForgetView(shown).show(Forgotten([long_id], [], None))
+    assert out.getvalue() == long_id + "\n"
