@@ -315,7 +315,8 @@ class HttpTransport(Transport):
             resumes += 1
             # `retry: 0` is a valid reconnection time (at once), not an absent one.
             retry_ms = DEFAULT_RETRY_MS if position.retry_ms is None else position.retry_ms
-            wait = min(max(retry_ms, 0), MAX_RETRY_MS) / 1000
+            # Never past the deadline: a `retry:` of 30 s must not outlast a --timeout of 5.
+            wait = min(min(max(retry_ms, 0), MAX_RETRY_MS) / 1000, deadline.left())
             self._trace(f"< stream ended early; resuming after {position.last_id} in {wait:g}s")
             self._sleep(wait)
             deadline.check()  # a stream that keeps ending early ends with the time

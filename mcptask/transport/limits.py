@@ -56,6 +56,10 @@ class Deadline:
     def after(cls, seconds: float, target: str) -> Deadline:
         return cls(time.monotonic() + seconds, seconds, target)
 
+    def left(self) -> float:
+        """Seconds until the time is up (0 once it is)."""
+        return max(0.0, self.at - time.monotonic())
+
     def check(self) -> None:
         """Raise AnswerLost once the time is up."""
         if time.monotonic() > self.at:
