@@ -120,19 +120,21 @@ def exclusive(path: Path) -> Iterator[None]:
     """Hold the lock file beside `path` (`.NAME.lock`, 0600) for the block: one process at a
     time reads, changes and writes `path` (its directory is made private first). A lock file
     that is a symbolic link is refused (StateError): opening it would create or lock the
-    file it names."""
-    ensure_private_dir(path.parent)
+    file it names. The system's errors, in the block too (a full disk, a state directory
+    that is a file), are one-line StateErrors that name `path`."""
     lock = path.with_name(f".{path.name}.lock")
     try:
-        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-    except OSError as exc:
-        if exc.errno != errno.ELOOP:
+        ensure_private_dir(path.parent)
+        try:
+            descriptor = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                refuse_unless_own(lock, lock.lstat())
             raise
-        raise StateError(
-            f"{lock} is a symbolic link, which mcptask does not follow: rm {lock}"
-        ) from None
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(descriptor)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(descriptor)
+    except OSError as exc:
+        raise StateError(f"cannot write {path}: {exc}") from None

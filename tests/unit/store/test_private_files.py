@@ -77,6 +77,15 @@ def test_a_lock_file_that_is_a_symbolic_link_is_refused(tmp_path: Path) -> None:
     assert not target.exists()  # not created through the link
 
 
+def test_a_state_directory_that_cannot_be_made_is_a_one_line_state_error(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "file").write_text("")
+    path = tmp_path / "file" / "state" / "tokens.json"
+    with pytest.raises(StateError, match=rf"^cannot write {path}: .*Not a directory"):
+        tokens.forget_all(path)
+
+
 def test_a_profiles_file_others_may_write_is_warned_about_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
