@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from mcptask.client.exchange import RetryPolicy
 from mcptask.client.session import McpClient, SessionChange
 from mcptask.transport import DEFAULT_TIMEOUT_SECONDS, Transport, WireLog
-from mcptask.transport.redact import display_url, redact_headers
+from mcptask.transport.redact import display_server, display_url, redact_headers
 
 if TYPE_CHECKING:
     from mcptask.auth.config import AuthSettings
@@ -41,13 +41,16 @@ class ConnectionSettings:
     """How to sign in to a --url server (None: send only the headers above)."""
 
     def __repr__(self) -> str:
-        # Headers may hold credentials: never let them reach a traceback or a log.
+        # Headers and a server's command line may hold credentials: never let them reach a
+        # traceback or a log.
         shown = redact_headers(self.headers)
         url = display_url(self.url) if self.url else None
+        command = display_server(self.server_command) if self.server_command else None
         return (
-            f"ConnectionSettings(url={url!r}, server_command={self.server_command!r}, "
-            f"headers={shown!r}, env={sorted(self.env)!r}, session_id={self.session_id!r}, "
-            f"keep_session={self.keep_session!r}, timeout={self.timeout!r}, "
+            f"ConnectionSettings(url={url!r}, server_command={command!r}, "
+            f"headers={shown!r}, env={sorted(self.env)!r}, inherit_env={self.inherit_env!r}, "
+            f"session_id={self.session_id!r}, keep_session={self.keep_session!r}, "
+            f"timeout={self.timeout!r}, "
             f"protocol={self.protocol!r}, ca_cert={self.ca_cert!r}, insecure={self.insecure!r}, "
             f"auth={self.auth!r})"
         )
