@@ -8,6 +8,8 @@ import json
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Self
 
 Answer = Callable[[BaseHTTPRequestHandler, object], None]
 """Write the whole HTTP answer to the request with this JSON-RPC id."""
@@ -43,12 +45,30 @@ def hostile_server(answer: Answer, get: Answer | None = None) -> Iterator[str]:
         def handle_error(self, request: object, client_address: object) -> None:
             pass  # a client hanging up on a hostile answer is the expected end
 
-    server = Server(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/mcp"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with Background(Server(("127.0.0.1", 0), Handler)) as running:
+        yield f"http://127.0.0.1:{running.port}/mcp"
+
+
+class Background:
+    """An HTTP server (on 127.0.0.1) served by a thread from enter to exit: the one way the
+    security tier runs its hostile peers."""
+
+    def __init__(self, server: ThreadingHTTPServer) -> None:
+        server.daemon_threads = True
+        self._server = server
+        self.port: int = server.server_address[1]
+        self._thread = threading.Thread(target=server.serve_forever, daemon=True)
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)

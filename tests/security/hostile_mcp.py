@@ -12,8 +12,9 @@ import json
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
+
+from tests.security.hostile_http import Background
 
 Page = tuple[list[dict[str, Any]], str | None]
 
@@ -36,31 +37,13 @@ def task(task_id: str, status: str = "working") -> dict[str, Any]:
     }
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-
-class _Background:
-    """An HTTP server in a thread on 127.0.0.1, stopped on exit."""
+class _Background(Background):
+    """A server of `handler`, which finds this object as its server's `owner`."""
 
     def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
-        self._server = _Server(("127.0.0.1", 0), handler)
-        self._server.owner = self  # type: ignore[attr-defined]
-        self.port: int = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        server.owner = self  # type: ignore[attr-defined]
+        super().__init__(server)
 
 
 class HostileMcp(_Background):

@@ -9,12 +9,12 @@ and body, answering token requests with what the test sets.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
+
+from tests.security.hostile_http import Background
 
 
 @dataclass(frozen=True)
@@ -70,40 +70,22 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
     def __init__(self, state: _State) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.state = state
 
 
-class HostileServer:
+class HostileServer(Background):
     """An HTTP server on 127.0.0.1 answering with `answer`, recording every request."""
 
     def __init__(self, answer: Answer) -> None:
         self._state = _State(answer)
-        self._server = _Server(self._state)
-        self.port: int = self._server.server_address[1]
+        super().__init__(_Server(self._state))
         self.origin = f"http://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
     def seen(self) -> list[Seen]:
         return list(self._state.seen)
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
 
 
 def json_answer(status: int, document: object) -> tuple[int, dict[str, str], bytes]:
