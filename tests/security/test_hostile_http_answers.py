@@ -34,13 +34,7 @@ def test_a_gzip_bomb_is_refused_by_its_decoded_size() -> None:
     bomb = _gzip_bomb(1)
 
     def answer(handler: BaseHTTPRequestHandler, request_id: object) -> None:
-        body = bomb if request_id == 1 else _gzip_bomb(request_id)
-        handler.send_response(200)
-        handler.send_header("Content-Type", "application/json")
-        handler.send_header("Content-Encoding", "gzip")
-        handler.send_header("Content-Length", str(len(body)))
-        handler.end_headers()
-        handler.wfile.write(body)
+        _send_gzip(handler, bomb if request_id == 1 else _gzip_bomb(request_id))
 
     assert len(bomb) < 1024 * 1024  # far under the bound as sent
     peak_before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -96,7 +90,11 @@ def _challenge(handler: BaseHTTPRequestHandler, request_id: object) -> None:
 
 
 def _bomb_document(handler: BaseHTTPRequestHandler, path: object) -> None:
-    body = _gzip_bomb(None)
+    _send_gzip(handler, _gzip_bomb(None))
+
+
+def _send_gzip(handler: BaseHTTPRequestHandler, body: bytes) -> None:
+    """A 200 whose JSON body is `body`, gzip-encoded (Content-Length: its size as sent)."""
     handler.send_response(200)
     handler.send_header("Content-Type", "application/json")
     handler.send_header("Content-Encoding", "gzip")
