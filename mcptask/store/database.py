@@ -64,12 +64,7 @@ def open_database(path: Path, then: Callable[[sqlite3.Connection], None]) -> sql
     ensure_private_dir(path.parent)
     # Create the file 0600 before SQLite does (it would use the umask); its -wal and -shm
     # files take the database file's mode.
-    descriptor = own_file(path, create=True)
-    try:
-        if os.fstat(descriptor).st_mode & 0o077:
-            os.fchmod(descriptor, 0o600)
-    finally:
-        os.close(descriptor)
+    os.close(own_file(path, create=True))
     # Transactions are begun by hand (`BEGIN IMMEDIATE`: a write takes the lock at once) and
     # ended by `with db:`, sqlite3's COMMIT, or ROLLBACK on an error.
     db = sqlite3.connect(
@@ -90,9 +85,10 @@ def open_database(path: Path, then: Callable[[sqlite3.Connection], None]) -> sql
 
 def own_file(path: Path, *, create: bool = False) -> int:
     """A descriptor of the record at `path`, opened read-write without following a symbolic
-    link; StateError (one line naming the file) for a link, or a file or -wal/-shm companion
-    that is not the user's: another user's link or file would take mcptask's writes
-    elsewhere. (SQLite does not follow a link at -wal or -shm either, but says less.)"""
+    link (`create`: created if missing, and made 0600); StateError (one line naming the file)
+    for a link, or a file or -wal/-shm companion that is not the user's: another user's link
+    or file would take mcptask's writes elsewhere. (SQLite does not follow a link at -wal or
+    -shm either, but says less.)"""
     for companion in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         with contextlib.suppress(FileNotFoundError):
             refuse_unless_own(companion, companion.lstat())
@@ -104,7 +100,10 @@ def own_file(path: Path, *, create: bool = False) -> int:
             refuse_unless_own(path, path.lstat())
         raise
     try:
-        refuse_unless_own(path, os.fstat(descriptor))
+        status = os.fstat(descriptor)
+        refuse_unless_own(path, status)
+        if create and status.st_mode & 0o077:
+            os.fchmod(descriptor, 0o600)
     except BaseException:
         os.close(descriptor)
         raise
