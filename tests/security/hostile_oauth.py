@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from tests.security.hostile_http import Background
@@ -86,6 +87,19 @@ class HostileServer(Background):
     @property
     def seen(self) -> list[Seen]:
         return list(self._state.seen)
+
+
+def client_env(tmp_path: Path, client: str, secret: str, **extra: str) -> dict[str, str]:
+    """The environment of an mcptask run with configured client credentials (the docs' CI
+    recipe), its state and configuration under `tmp_path`, no browser."""
+    return {
+        "MCPTASK_STATE_DIR": str(tmp_path / "state"),
+        "MCPTASK_CONFIG_DIR": str(tmp_path / "config"),
+        "BROWSER": "",
+        "MCPTASK_CLIENT_ID": client,
+        "MCPTASK_CLIENT_SECRET": secret,
+        **extra,
+    }
 
 
 def json_answer(status: int, document: object) -> tuple[int, dict[str, str], bytes]:

@@ -10,22 +10,11 @@ from pathlib import Path
 import pytest
 
 from tests.cli_process import run_mcptask
-from tests.security.hostile_oauth import authorization_server, mcp_server
+from tests.security.hostile_oauth import authorization_server, client_env, mcp_server
 
 CLIENT = "ci-robot"
 SECRET = "s3cret-of-the-organisation-" + "z" * 12
 BASIC = base64.b64encode(f"{CLIENT}:{SECRET}".encode()).decode()
-
-
-def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    return {
-        "MCPTASK_STATE_DIR": str(tmp_path / "state"),
-        "MCPTASK_CONFIG_DIR": str(tmp_path / "config"),
-        "BROWSER": "",
-        "MCPTASK_CLIENT_ID": CLIENT,
-        "MCPTASK_CLIENT_SECRET": SECRET,
-        **extra,
-    }
 
 
 @pytest.mark.parametrize("method", ["auto", "client-credentials", "browser"])
@@ -41,7 +30,7 @@ def test_client_credentials_never_reach_an_authorization_server_a_url_names(
             server.origin + "/mcp",
             "--auth",
             method,
-            env=_env(tmp_path, **issuer),
+            env=client_env(tmp_path, CLIENT, SECRET, **issuer),
         )
         received = hostile.seen
     result.assert_one_line_error(4, "refusing to send them", hostile.origin.split("//")[1])
@@ -67,7 +56,7 @@ def test_a_profile_binds_its_client_to_its_issuer(tmp_path: Path) -> None:
             'client_secret = { env = "CI_SECRET" }\n'
             'client_issuer = "https://login.example.com/"\n'
         )
-        env = _env(tmp_path, CI_SECRET=SECRET)
+        env = client_env(tmp_path, CLIENT, SECRET, CI_SECRET=SECRET)
         del env["MCPTASK_CLIENT_SECRET"]
         result = run_mcptask("list", "--profile", "ci", env=env)
         received = hostile.seen
@@ -85,7 +74,7 @@ def test_bound_to_that_issuer_the_grant_goes_there(tmp_path: Path) -> None:
             server.origin + "/mcp",
             "--client-issuer",
             hostile.origin,
-            env=_env(tmp_path),
+            env=client_env(tmp_path, CLIENT, SECRET),
         )
         received = hostile.seen
     assert any(seen.path == "/token" and BASIC in seen.text for seen in received)

@@ -9,22 +9,11 @@ import json
 from pathlib import Path
 
 from tests.cli_process import run_mcptask
-from tests.security.hostile_oauth import Seen, authorization_server, mcp_server
+from tests.security.hostile_oauth import Seen, authorization_server, client_env, mcp_server
 
 CLIENT = "ci-robot"
 SECRET = "s3cret-of-the-organisation-" + "q" * 12
 BASIC = base64.b64encode(f"{CLIENT}:{SECRET}".encode()).decode()
-
-
-def _env(tmp_path: Path, issuer: str) -> dict[str, str]:
-    return {
-        "MCPTASK_STATE_DIR": str(tmp_path / "state"),
-        "MCPTASK_CONFIG_DIR": str(tmp_path / "config"),
-        "BROWSER": "",
-        "MCPTASK_CLIENT_ID": CLIENT,
-        "MCPTASK_CLIENT_SECRET": SECRET,
-        "MCPTASK_CLIENT_ISSUER": issuer,
-    }
 
 
 def test_an_echoed_request_never_prints_the_secret(tmp_path: Path) -> None:
@@ -34,7 +23,11 @@ def test_an_echoed_request_never_prints_the_secret(tmp_path: Path) -> None:
     hostile = authorization_server(token=echo)
     with hostile, mcp_server(lambda: hostile.origin) as server:
         result = run_mcptask(
-            "list", "--url", server.origin + "/mcp", "-v", env=_env(tmp_path, hostile.origin)
+            "list",
+            "--url",
+            server.origin + "/mcp",
+            "-v",
+            env=client_env(tmp_path, CLIENT, SECRET, MCPTASK_CLIENT_ISSUER=hostile.origin),
         )
         received = hostile.seen
     assert any(BASIC in seen.text for seen in received)  # the echo did carry it
@@ -49,7 +42,7 @@ def test_an_echoed_request_never_prints_the_secret(tmp_path: Path) -> None:
 def test_a_token_that_cannot_be_sent_is_refused_on_receipt(tmp_path: Path) -> None:
     hostile = authorization_server(token={"access_token": "tök\u20acn", "token_type": "Bearer"})
     with hostile, mcp_server(lambda: hostile.origin) as server:
-        env = _env(tmp_path, hostile.origin)
+        env = client_env(tmp_path, CLIENT, SECRET, MCPTASK_CLIENT_ISSUER=hostile.origin)
         first = run_mcptask("list", "--url", server.origin + "/mcp", env=env)
         again = run_mcptask("list", "--url", server.origin + "/mcp", env=env)
     first.assert_one_line_error(4, "not printable ASCII")
