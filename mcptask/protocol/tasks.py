@@ -82,19 +82,7 @@ class Task:
     def from_wire(cls, value: object) -> Task:
         """The task `value` describes; ValueError (`field: why`) when it is not one."""
         wire = _checked(value)
-        get = wire.get
-        return cls(
-            wire["taskId"],
-            wire["status"],
-            get("statusMessage"),
-            get("createdAt"),
-            get("lastUpdatedAt"),
-            get("ttl"),
-            get("pollInterval"),
-            get("ttlMs"),
-            get("pollIntervalMs"),
-            wire,
-        )
+        return cls(**{name: wire[name] for name in _FIELDS if name in wire}, wire=wire)
 
     @classmethod
     def read(cls, value: object) -> Task | None:
