@@ -55,8 +55,8 @@ MEMORY = 10_000
 many writes nothing while nothing changes, and a list of a million holds no million entries."""
 
 
-_Sighting = tuple[str, str, "str | None", "int | None", float, str, "str | None"]
-"""(task id, status, session, ttl ms, seen at, via, tool), queued to be written."""
+_Row = tuple[object, ...]
+"""A task's row as `UPSERT_TASK` binds it, queued to be written."""
 _State = tuple[str, "str | None", "int | None"]
 """(status, session, ttl ms) as last written."""
 _Listing = tuple[float, set[str]]
@@ -100,7 +100,7 @@ class KnownTasks:
         self._db: sqlite3.Connection | None = None
         self._unusable: str | None = None  # why the file cannot be opened: not tried again
         self._failed = False  # recording stopped after a failure; what is queued is dropped
-        self._pending: dict[str, _Sighting] = {}
+        self._pending: dict[str, _Row] = {}
         self._gone: set[str] = set()
         self._detached: set[str] = set()
         # What this process last wrote per task, in two generations: when the newer is full it
@@ -274,6 +274,10 @@ class KnownTasks:
         unwritten: set[str] | None = None,
     ) -> None:
         """Queue sightings; `unwritten` gets the ids of those unchanged, not written again."""
+        from mcptask.protocol.tasks import TERMINAL_STATUSES  # store imports only errors at once
+
+        assert self.identity is not None, "a record of every server records nothing"
+        key, profile, label = self.identity.key, self.identity.profile, self.identity.label
         seen_at = self._now()
         with self._lock:
             pending, gone = self._pending, self._gone
@@ -283,14 +287,16 @@ class KnownTasks:
                     # Text the file cannot hold (see database): not recorded, rather than
                     # failing the whole batch with it.
                     continue
-                state = (task.status, session_id, storable_ttl(task.ttl_milliseconds))
+                status, ttl = task.status, storable_ttl(task.ttl_milliseconds)
+                state = (status, session_id, ttl)
                 written = self._written.get(task_id) or self._older.get(task_id)
                 if written == state and task_id not in gone:
                     if unwritten is not None:
                         unwritten.add(task_id)
                     continue  # written already; what was queued before is flushed in time
                 gone.discard(task_id)
-                pending[task_id] = (task_id, state[0], session_id, state[2], seen_at, via, tool)
+                pending[task_id] = (key, profile, task_id, status, session_id, ttl, seen_at,
+                                    status in TERMINAL_STATUSES, via, tool, label)  # fmt: skip
                 if task_id not in self._written and len(self._written) >= MEMORY:
                     self._older, self._written = self._written, {}
                 self._written[task_id] = state
@@ -303,24 +309,15 @@ class KnownTasks:
 
     def _write(
         self,
-        sightings: list[_Sighting],
+        sightings: list[_Row],
         gone: Iterable[str],
         detached: Iterable[str],
         completed: Sequence[_Listing],
     ) -> None:
-        from mcptask.protocol.tasks import TERMINAL_STATUSES  # not for completion: see the top
-
         assert self.identity is not None, "a record of every server records nothing"
-        key, profile, label = self.identity.key, self.identity.profile, self.identity.label
+        key, profile = self.identity.key, self.identity.profile
         with self._writing() as db:
-            db.executemany(
-                UPSERT_TASK,
-                [
-                    (key, profile, task_id, status, session, ttl, seen_at,
-                     status in TERMINAL_STATUSES, via, tool, label)
-                    for task_id, status, session, ttl, seen_at, via, tool in sightings
-                ],
-            )  # fmt: skip
+            db.executemany(UPSERT_TASK, sightings)
             db.executemany(
                 "UPDATE tasks SET session_id = NULL"
                 " WHERE server = ? AND profile = ? AND task_id = ?",

@@ -360,7 +360,7 @@ def counting_writes(record: KnownTasks) -> list[list[str]]:
     original = record._write
 
     def counting(sightings: list[Any], *args: Any) -> None:
-        writes.append([sighting[0] for sighting in sightings])
+        writes.append([row[2] for row in sightings])  # UPSERT_TASK's third: the task id
         original(sightings, *args)
 
     record._write = counting  # type: ignore[method-assign, assignment]
