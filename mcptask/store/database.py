@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcptask.errors import StateError
-from mcptask.store.paths import ensure_private_dir, refuse_unless_own, state_dir
+from mcptask.store.paths import ensure_private_dir, open_no_follow, refuse_unless_own, state_dir
 
 if TYPE_CHECKING:
     from mcptask.store.identity import ServerIdentity
@@ -92,13 +92,7 @@ def own_file(path: Path, *, create: bool = False) -> int:
     for companion in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         with contextlib.suppress(FileNotFoundError):
             refuse_unless_own(companion, companion.lstat())
-    flags = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_CREAT if create else 0)
-    try:
-        descriptor = os.open(path, flags, 0o600)
-    except OSError:
-        if path.is_symlink():
-            refuse_unless_own(path, path.lstat())
-        raise
+    descriptor = open_no_follow(path, os.O_RDWR | (os.O_CREAT if create else 0))
     try:
         status = os.fstat(descriptor)
         refuse_unless_own(path, status)

@@ -11,7 +11,6 @@ Kept free of heavy imports: shell completion reads these files on every TAB.
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import os
 import stat
@@ -96,6 +95,16 @@ def refuse_unless_own(path: Path, status: os.stat_result) -> None:
         )
 
 
+def open_no_follow(path: Path, flags: int) -> int:
+    """`os.open(path, flags)`, new files 0600, refusing a symbolic link (StateError)."""
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        if path.is_symlink():
+            refuse_unless_own(path, path.lstat())
+        raise
+
+
 def write_private(path: Path, data: bytes) -> None:
     """Replace the file `path` with `data`, mode 0600, all at once: a temporary file beside it,
     flushed to disk, renamed over it (a reader sees the old file or the new, never a part)."""
@@ -122,15 +131,9 @@ def exclusive(path: Path) -> Iterator[None]:
     that is a symbolic link is refused (StateError): opening it would create or lock the
     file it names. The system's errors, in the block too (a full disk, a state directory
     that is a file), are one-line StateErrors that name `path`."""
-    lock = path.with_name(f".{path.name}.lock")
     try:
         ensure_private_dir(path.parent)
-        try:
-            descriptor = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                refuse_unless_own(lock, lock.lstat())
-            raise
+        descriptor = open_no_follow(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX)
             yield
