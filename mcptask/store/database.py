@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Mapping
@@ -38,18 +39,13 @@ cannot be bound)."""
 MAX_TTL_MS = 2**63 - 1
 """The largest ttl kept (SQLite's largest integer); a larger or negative one is kept as no
 ttl (None: it expires by no ttl), which is what so long a ttl means anyway."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def storable(*texts: str | None) -> bool:
-    """Whether SQLite can hold every one of `texts` (None: nothing to hold; see STORE_ERRORS)."""
-    for text in texts:
-        if text is None or text.isascii():
-            continue  # the usual case, decided in C
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-    return True
+    """Whether SQLite can hold every one of `texts` (None: nothing to hold; see STORE_ERRORS):
+    a lone surrogate is the one text UTF-8 cannot encode (`isascii`: the usual case, at once)."""
+    return all(text is None or text.isascii() or not _SURROGATE.search(text) for text in texts)
 
 
 def storable_ttl(ttl: int | None) -> int | None:
