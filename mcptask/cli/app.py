@@ -1,6 +1,6 @@
 """The `mcptask` Typer app, and the one place where exceptions become exit codes.
 
-Commands live one per module in `mcptask.cli.commands`; they raise mcptask errors and end
+Commands are functions in `mcptask.cli.commands`; they raise mcptask errors and end
 with `typer.Exit(code)` where `cli.exit_codes` decided the code of a report. `run` turns
 everything else into one line on stderr and a documented exit code, never a traceback.
 
@@ -31,21 +31,21 @@ from mcptask.cli.options import color_wanted, root_options
 from mcptask.errors import ExitCode, McptaskError, OutputFailure
 
 COMMANDS = {
-    "connect": "connect",
-    "start": "start",
-    "list": "list_tasks",
-    "get": "get",
-    "result": "result",
-    "cancel": "cancel",
-    "watch": "watch",
-    "forget": "forget",
-    "profiles": "profiles",
-    "login": "login",
-    "logout": "logout",
-    "reference-server": "reference_server",
+    "connect": "servers:connect",
+    "start": "one_task:start",
+    "list": "list_tasks:list_tasks",
+    "get": "one_task:get",
+    "result": "one_task:result",
+    "cancel": "cancel:cancel",
+    "watch": "watch:watch",
+    "forget": "local:forget",
+    "profiles": "local:profiles",
+    "login": "servers:login",
+    "logout": "servers:logout",
+    "reference-server": "servers:reference_server",
 }
-"""Every command, in the order help lists them, and its module in `mcptask.cli.commands`
-(whose function of the same name is the command)."""
+"""Every command, in the order help lists them, and its function, `module:function` in
+`mcptask.cli.commands`."""
 PASS_THROUGH: dict[str, Any] = {
     "context_settings": {
         "allow_extra_args": True,
@@ -120,10 +120,11 @@ class LazyCommands(Mapping[str, TyperCommand]):
 
     def __getitem__(self, name: str) -> TyperCommand:
         if name not in self._built:
-            module = importlib.import_module(f"mcptask.cli.commands.{COMMANDS[name]}")
+            module_name, function = COMMANDS[name].split(":")
+            module = importlib.import_module(f"mcptask.cli.commands.{module_name}")
             settings = PASS_THROUGH if name == "reference-server" else {"cls": CappedCommand}
             one = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-            one.command(name, epilog=epilog(name), **settings)(getattr(module, COMMANDS[name]))
+            one.command(name, epilog=epilog(name), **settings)(getattr(module, function))
             command = typer.main.get_command(one)
             assert isinstance(command, TyperCommand)
             self._built[name] = command

@@ -32,4 +32,4 @@ def test_a_command_line_imports_only_its_command(argv: list[str]) -> None:
         "print('LOADED', loaded, 'EXIT', code)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert done.stdout.rstrip().endswith("LOADED ['mcptask.cli.commands.get'] EXIT 0")
+    assert done.stdout.rstrip().endswith("LOADED ['mcptask.cli.commands.one_task'] EXIT 0")

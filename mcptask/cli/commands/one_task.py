@@ -1,5 +1,5 @@
-"""`mcptask start`: a task-augmented tools/call; prints and records the task, `--watch`
-follows it."""
+"""The commands about one task: `start` (a task-augmented tools/call that prints and records
+the task; `--watch` follows it), `get` (the task in full) and `result` (its outcome)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from mcptask.cli.invocation import Invocation
-from mcptask.cli.options import Common, finite, with_server_options
+from mcptask.cli.options import Common, TaskIdArgument, finite, with_server_options
 from mcptask.errors import ExitCode, UsageError
 
 
@@ -83,3 +83,54 @@ def start(
         options = WatchOptions(task_ids=[report.task.taskId], exit_status=exit_status)
         watched = follow(client, view.watch_view(), options)
     raise typer.Exit(int(exit_code_for(watched)))
+
+
+@with_server_options
+def get(
+    task_id: TaskIdArgument,
+    *,
+    common: Common,
+) -> None:
+    """Show one task in full."""
+    from mcptask.output.views.tasks import GetView
+
+    invocation = Invocation(common)
+    view = GetView(invocation.screen)
+    with invocation.client(rejoin=[task_id]) as client:
+        task = client.get_task(task_id)
+    view.show(task)
+
+
+@with_server_options
+def result(
+    task_id: TaskIdArgument,
+    wait_timeout: Annotated[
+        float,
+        typer.Option(
+            "--wait-timeout",
+            min=0.0,
+            help="Seconds to wait for the task to finish (exit 7 if it has not).",
+        ),
+    ] = 30.0,
+    *,
+    common: Common,
+) -> None:
+    """Show a finished task's result; wait for it to finish first (--wait-timeout)."""
+    from mcptask.cli.exit_codes import exit_code_for
+    from mcptask.cli.signals import StopSignal
+    from mcptask.operations.result import fetch_result
+    from mcptask.output.views.tasks import ResultView
+
+    finite("--wait-timeout", wait_timeout)
+    invocation = Invocation(common)
+    view = ResultView(invocation.screen)
+    with invocation.client(rejoin=[task_id]) as client, StopSignal() as stop:
+        report = fetch_result(
+            client,
+            task_id,
+            wait_timeout=wait_timeout,
+            sleep=stop.event.wait,
+            stop=lambda: stop.stopped,
+        )
+    view.show(report)
+    raise typer.Exit(int(exit_code_for(report)))

@@ -1,0 +1,126 @@
+"""The commands that send nothing: `forget` (entries of the record of known tasks) and
+`profiles` (the saved servers: list them, delete one, choose the default)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from mcptask.cli.completion import complete_profile, complete_task_id
+from mcptask.cli.invocation import screen_for
+from mcptask.cli.options import Common, OutputOption, with_server_options
+from mcptask.errors import UsageError
+
+if TYPE_CHECKING:
+    from mcptask.store.profiles import ProfileBook
+
+
+@with_server_options
+def forget(
+    task_ids: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[ID]...", help="Task ids to forget.", autocompletion=complete_task_id
+        ),
+    ] = None,
+    all_tasks: Annotated[
+        bool, typer.Option("--all", help="Forget every recorded task (of this server).")
+    ] = False,
+    *,
+    common: Common,
+) -> None:
+    """Forget recorded tasks (this server's, else every server's); sends nothing.
+
+    The server is the one given with --url/--server or the environment.
+    """
+    import os
+
+    from mcptask.cli.invocation import identity_of
+    from mcptask.cli.settings import ENV_PROFILE, ENV_SERVER, ENV_URL
+    from mcptask.output.views.saved import ForgetView, Forgotten
+    from mcptask.store.known_tasks import KnownTasks
+
+    ids = list(dict.fromkeys(task_ids or []))
+    if bool(ids) == all_tasks:
+        raise UsageError("give task ids to forget, or --all (not both)")
+    view = ForgetView(screen_for(common.output, no_color=common.no_color))
+    url = common.url or (None if common.server else os.environ.get(ENV_URL))
+    command = common.server or (None if url else os.environ.get(ENV_SERVER))
+    profile = ""
+    profile_from_env = not (url or command) and bool(os.environ.get(ENV_PROFILE))
+    if common.profile or profile_from_env:
+        # A profile's tasks are recorded under its name: forget those, not everyone's. (No
+        # server named at all means every server's, not the default profile's.)
+        from mcptask.cli.settings import profile_in_use
+        from mcptask.store import profiles as store
+
+        chosen = profile_in_use(common, lambda: store.load(store.profiles_path()), os.environ)
+        if chosen is not None:
+            url, command, profile = chosen.url, chosen.server, chosen.name
+    identity = identity_of(url, command, profile) if url or command else None
+    record = KnownTasks.open(identity)  # without a server: every server's tasks
+    try:
+        gone = record.forget(None if all_tasks else ids)
+    finally:
+        record.close()
+    unknown = [task_id for task_id in ids if task_id not in gone]
+    view.show(Forgotten(gone, unknown, identity.label if identity is not None else None))
+
+
+def profiles(
+    delete: Annotated[
+        str | None,
+        typer.Option(
+            "--delete", metavar="NAME", help="Delete this profile.", autocompletion=complete_profile
+        ),
+    ] = None,
+    default: Annotated[
+        str | None,
+        typer.Option(
+            "--default",
+            metavar="NAME",
+            help="Make this profile the default.",
+            autocompletion=complete_profile,
+        ),
+    ] = None,
+    output: OutputOption = None,
+    no_color: Annotated[bool, typer.Option("--no-color", help="No colours (also NO_COLOR).")] = (
+        False
+    ),
+) -> None:
+    """List the saved profiles (mcptask connect TARGET --save NAME saves one)."""
+    from mcptask.output.views.saved import ProfilesView
+    from mcptask.store import profiles as store
+
+    screen = screen_for(output, no_color=no_color)
+    view = ProfilesView(screen)
+    path = store.profiles_path()
+    if delete is not None and default is not None:
+        raise UsageError("give either --delete or --default, not both")
+    if delete is not None:
+        store.delete_profile(path, delete)
+        screen.note(f"deleted profile {delete!r}")
+    elif default is not None:
+        store.set_default(path, default)
+        screen.note(f"profile {default!r} is the default now")
+    view.show(_shown(store.load(path)))
+
+
+def _shown(book: ProfileBook) -> ProfileBook:
+    """The profiles with their targets as mcptask shows targets: no user info, no
+    credential-like query values or arguments (the file keeps them, as saved)."""
+    from mcptask.transport.redact import display_server, redact_url
+
+    return replace(
+        book,
+        profiles={
+            name: replace(
+                profile,
+                url=profile.url and redact_url(profile.url),
+                server=profile.server and display_server(profile.server),
+            )
+            for name, profile in book.profiles.items()
+        },
+    )

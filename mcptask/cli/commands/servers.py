@@ -1,0 +1,182 @@
+"""The commands about a server itself: `connect` (handshake, show what it offers, optionally
+save it), `login` and `logout` (its tokens), and `reference-server` (run the embedded one)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from typing import Annotated
+
+import typer
+
+from mcptask.cli.invocation import Invocation, screen_for
+from mcptask.cli.options import Common, ServerUrlArgument, with_server_options
+from mcptask.errors import UsageError
+
+
+def _targeted(common: Common, target: str | None, others: str) -> Common:
+    """`common` with TARGET as its server (a URL, else a command), refused beside `others`."""
+    if target is None:
+        return common
+    if common.url or common.server or common.profile:
+        raise UsageError(f"give the server either as TARGET or with {others}, not both")
+    if target.startswith(("http://", "https://")):
+        return replace(common, url=target)
+    return replace(common, server=target)
+
+
+@with_server_options
+def connect(
+    target: Annotated[
+        str | None, typer.Argument(help="A server URL or a server command (else --url/--server).")
+    ] = None,
+    save: Annotated[
+        str | None,
+        typer.Option("--save", metavar="NAME", help="Save this server as profile NAME."),
+    ] = None,
+    default: Annotated[
+        bool, typer.Option("--default", help="With --save: make it the default profile.")
+    ] = False,
+    keep_session: Annotated[
+        bool,
+        typer.Option(
+            "--keep-session",
+            help="With --save: keep this session for later commands (2025-11-25 servers).",
+        ),
+    ] = False,
+    save_secrets: Annotated[
+        bool,
+        typer.Option(
+            "--save-secrets",
+            help="With --save: also write credential-like headers and variables as text.",
+        ),
+    ] = False,
+    *,
+    common: Common,
+) -> None:
+    """Handshake with a server and show what it offers for tasks; --save keeps it as a profile."""
+    from mcptask.output.views.connection import Connection, ConnectView
+    from mcptask.store import profiles
+
+    if save is None and (default or keep_session or save_secrets):
+        raise UsageError("--default, --keep-session and --save-secrets go with --save NAME")
+    if save is not None:
+        profiles.check_name(save)
+        profiles.load(profiles.profiles_path())  # a file it cannot save into: said first
+    common = _targeted(common, target, "--url/--server/--profile")
+    invocation = Invocation(
+        common, keep_session=True if keep_session else None, remember_session=save is None
+    )
+    view = ConnectView(invocation.screen)
+    # Checked before connecting, so that nothing is kept or sent for a profile we cannot save.
+    profile = (
+        invocation.resolved.to_profile(save, save_secrets=save_secrets)
+        if save is not None
+        else None
+    )
+    with invocation.client() as client:
+        others, problems = client.survey()
+        transport = client.transport
+        connection = Connection(
+            client.server, transport.kind, transport.target, transport.session_id, others, problems
+        )
+    if profile is not None:
+        saved = replace(profile, session_id=connection.session_id if profile.keep_session else None)
+        profiles.save_profile(invocation.profiles_path, saved, make_default=default)
+        invocation.screen.note(
+            f"saved profile {saved.name!r} in {invocation.profiles_path}"
+            + (" (the default)" if default else "")
+        )
+    view.show(connection)
+
+
+@with_server_options
+def login(
+    target: ServerUrlArgument = None,
+    *,
+    common: Common,
+) -> None:
+    """Sign in to a server (OAuth: the browser, or --auth client-credentials) and cache the
+    token; later commands use it, and refresh it, without asking again."""
+    from mcptask.auth.flow import McpAuth
+    from mcptask.client.connection import sign_in
+    from mcptask.output.views.connection import LoginView, SignIn
+
+    common = _targeted(common, target, "--url/--profile")
+    if target is not None and common.server:
+        raise UsageError(
+            "login signs in to Streamable HTTP servers: give a URL (a --server process "
+            "takes its credentials from its environment, --env)"
+        )
+    invocation = Invocation(common, force_sign_in=True)
+    settings = invocation.settings
+    if settings.url is None or settings.auth is None:
+        raise UsageError(
+            "login signs in to Streamable HTTP servers (--url, or a profile with a url)"
+        )
+    if settings.auth.method == "none":
+        raise UsageError("--auth none: nothing to sign in with")
+    view = LoginView(invocation.screen)
+    auth = sign_in(settings, log=invocation.log, notice=invocation.screen.warn)
+    assert isinstance(auth, McpAuth)
+    with invocation.client(auth=auth) as client:
+        server = client.server
+        if auth.signed_in is None and not auth.sign_in_unprompted():
+            invocation.screen.warn(
+                f"{settings.url} did not ask for sign-in and publishes no OAuth metadata: "
+                "nothing to do"
+            )
+    view.show(SignIn(server.name, settings.url, auth.signed_in, settings.auth.cache_path))
+
+
+@with_server_options
+def logout(
+    target: ServerUrlArgument = None,
+    every: Annotated[
+        bool,
+        typer.Option("--all", help="Forget every token and registered client of this machine."),
+    ] = False,
+    *,
+    common: Common,
+) -> None:
+    """Forget the tokens mcptask keeps for a server (sends nothing to the server)."""
+    from mcptask.auth.config import canonical_resource
+    from mcptask.output.views.connection import LogoutView, SignedOut
+    from mcptask.store import tokens
+
+    if target is not None:
+        if common.url or common.server or common.profile or every:
+            raise UsageError("give the server either as TARGET, with --url/--profile, or --all")
+        common = replace(common, url=target)
+    if every and (common.url or common.server or common.profile):
+        raise UsageError("--all forgets every server's tokens: give no server with it")
+    url = None if every else _server_url(common)
+    view = LogoutView(screen_for(common.output, no_color=common.no_color))
+    path = tokens.tokens_path()
+    if url is None:
+        view.show(SignedOut(None, tokens.forget_all(path), path))
+    else:
+        view.show(SignedOut(url, tokens.forget_server(path, canonical_resource(url)), path))
+
+
+def _server_url(common: Common) -> str:
+    """The URL whose tokens to forget: from the line, the profile or MCPTASK_URL, with no
+    credential read (logging out is what one does when they are gone)."""
+    from mcptask.cli.settings import ENV_URL, profile_in_use
+    from mcptask.store import profiles
+    from mcptask.transport.redact import display_url
+
+    profile = profile_in_use(common, lambda: profiles.load(profiles.profiles_path()), os.environ)
+    url = common.url or (profile.url if profile else None) or os.environ.get(ENV_URL)
+    if common.server or (profile is not None and profile.server) or not url:
+        raise UsageError("logout forgets the tokens of Streamable HTTP servers: give a URL")
+    if not url.lower().startswith(("http://", "https://")):  # schemes know no case
+        raise UsageError(f"invalid server URL {display_url(url)!r}: expected http(s)://HOST/PATH")
+    return url
+
+
+def reference_server(ctx: typer.Context) -> None:
+    """Run the embedded reference MCP tasks server (--http HOST:PORT or --stdio; --help)."""
+    from mcptask.reference_server import main as serve
+
+    raise typer.Exit(serve(list(ctx.args)))
