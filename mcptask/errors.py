@@ -4,8 +4,7 @@ The tree (each class carries its exit code; no instance overrides it):
 
     McptaskError ...................... 1  a bug: the message says how to report it
      ├── OutputFailure                     stdout cannot be written (a full disk, say)
-     ├── UsageError ................... 2  bad options, arguments or input files
-     │    ├── ConfigFileError              a profiles file that cannot be read (file, line)
+     ├── UsageError ................... 2  bad options, arguments or input files (file, line)
      │    └── StateError                   the local state (record of known tasks) is unusable
      │         └── StoreFailure            the record of known tasks cannot be read or written
      ├── UnreachableError ............. 3  refused, DNS, TLS, timeout
@@ -108,13 +107,9 @@ class OutputFailure(McptaskError):
 
 
 class UsageError(McptaskError):
-    """Bad options, arguments or input files."""
+    """Bad options, arguments or input files (a profiles file's errors name file and line)."""
 
     exit_code = ExitCode.USAGE
-
-
-class ConfigFileError(UsageError):
-    """A configuration file cannot be read; the message names the file and the line."""
 
 
 class StateError(UsageError):

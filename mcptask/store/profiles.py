@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from mcptask.errors import ConfigFileError, UsageError
+from mcptask.errors import UsageError
 from mcptask.store.paths import exclusive, write_private
 from mcptask.store.paths import profiles_path as profiles_path  # the commands' way in
 
@@ -142,13 +142,13 @@ def load(path: Path) -> ProfileBook:
     except FileNotFoundError:
         return ProfileBook(path)
     except OSError as exc:
-        raise ConfigFileError(f"cannot read {path}: {exc.strerror}") from None
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     except UnicodeDecodeError:
-        raise ConfigFileError(f"cannot read {path}: it is not UTF-8 text") from None
+        raise UsageError(f"cannot read {path}: it is not UTF-8 text") from None
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigFileError(f"{path} is not valid TOML: {exc}") from None
+        raise UsageError(f"{path} is not valid TOML: {exc}") from None
     return _book(path, text, document)
 
 
@@ -216,24 +216,24 @@ def _write(book: ProfileBook) -> None:
 def _book(path: Path, text: str, document: dict[str, Any]) -> ProfileBook:
     unknown = sorted(set(document) - {"default", "profiles"})
     if unknown:
-        raise ConfigFileError(f"{path}: unknown setting {unknown[0]!r} at the top level")
+        raise UsageError(f"{path}: unknown setting {unknown[0]!r} at the top level")
     tables = document.get("profiles", {})
     if not isinstance(tables, dict):
-        raise ConfigFileError(f"{path}: 'profiles' must be a table of [profiles.NAME] tables")
+        raise UsageError(f"{path}: 'profiles' must be a table of [profiles.NAME] tables")
     profiles: dict[str, Profile] = {}
     for name, table in tables.items():
         where = f"{path}, line {_line_of(text, name)}: profile {name!r}"
         if not NAME_PATTERN.fullmatch(name):
-            raise ConfigFileError(f"{where}: invalid profile name")
+            raise UsageError(f"{where}: invalid profile name")
         if not isinstance(table, dict):
-            raise ConfigFileError(f"{where} must be a table")
+            raise UsageError(f"{where} must be a table")
         try:
             profiles[name] = _profile(name, table)
         except ValueError as exc:
-            raise ConfigFileError(f"{where}: {exc}") from None
+            raise UsageError(f"{where}: {exc}") from None
     default = document.get("default")
     if default is not None and default not in profiles:
-        raise ConfigFileError(
+        raise UsageError(
             f"{path}, line {_line_of(text, None)}: default {default!r} names no profile"
         )
     return ProfileBook(path, profiles, default)

@@ -20,7 +20,6 @@ DOCUMENTED: dict[type[Exception], int] = {
     errors.McptaskError: 1,
     errors.OutputFailure: 1,
     errors.UsageError: 2,
-    errors.ConfigFileError: 2,
     errors.StateError: 2,
     errors.StoreFailure: 2,
     errors.UnreachableError: 3,

@@ -14,7 +14,7 @@ from mcptask.cli.app import run
 from mcptask.cli.options import Common
 from mcptask.cli.settings import resolve
 from mcptask.client.session import McpClient
-from mcptask.errors import ConfigFileError, UsageError
+from mcptask.errors import UsageError
 from mcptask.store import profiles
 from mcptask.store.profiles import Profile, Reference
 
@@ -177,7 +177,7 @@ def test_a_file_with_wrong_settings_is_a_config_error(
 ) -> None:
     config.parent.mkdir(parents=True)
     config.write_text(text, encoding="utf-8")
-    with pytest.raises(ConfigFileError, match=fragment.replace("(", r"\(")):
+    with pytest.raises(UsageError, match=fragment.replace("(", r"\(")):
         profiles.load(config)
 
 
