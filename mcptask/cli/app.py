@@ -14,11 +14,10 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
-import shutil
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Annotated, Any
 
 import typer
@@ -26,9 +25,9 @@ import typer.main
 from typer.core import TyperCommand, TyperGroup
 
 from mcptask import __version__
-from mcptask.cli.examples import epilog
+from mcptask.cli.examples import EXAMPLES
 from mcptask.cli.options import color_wanted, root_options
-from mcptask.errors import ExitCode, McptaskError, OutputFailure
+from mcptask.errors import ExitCode, McptaskError
 
 COMMANDS = {
     "connect": "servers:connect",
@@ -56,8 +55,6 @@ PASS_THROUGH: dict[str, Any] = {
 }
 """reference-server parses its own options and help (argparse): Typer passes them on."""
 
-HELP_COLUMNS = 80
-"""Help is at most this wide: lines a reader can follow on a wide terminal."""
 UNWRAPPED = 100_000
 """The width completions' help is drawn at: one line each, however long."""
 
@@ -65,8 +62,8 @@ UNWRAPPED = 100_000
 @contextlib.contextmanager
 def _help_width(columns: int) -> Iterator[None]:
     """Typer's Rich output is `columns` wide in this block (Typer reads its width from this
-    module setting). Imported here: only a line that shows help (or completes for zsh and
-    fish, whose answers carry help) pays for Rich."""
+    module setting). Imported here: only completing for zsh and fish, whose answers carry
+    help, pays for Rich."""
     from typer import rich_utils
 
     saved = rich_utils.MAX_WIDTH
@@ -77,23 +74,34 @@ def _help_width(columns: int) -> Iterator[None]:
         rich_utils.MAX_WIDTH = saved
 
 
-def _capped(format_help: Callable[[Any, Any], None], ctx: Any, formatter: Any) -> None:
-    """Draw help at most 80 columns wide. A reader that went away (`mcptask --help | true`)
-    ends it quietly with exit 0, like every output of mcptask (Rich would exit 1); stdout that
-    cannot be written (a full disk) is the one-line error of any output."""
-    width = os.environ.get("TERMINAL_WIDTH", "")  # Typer's setting, over COLUMNS and the terminal
-    if width.isdigit() and int(width) > 0:
-        columns = int(width)
-    else:
-        columns = shutil.get_terminal_size((HELP_COLUMNS, 0)).columns
-    with _help_width(min(columns, HELP_COLUMNS)):
-        try:
-            format_help(ctx, formatter)
-        except SystemExit as exit:  # Rich's answer to a broken pipe, stdout now /dev/null
-            if exit.code != 1:
-                raise
-        except OSError as exc:
-            raise OutputFailure(f"cannot write the output: {exc.strerror or exc}") from None
+def _heading(ctx: Any, title: str) -> str:
+    """A section's title, bold where the help goes to a terminal in colour."""
+    return typer.style(title, bold=True) if ctx.color else title
+
+
+def _write_sections(command: Any, ctx: Any, formatter: Any) -> None:
+    """The arguments and options in sections: Arguments, Options, then one per help panel
+    (Server, Sign-in, Output), as the parameters declare them."""
+    sections: dict[str, list[tuple[str, str]]] = {"Arguments": [], "Options": []}
+    for param in command.get_params(ctx):
+        record = param.get_help_record(ctx)
+        if record is not None:
+            default = "Arguments" if param.param_type_name == "argument" else "Options"
+            sections.setdefault(param.rich_help_panel or default, []).append(record)
+    for title, rows in sections.items():
+        if rows:
+            with formatter.section(_heading(ctx, title)):
+                formatter.write_dl(rows)
+
+
+def _print_help(ctx: Any, param: object, value: bool) -> None:
+    """The help option's action: the page goes out as any output does (a reader that went
+    away ends it quietly, stdout that cannot be written is the one-line error)."""
+    if value and not ctx.resilient_parsing:
+        from mcptask.output.screen import Screen
+
+        Screen("table").text(ctx.get_help() + "\n")
+        raise typer.Exit()
 
 
 def _in_declared_order(names: list[str], ctx: Any) -> list[str]:
@@ -102,11 +110,28 @@ def _in_declared_order(names: list[str], ctx: Any) -> list[str]:
     return [name for name in ctx.help_option_names if name in names]
 
 
-class CappedCommand(TyperCommand):
-    """A command whose help is at most 80 columns wide."""
+def _printing_through_screen(option: Any) -> Any:
+    """Click's help option, printing the page as any output is printed (`_print_help`)."""
+    if option is not None:
+        option.callback = _print_help
+    return option
 
-    def format_help(self, ctx: Any, formatter: Any) -> None:
-        _capped(super().format_help, ctx, formatter)
+
+class Command(TyperCommand):
+    """A command whose help Click draws in sections, without Rich (whose import alone costs
+    more than all of Typer's), ending with the command's examples."""
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        _write_sections(self, ctx, formatter)
+
+    def format_epilog(self, ctx: Any, formatter: Any) -> None:
+        if examples := EXAMPLES.get(self.name or ""):
+            with formatter.section(_heading(ctx, "Examples")):
+                for example in examples:
+                    formatter.write_text(example)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        return _printing_through_screen(super().get_help_option(ctx))
 
     def get_help_option_names(self, ctx: Any) -> list[str]:
         return _in_declared_order(super().get_help_option_names(ctx), ctx)
@@ -122,9 +147,11 @@ class LazyCommands(Mapping[str, TyperCommand]):
         if name not in self._built:
             module_name, function = COMMANDS[name].split(":")
             module = importlib.import_module(f"mcptask.cli.commands.{module_name}")
-            settings = PASS_THROUGH if name == "reference-server" else {"cls": CappedCommand}
-            one = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-            one.command(name, epilog=epilog(name), **settings)(getattr(module, function))
+            settings = PASS_THROUGH if name == "reference-server" else {}
+            one = typer.Typer(
+                add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None
+            )
+            one.command(name, cls=Command, **settings)(getattr(module, function))
             command = typer.main.get_command(one)
             assert isinstance(command, TyperCommand)
             self._built[name] = command
@@ -138,7 +165,8 @@ class LazyCommands(Mapping[str, TyperCommand]):
 
 
 class LazyGroup(TyperGroup):
-    """The root: its commands are built as they are looked up, its help at most 80 wide."""
+    """The root: its commands are built as they are looked up; its help as a command's,
+    then each command with the first sentence of its help."""
 
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
@@ -147,8 +175,14 @@ class LazyGroup(TyperGroup):
     def list_commands(self, ctx: object) -> list[str]:
         return list(COMMANDS)  # names only: listing builds nothing
 
-    def format_help(self, ctx: Any, formatter: Any) -> None:
-        _capped(super().format_help, ctx, formatter)
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        _write_sections(self, ctx, formatter)
+        rows = [(name, self.commands[name].get_short_help_str(sys.maxsize)) for name in COMMANDS]
+        with formatter.section(_heading(ctx, "Commands")):
+            formatter.write_dl(rows)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        return _printing_through_screen(super().get_help_option(ctx))
 
     def get_help_option_names(self, ctx: Any) -> list[str]:
         return _in_declared_order(super().get_help_option_names(ctx), ctx)
@@ -183,6 +217,7 @@ app = typer.Typer(
     cls=LazyGroup,
     no_args_is_help=True,
     add_completion=True,
+    rich_markup_mode=None,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -193,6 +228,7 @@ def run(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (used by `mcptask.entry` and by tests)."""
     args = sys.argv[1:] if argv is None else argv
     color = color_wanted("--no-color" in args)
+    styled = color and sys.stdout.isatty()  # help's headings (Click's context setting)
 
     def error(message: str) -> None:
         # Rich is imported on the first error only: completion runs through here at every TAB.
@@ -217,9 +253,9 @@ def run(argv: list[str] | None = None) -> int:
         with _help_width(UNWRAPPED) if unwrapped else contextlib.nullcontext():
             if not args and not completing:
                 # No command: the help, as a usage error (exit 2) that needs no error line.
-                app(args=["--help"], prog_name="mcptask", standalone_mode=False)
+                app(args=["--help"], prog_name="mcptask", standalone_mode=False, color=styled)
                 return int(ExitCode.USAGE)
-            result = app(args=args, prog_name="mcptask", standalone_mode=False)
+            result = app(args=args, prog_name="mcptask", standalone_mode=False, color=styled)
     except McptaskError as exc:
         error(exc.message)
         return int(exc.exit_code)

@@ -64,9 +64,3 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
 }
 """Examples by command name, each one command line as a user would type it."""
-
-
-def epilog(command: str) -> str | None:
-    """The end of `command --help`: its examples, one a paragraph (Typer keeps paragraphs)."""
-    lines = EXAMPLES.get(command)
-    return "\n\n".join(("Examples:", *lines)) if lines else None
