@@ -153,7 +153,10 @@ def discover(
     origin). The 2025-03-26 default endpoints (`/authorize`, `/token`, `/register`) are not
     guessed: a registration or a secret would go wherever a server without OAuth points."""
     log = trace or (lambda line: None)
-    found = _resource_metadata(http, server_url, challenge, log)
+    named = challenge.resource_metadata
+    if named and not _same_origin(named, server_url):
+        log(f"  ignoring the challenge's resource_metadata on another origin: {display_url(named)}")
+    found = _first_json(http, prm_urls(server_url, challenge), log, "authorization_servers")
     if found is None:
         return _legacy(http, server_url, log)
     prm_url, prm = found
@@ -172,19 +175,20 @@ def discover(
         )
     issuer = servers[0]
     try:
-        metadata_urls(issuer)
+        urls = metadata_urls(issuer)
     except ValueError:
         raise AuthDiscoveryError(
             f"the protected resource metadata of {display_url(server_url)} names an "
             "authorization server that is not a valid URL"
         ) from None
-    metadata = _server_metadata(http, issuer, log)
-    if metadata is None:
+    found = _first_json(http, urls, log)
+    if found is None:
         raise AuthDiscoveryError(
             f"no authorization server metadata for {display_url(issuer)} (tried "
-            + ", ".join(display_url(url) for url in metadata_urls(issuer))
+            + ", ".join(display_url(url) for url in urls)
             + ")"
         )
+    metadata = _parse_metadata(*found)
     # RFC 8414 wants them identical; a trailing slash is the one difference tolerated
     # (some servers normalize issuer URLs that way).
     if metadata.issuer.rstrip("/") != issuer.rstrip("/"):
@@ -263,25 +267,14 @@ def origin_of(server_url: str) -> str:
 # -- internals ------------------------------------------------------------------------------
 
 
-def _resource_metadata(
-    http: httpx.Client, server_url: str, challenge: Challenge, log: Trace
+def _first_json(
+    http: httpx.Client, urls: list[str], log: Trace, key: str | None = None
 ) -> tuple[str, dict[str, Any]] | None:
-    """The first Protected Resource Metadata found, and the URL it came from."""
-    named = challenge.resource_metadata
-    if named and not _same_origin(named, server_url):
-        log(f"  ignoring the challenge's resource_metadata on another origin: {display_url(named)}")
-    for url in prm_urls(server_url, challenge):
+    """The first JSON object that one of `urls` serves (one with `key`, if given), and its URL."""
+    for url in urls:
         document = get_json(http, url, log)
-        if document is not None and "authorization_servers" in document:
+        if document is not None and (key is None or key in document):
             return url, document
-    return None
-
-
-def _server_metadata(http: httpx.Client, issuer: str, log: Trace) -> ServerMetadata | None:
-    for url in metadata_urls(issuer):
-        document = get_json(http, url, log)
-        if document is not None:
-            return _parse_metadata(document, url)
     return None
 
 
@@ -289,11 +282,11 @@ def _legacy(http: httpx.Client, server_url: str, log: Trace) -> Discovered | Non
     """A 2025-03-26 server: the authorization server lives at the server's origin (None when
     it has no metadata there either)."""
     origin = origin_of(server_url)
-    document = get_json(http, origin + OAUTH_WELL_KNOWN, log)
-    if document is None:
+    found = _first_json(http, [origin + OAUTH_WELL_KNOWN], log)
+    if found is None:
         log(f"  no OAuth metadata for {display_url(server_url)}: no authorization server")
         return None
-    metadata = _parse_metadata(document, origin + OAUTH_WELL_KNOWN)
+    metadata = _parse_metadata(*found)
     # There is no issuer to compare with (the server named none): its endpoints must at
     # least stay on the server's own origin.
     if not _same_origin(metadata.issuer, origin):
@@ -341,7 +334,7 @@ def get_json(http: httpx.Client, url: str, log: Trace) -> dict[str, Any] | None:
     return document if isinstance(document, dict) else None
 
 
-def _parse_metadata(document: dict[str, Any], url: str) -> ServerMetadata:
+def _parse_metadata(url: str, document: dict[str, Any]) -> ServerMetadata:
     issuer = document.get("issuer")
     token_endpoint = document.get("token_endpoint")
     if not isinstance(issuer, str) or not isinstance(token_endpoint, str):
