@@ -45,22 +45,26 @@ class Redirect:
     """The `iss` parameter (RFC 9207), if the authorization server sent one."""
 
 
-class LoopbackReceiver:
+class LoopbackReceiver(ThreadingHTTPServer):
     """A one-shot HTTP server on 127.0.0.1 that receives the authorization redirect, on
     `preferred_port` when it is free (else any)."""
 
+    # A thread per connection: a browser's idle spare connection must not hold up the one
+    # that brings the redirect. Daemon threads: close() never waits for a stuck one.
+    daemon_threads = True
+
     def __init__(self, preferred_port: int | None = None) -> None:
-        self._answers: queue.Queue[Redirect] = queue.Queue()
+        self.answers: queue.Queue[Redirect] = queue.Queue()
         try:
-            self._server = _Server(preferred_port or 0, self._answers)
+            super().__init__(("127.0.0.1", preferred_port or 0), _Callback)
         except OSError:
             if not preferred_port:
                 raise
-            self._server = _Server(0, self._answers)
-        self.port: int = self._server.server_address[1]
+            super().__init__(("127.0.0.1", 0), _Callback)
+        self.port: int = self.server_address[1]
         self.redirect_uri = f"http://127.0.0.1:{self.port}{CALLBACK_PATH}"
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True
+            target=self.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True
         )
         self._thread.start()
 
@@ -76,7 +80,7 @@ class LoopbackReceiver:
                 )
             try:
                 # Short waits, so that Ctrl-C is not held up by a blocking get.
-                answer = self._answers.get(timeout=min(left, 0.5))
+                answer = self.answers.get(timeout=min(left, 0.5))
             except queue.Empty:
                 continue
             if answer.state and hmac.compare_digest(answer.state.encode(), state.encode()):
@@ -85,20 +89,31 @@ class LoopbackReceiver:
             # must not end the sign-in a person is finishing.
 
     def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self.shutdown()
+        self.server_close()
         self._thread.join(timeout=5)
 
 
-def authorization_url(
+def receive_code(
+    receiver: LoopbackReceiver,
     endpoint: str,
     *,
     client_id: str,
-    redirect_uri: str,
     resource: str,
     scope: str | None,
-) -> tuple[str, str, str]:
-    """The authorization URL, with its state and the PKCE verifier that goes with it."""
+    open_browser: bool,
+    notice: Callable[[str], None],
+    timeout: float,
+    issuer: str,
+    issuer_required: bool,
+) -> tuple[str, str]:
+    """Send the person to the authorization `endpoint` and wait for the code the redirect
+    brings back; return it with the PKCE verifier that goes with it.
+
+    Redirects without the request's `state` are ignored (anything on this machine can call
+    the port). RFC 9207 against mix-up attacks: an `iss` in the redirect must be exactly
+    `issuer`, and it must be there when the server's metadata says it sends one.
+    """
     from authlib.common.security import generate_token
     from authlib.oauth2.rfc6749.parameters import prepare_grant_uri
     from authlib.oauth2.rfc7636 import create_s256_code_challenge
@@ -109,33 +124,13 @@ def authorization_url(
         endpoint,
         client_id=client_id,
         response_type="code",
-        redirect_uri=redirect_uri,
+        redirect_uri=receiver.redirect_uri,
         scope=scope,
         state=state,
         code_challenge=create_s256_code_challenge(verifier),
         code_challenge_method="S256",
         resource=resource,
     )
-    return url, state, verifier
-
-
-def receive_code(
-    receiver: LoopbackReceiver,
-    url: str,
-    state: str,
-    *,
-    open_browser: bool,
-    notice: Callable[[str], None],
-    timeout: float,
-    issuer: str,
-    issuer_required: bool,
-) -> str:
-    """Send the person to `url` and wait for the code the redirect brings back.
-
-    Redirects without `state` are ignored (anything on this machine can call the port).
-    RFC 9207 against mix-up attacks: an `iss` in the redirect must be exactly `issuer`, and
-    it must be there when the server's metadata says it sends one.
-    """
     opened = False
     if open_browser:
         notice("opening the browser to sign in; waiting for it to finish (Ctrl-C to stop)")
@@ -158,7 +153,7 @@ def receive_code(
         raise TokenRequestRefused(f"the sign-in was refused: {answer.error}{description}")
     if not answer.code:
         raise AuthError("the sign-in redirect carried no authorization code")
-    return answer.code
+    return answer.code, verifier
 
 
 def open_in_browser(url: str) -> bool:
@@ -194,18 +189,8 @@ def _stdout_to_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-class _Server(ThreadingHTTPServer):
-    # A thread per connection: a browser's idle spare connection must not hold up the one
-    # that brings the redirect. Daemon threads: close() never waits for a stuck one.
-    daemon_threads = True
-
-    def __init__(self, port: int, answers: queue.Queue[Redirect]) -> None:
-        super().__init__(("127.0.0.1", port), _Callback)
-        self.answers = answers
-
-
 class _Callback(BaseHTTPRequestHandler):
-    server: _Server
+    server: LoopbackReceiver
     # Without it a connection that never sends its request keeps its thread forever.
     timeout = CONNECTION_TIMEOUT_SECONDS
 

@@ -129,21 +129,16 @@ def in_browser(
             if path is not None:
                 cache.store_client(path, registered)
             identity = clients.remembered_identity(registered)
-        url, state, verifier = browser.authorization_url(
-            endpoint,
-            client_id=identity.client_id,
-            redirect_uri=receiver.redirect_uri,
-            resource=discovered.resource,
-            scope=scope,
-        )
         context.notice(
             f"signing in to {display_url(context.server_url)} at {display_url(metadata.issuer)}"
             f"; the browser opens {browser_host}"
         )
-        code = browser.receive_code(
+        code, verifier = browser.receive_code(
             receiver,
-            url,
-            state,
+            endpoint,
+            client_id=identity.client_id,
+            resource=discovered.resource,
+            scope=scope,
             open_browser=settings.open_browser,
             notice=context.notice,
             timeout=settings.sign_in_timeout,
