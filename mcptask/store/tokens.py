@@ -57,14 +57,10 @@ class CachedToken:
             leeway = min(leeway, (self.expires_at - self.issued_at) / 4)
         return (now or time.time()) + leeway >= self.expires_at
 
-    def same_slot(self, other: CachedToken) -> bool:
-        """True when `other` replaces this entry (same server, issuer, resource, client)."""
-        return (self.server, self.issuer, self.resource, self.client_id) == (
-            other.server,
-            other.issuer,
-            other.resource,
-            other.client_id,
-        )
+    @property
+    def slot(self) -> tuple[str, str, str, str]:
+        """A newer token with the same slot replaces this one: server, issuer, resource, client."""
+        return (self.server, self.issuer, self.resource, self.client_id)
 
 
 @dataclass(frozen=True)
@@ -91,10 +87,7 @@ class TokenCache:
 
     def client(self, issuer: str) -> CachedClient | None:
         """The client registered with this issuer, if any."""
-        for client in reversed(self.clients):
-            if client.issuer == issuer:
-                return client
-        return None
+        return next((client for client in reversed(self.clients) if client.issuer == issuer), None)
 
 
 def load(path: Path) -> TokenCache:
@@ -138,7 +131,7 @@ def store_token(path: Path, token: CachedToken) -> None:
     """Add one token, replacing the entry of its server, issuer, resource and client."""
     with exclusive(path):
         cache = load(path)
-        kept = [entry for entry in cache.tokens if not entry.same_slot(token)]
+        kept = [entry for entry in cache.tokens if entry.slot != token.slot]
         _write(path, [*kept, token], cache.clients)
 
 
@@ -151,7 +144,7 @@ def drop_token(path: Path, token: CachedToken) -> None:
         kept = [
             entry
             for entry in cache.tokens
-            if not (entry.same_slot(token) and (entry.access_token, entry.refresh_token) == sent)
+            if not (entry.slot == token.slot and (entry.access_token, entry.refresh_token) == sent)
         ]
         _write(path, kept, cache.clients)
 
