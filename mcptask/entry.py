@@ -41,7 +41,9 @@ def main() -> None:
         sys.exit(0)
     from mcptask.cli.app import run
 
-    code = run()
-    if tuned:  # every resource is closed: finalization has nothing to collect
-        gc.freeze()
+    try:
+        code = run()
+    finally:  # also when Typer ends a completion with sys.exit
+        if tuned:  # every resource is closed: finalization has nothing to collect
+            gc.freeze()
     sys.exit(code)
