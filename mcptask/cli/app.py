@@ -26,7 +26,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from mcptask import __version__
 from mcptask.cli.examples import EXAMPLES
-from mcptask.cli.options import color_wanted, root_options
+from mcptask.cli.options import Common, color_wanted, with_server_options
 from mcptask.errors import ExitCode, McptaskError
 
 COMMANDS = {
@@ -194,7 +194,7 @@ def _version_callback(ctx: typer.Context, value: bool) -> None:
         raise typer.Exit()
 
 
-@root_options
+@with_server_options
 def _root(
     version: Annotated[
         bool,
@@ -205,6 +205,8 @@ def _root(
             help="Print the version and exit.",
         ),
     ] = False,
+    *,
+    common: Common,
 ) -> None:
     """The root's --version, and the server options, which may stand before or after the
     command name: given in both places, the later one wins (-H and --env add up)."""

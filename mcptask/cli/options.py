@@ -225,43 +225,25 @@ Function = TypeVar("Function", bound=Callable[..., None])
 
 
 def with_server_options(command: Function) -> Function:
-    """Give a command the shared server options, gathered into its `common: Common` argument;
-    the same options given before the command name (see `root_options`) are merged in."""
+    """Give a command the shared server options, gathered into its `common: Common` argument.
+    Typer reads options from a signature, so the command's is rewritten: a context, its own
+    parameters, then `Common`'s fields. The root takes them too, so that they may stand
+    before the command name (`mcptask --profile prod list`): a command merges them in."""
 
     def run_command(ctx: typer.Context, **arguments: Any) -> None:
         shared = {option.name: arguments.pop(option.name) for option in _SHARED}
         command(common=_merged(ctx, shared), **arguments)
 
+    hints = typing.get_type_hints(command, include_extras=True)
+    own = [p for p in inspect.signature(command).parameters.values() if p.name != "common"]
     context = inspect.Parameter(
         "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context
     )
-    return _with_shared_parameters(command, run_command, first=(context,))
-
-
-def root_options(callback: Function) -> Function:
-    """Let the root callback take the shared server options too, so that they may stand
-    before the command name (`mcptask --profile prod list`); commands merge them in."""
-    names = list(inspect.signature(callback).parameters)
-
-    def run_root(**arguments: Any) -> None:
-        callback(**{name: arguments[name] for name in names})
-
-    return _with_shared_parameters(callback, run_root)
-
-
-def _with_shared_parameters(
-    function: Function, wrapper: Callable[..., None], first: tuple[inspect.Parameter, ...] = ()
-) -> Function:
-    """`wrapper`, named and documented as `function`, whose signature is `first`, then
-    `function`'s own parameters, then the shared options: Typer reads a command's options
-    from its signature, so they are declared once, in `Common`."""
-    hints = typing.get_type_hints(function, include_extras=True)
-    own = [p for p in inspect.signature(function).parameters.values() if p.name != "common"]
-    parameters = [*first, *(p.replace(annotation=hints[p.name]) for p in own), *_SHARED]
-    functools.update_wrapper(wrapper, function)
-    wrapper.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
-    return cast(Function, wrapper)
+    parameters = [context, *(p.replace(annotation=hints[p.name]) for p in own), *_SHARED]
+    functools.update_wrapper(run_command, command)
+    run_command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    run_command.__annotations__ = {p.name: p.annotation for p in parameters}
+    return cast(Function, run_command)
 
 
 class _Parsed(Protocol):
