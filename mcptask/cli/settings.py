@@ -34,7 +34,7 @@ from mcptask.auth.config import AUTH_METHODS, AuthSettings, plain_remote
 from mcptask.cli.options import Common, header_safe, parse_env, parse_headers
 from mcptask.errors import AuthError, UsageError
 from mcptask.store.paths import tokens_path
-from mcptask.store.profiles import Profile, ProfileBook, Reference, Value, read_secret_file
+from mcptask.store.profiles import Profile, ProfileBook, Reference, Value
 from mcptask.transport import DEFAULT_TIMEOUT_SECONDS
 
 if TYPE_CHECKING:
@@ -182,7 +182,12 @@ def resolve(
         keep_session=keep,
         session_id=session_id if keep else None,
     )
-    return Resolved(settings, sources, profile.name if profile else None, _warnings(settings))
+    insecure = (
+        "--insecure: the server's TLS certificate is not verified; anyone on the path can read "
+        "and change this traffic"
+    )
+    warnings = (insecure,) if line.insecure else ()
+    return Resolved(settings, sources, profile.name if profile else None, warnings)
 
 
 def resolve_auth(
@@ -227,7 +232,11 @@ def resolve_auth(
         if line.client_secret_file is not None
         else profile.client_secret
     )
-    secret = _read(secret_value, env) if secret_value is not None else None
+    secret = None
+    if secret_value is not None:
+        from_file = isinstance(secret_value, Reference) and secret_value.kind == "file"
+        what = "--client-secret-file" if from_file else "the client secret"
+        secret = _resolved(secret_value, env, what)
     secret = secret or env.get("MCPTASK_CLIENT_SECRET") or None
     key_text = profile.client_key_file or env.get("MCPTASK_CLIENT_KEY_FILE")
     key_file = line.client_key_file or (Path(key_text) if key_text else None)
@@ -287,14 +296,6 @@ def _issuer_url(issuer: str) -> bool:
     if not parts.hostname or parts.query or parts.fragment:
         return False
     return parts.scheme == "https" or (parts.scheme == "http" and not plain_remote(issuer))
-
-
-def _read(value: Value, env: Mapping[str, str]) -> str:
-    if isinstance(value, str):
-        return value
-    if value.kind == "file":
-        return read_secret_file(Path(value.name).expanduser(), "--client-secret-file")
-    return value.resolve(env, "the client secret")
 
 
 def _terminal() -> bool:
@@ -370,12 +371,3 @@ def _refuse_plain_credentials(url: str, headers: Mapping[str, str]) -> None:
             f"refusing to send credentials over plain http:// to {host}, which is not this "
             "machine: use https://"
         )
-
-
-def _warnings(settings: ConnectionSettings) -> tuple[str, ...]:
-    if not settings.insecure:
-        return ()
-    return (
-        "--insecure: the server's TLS certificate is not verified; anyone on the path "
-        "can read and change this traffic",
-    )
