@@ -143,18 +143,16 @@ class KnownTasks:
         """Task id → the session that owns it, for the client to rejoin ({} on a failure)."""
         where, params = self._where()
         try:
-            self._connection()
-        except StoreFailure as exc:
-            self._fail(f"tasks are not being recorded: {exc}")
-            return {}
-        try:
             rows = self._read(
                 f"SELECT task_id, session_id FROM tasks WHERE {where}"  # noqa: S608
                 f" AND session_id IS NOT NULL AND {UNEXPIRED}",
                 (*params, self._now()),
             )
         except StoreFailure as exc:
-            self._on_failure(f"recorded sessions are not being rejoined: {exc}")
+            if self._unusable is not None:  # the file cannot be opened: recording stops too
+                self._fail(f"tasks are not being recorded: {exc}")
+            else:
+                self._on_failure(f"recorded sessions are not being rejoined: {exc}")
             return {}
         return {str(task_id): str(session) for task_id, session in rows}
 
