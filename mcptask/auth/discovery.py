@@ -63,7 +63,6 @@ class Challenge:
 
     @property
     def scope(self) -> str | None:
-        """The scopes the server asks for."""
         scope = " ".join(self.params.get("scope", "").split())
         return scope or None
 

@@ -376,7 +376,6 @@ class McpAuth(httpx.Auth):
 
 
 def _challenge_of(response: httpx.Response) -> Challenge:
-    """The `WWW-Authenticate` challenge of a refusal."""
     from mcptask.auth.discovery import parse_challenge
 
     return parse_challenge(response.headers.get("WWW-Authenticate"))

@@ -55,15 +55,12 @@ def signing_algorithm(private_key: str, supported: tuple[str, ...] | None) -> tu
     candidates: tuple[str, ...]
     kind: Literal["EC", "RSA", "OKP"]
     if isinstance(loaded, ec.EllipticCurvePrivateKey):
-        size = loaded.curve.key_size
-        candidates = {256: ("ES256",), 384: ("ES384",), 521: ("ES512",)}.get(size, ())
-        kind = "EC"
+        curves = {256: ("ES256",), 384: ("ES384",), 521: ("ES512",)}
+        kind, candidates = "EC", curves.get(loaded.curve.key_size, ())
     elif isinstance(loaded, rsa.RSAPrivateKey):
-        candidates = ("RS256", "PS256", "RS384", "RS512", "PS384", "PS512")
-        kind = "RSA"
+        kind, candidates = "RSA", ("RS256", "PS256", "RS384", "RS512", "PS384", "PS512")
     elif isinstance(loaded, ed25519.Ed25519PrivateKey):
-        candidates = ("EdDSA", "Ed25519")
-        kind = "OKP"
+        kind, candidates = "OKP", ("EdDSA", "Ed25519")
     else:
         raise UsageError("the client key file holds a key type mcptask cannot sign with")
     if not candidates:
