@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -105,7 +106,24 @@ class HttpTransport(Transport):
         with self._post(message, timeout, headers, session, deadline) as (response, error):
             if error is not None:
                 return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
-            return self._read_answer(response, message, session, deadline)
+            if response.status_code == 202:
+                raise ProtocolViolation(
+                    f"the server answered 202 Accepted to {message.get('method')}, with no response"
+                )
+            content_type = media_type(response)
+            if content_type == "text/event-stream":
+                return self._read_sse_answer(response, message.get("id"), session, deadline)
+            if content_type == "application/json":
+                response.read()
+                if self._log is not None:
+                    self._trace(f"< {response.text}")
+                return own_response(
+                    decode(response.content, context="the server's answer"), message.get("id")
+                )
+        raise ProtocolViolation(
+            f"the server answered {message.get('method')} with content type "
+            f"{content_type or 'none'!r}, expected application/json or text/event-stream"
+        )
 
     def notify(self, message: JsonObject) -> None:
         """POST a notification; the server answers 202 Accepted (any 2xx is accepted)."""
@@ -142,12 +160,8 @@ class HttpTransport(Transport):
         self.reset_session()
 
     def listen(self, stop: threading.Event) -> None:
-        """Follow the server's GET event stream, handing notifications to the handler.
-
-        Meant for a background thread. Returns when `stop` is set or the server offers no
-        stream (405, or no session to attach it to). A dropped stream is resumed with
-        `Last-Event-ID`. Failures never surface: polling stays the baseline.
-        """
+        """The session's GET event stream, until `stop` or a refusal (405, no session);
+        a dropped stream is resumed with `Last-Event-ID`."""
         last_event_id: str | None = None
         backoff = 0.5
         while not stop.is_set():
@@ -176,9 +190,7 @@ class HttpTransport(Transport):
     def subscribe(
         self, message: JsonObject, *, headers: dict[str, str] | None, stop: threading.Event
     ) -> None:
-        """POST a long-lived request (`subscriptions/listen`) and route its stream's
-        notifications until `stop` is set or the server ends the stream. Never raises: polling
-        stays the baseline when this fails."""
+        """POST `subscriptions/listen` and follow its event stream (see the base)."""
         body = json.dumps(message, separators=(",", ":"))
         request_headers = self._headers(headers)
         self._trace(f"> POST {self.target} {self._shown(request_headers)} {body}")
@@ -203,18 +215,12 @@ class HttpTransport(Transport):
         for event in EventSource(response).iter_sse():
             if stop.is_set():
                 return
-            if event.data:
-                self._route_stream_event(event.data)
+            with contextlib.suppress(ProtocolViolation):  # an event that is no message: skipped
+                message = decode(event.data, context="an event in the server's stream")
+                self._trace(f"< event {event.data}")
+                if is_notification(message) and self._handler is not None:
+                    self._handler(message)
             yield event
-
-    def _route_stream_event(self, data: str) -> None:
-        try:
-            message = decode(data, context="an event in the server's stream")
-        except ProtocolViolation:
-            return
-        self._trace(f"< event {data}")
-        if is_notification(message) and self._handler is not None:
-            self._handler(message)
 
     def close(self) -> None:
         """End a session this process created, then close the connection."""
@@ -275,28 +281,6 @@ class HttpTransport(Transport):
             finally:
                 response.close()
 
-    def _read_answer(
-        self, response: httpx.Response, message: JsonObject, session: str | None, deadline: Deadline
-    ) -> JsonObject:
-        if response.status_code == 202:
-            raise ProtocolViolation(
-                f"the server answered 202 Accepted to {message.get('method')}, with no response"
-            )
-        content_type = media_type(response)
-        if content_type == "text/event-stream":
-            return self._read_sse_answer(response, message.get("id"), session, deadline)
-        if content_type == "application/json":
-            response.read()
-            if self._log is not None:
-                self._trace(f"< {response.text}")
-            return own_response(
-                decode(response.content, context="the server's answer"), message.get("id")
-            )
-        raise ProtocolViolation(
-            f"the server answered {message.get('method')} with content type "
-            f"{content_type or 'none'!r}, expected application/json or text/event-stream"
-        )
-
     def _read_sse_answer(
         self, response: httpx.Response, request_id: object, session: str | None, deadline: Deadline
     ) -> JsonObject:
@@ -320,28 +304,23 @@ class HttpTransport(Transport):
             self._trace(f"< stream ended early; resuming after {position.last_id} in {wait:g}s")
             self._sleep(wait)
             deadline.check()  # a stream that keeps ending early ends with the time
-            answer = self._resume(request_id, position, session, deadline)
-        return answer
-
-    def _resume(
-        self, request_id: object, position: StreamPosition, session: str | None, deadline: Deadline
-    ) -> JsonObject | None:
-        headers = self._stream_headers(position.last_id, session)
-        self._trace(f"> GET {self.target} {self._shown(headers)} (resume)")
-        with (
-            translate_errors(self.target),
-            self._client.stream("GET", self._endpoint, headers=headers) as response,
-        ):
-            self._trace(f"< {response.status_code} {media_type(response) or '-'} (resume)")
-            if response.status_code != 200 or media_type(response) != "text/event-stream":
-                raise AnswerLost(
-                    f"the server closed its event stream before answering, and resuming it "
-                    f"was refused (HTTP {response.status_code})"
+            headers = self._stream_headers(position.last_id, session)
+            self._trace(f"> GET {self.target} {self._shown(headers)} (resume)")
+            with (
+                translate_errors(self.target),
+                self._client.stream("GET", self._endpoint, headers=headers) as resumed,
+            ):
+                self._trace(f"< {resumed.status_code} {media_type(resumed) or '-'} (resume)")
+                if resumed.status_code != 200 or media_type(resumed) != "text/event-stream":
+                    raise AnswerLost(
+                        f"the server closed its event stream before answering, and resuming it "
+                        f"was refused (HTTP {resumed.status_code})"
+                    )
+                bound(resumed, self._max_answer, deadline)
+                answer = answer_in(
+                    resumed, request_id, position, self._log, self._handler, self.stream_ends
                 )
-            bound(response, self._max_answer, deadline)
-            return answer_in(
-                response, request_id, position, self._log, self._handler, self.stream_ends
-            )
+        return answer
 
     def _stream_headers(
         self, last_event_id: str | None, session: str | None = None
