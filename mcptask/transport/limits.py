@@ -11,9 +11,10 @@ import json
 import os
 import time
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib.util import find_spec
+from itertools import chain
 from typing import Any
 
 import httpx
@@ -132,16 +133,11 @@ class Inflation:
 
     def count(self, chunk: bytes) -> int:
         """Count the decoded bytes of the next raw chunk; the total so far."""
-        for piece in self._through(0, chunk):
-            self.decoded += len(piece)
+        pieces: Iterable[bytes] = (chunk,)
+        for stage in self._stages:  # lazily: one piece of each stage held at a time
+            pieces = chain.from_iterable(map(stage.pieces, pieces))
+        self.decoded += sum(map(len, pieces))
         return self.decoded
-
-    def _through(self, index: int, data: bytes) -> Iterator[bytes]:
-        if index == len(self._stages):
-            yield data
-            return
-        for piece in self._stages[index].pieces(data):
-            yield from self._through(index + 1, piece)
 
 
 _UNCOUNTED = {"br": ("brotli", "brotlicffi"), "zstd": ("zstandard",)}
@@ -177,7 +173,6 @@ class _Inflater:
 
 
 def too_large(limit: int) -> ProtocolViolation:
-    """The error for an answer over the bound."""
     return ProtocolViolation(
         f"the server's answer is larger than {limit} bytes ({ENV_MAX_ANSWER_BYTES} sets the bound)"
     )
@@ -199,17 +194,15 @@ def parse_json(text: str | bytes, *, context: str, not_json: str | None = None) 
         raise ProtocolViolation(not_json or f"{context} is not valid JSON") from None
     except RecursionError:
         raise ProtocolViolation(f"{context} is nested too deeply") from None
-    if _may_nest_deeper(text, MAX_DEPTH) and _depth_exceeds(value, MAX_DEPTH):
+    # Every level opens a bracket: the walk of the decoded value is skipped for text with too
+    # few brackets to nest too deeply (most answers).
+    if isinstance(text, str):
+        brackets = text.count("{") + text.count("[")
+    else:
+        brackets = text.count(b"{") + text.count(b"[")
+    if brackets > MAX_DEPTH and _depth_exceeds(value, MAX_DEPTH):
         raise ProtocolViolation(f"{context} is nested deeper than {MAX_DEPTH} levels")
     return value
-
-
-def _may_nest_deeper(text: str | bytes, limit: int) -> bool:
-    """False when the text has too few brackets to nest deeper than `limit` (every level
-    opens one): the walk of the decoded value is then skipped (most answers)."""
-    if isinstance(text, str):
-        return text.count("{") + text.count("[") > limit
-    return text.count(b"{") + text.count(b"[") > limit
 
 
 def json_body(response: httpx.Response) -> Any:
