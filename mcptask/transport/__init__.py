@@ -1,8 +1,5 @@
-"""Transports carry JSON-RPC messages to a server and back (Streamable HTTP, stdio).
-
-They turn httpx and OS errors into mcptask errors; nothing above them sees httpx. This module
-holds the base every transport derives from (`Transport`).
-"""
+"""Transports carry JSON-RPC messages to a server and back (Streamable HTTP, stdio), and turn
+httpx and OS errors into mcptask errors: nothing above them sees httpx."""
 
 from __future__ import annotations
 
@@ -23,8 +20,8 @@ NotificationHandler = Callable[[JsonObject], None]
 
 
 class Transport(Protocol):
-    """Send JSON-RPC messages to one server and get the answers back. Transports derive
-    from it: the session methods do nothing by default (only Streamable HTTP has sessions)."""
+    """The base of every transport: the session methods do nothing by default (only
+    Streamable HTTP has sessions)."""
 
     kind: str
     """`http` or `stdio`, for display."""
@@ -48,39 +45,28 @@ class Transport(Protocol):
         headers: dict[str, str] | None = None,
         session: str | None = None,
     ) -> JsonObject:
-        """Send a request and return the server's response to it (result or error).
-
-        `headers` are per-request HTTP headers (ignored by transports without headers).
-        `session`: send this one request in that existing session (one this process did not
-        create) instead of the current one; transports without sessions ignore it.
-        """
+        """Send a request and return the server's response to it (result or error), with
+        per-request HTTP `headers`, in an existing `session` instead of the current one
+        (both ignored where there are none)."""
         ...
 
     def subscribe(
         self, message: JsonObject, *, headers: dict[str, str] | None, stop: threading.Event
     ) -> None:
-        """Send a long-lived request whose answer is a stream of notifications.
-
-        Notifications go to the handler until `stop` is set or the stream ends. HTTP blocks
-        (run it in a thread); stdio only writes the request, its reader delivers the rest.
-        Never raises: polling stays the baseline.
-        """
+        """Send a long-lived request whose answer is a stream of notifications for the
+        handler, until `stop` or the stream's end. HTTP blocks (run it in a thread); stdio
+        only writes the request. Never raises: polling stays the baseline."""
         ...
 
-    def notify(self, message: JsonObject) -> None:
-        """Send a notification; nothing comes back."""
-        ...
+    def notify(self, message: JsonObject) -> None: ...
 
     def close(self) -> None:
         """Release the connection or child process; ends a session this process created."""
         ...
 
     def listen(self, stop: threading.Event) -> None:
-        """Follow the server's own stream of notifications until `stop` (blocks on HTTP).
-
-        Streamable HTTP: the session's GET stream. stdio: nothing to do, since pushes arrive
-        on stdout anyway. Failures never surface: polling stays the baseline.
-        """
+        """Follow the server's own stream of notifications until `stop` (HTTP: the session's
+        GET stream; stdio pushes arrive anyway). Failures never surface."""
         return None  # a default (an empty body would make it abstract)
 
     def set_notification_handler(self, handler: NotificationHandler | None) -> None:

@@ -78,8 +78,10 @@ def status_error(
     HTTP error status carried (its id may not be ours), for the client to classify by code;
     None for a status that is no error."""
     status = response.status_code
+    if status < 400:
+        return None
+    response.read()
     if status in (401, 403):
-        response.read()
         challenge = response.headers.get("WWW-Authenticate")
         reason = (
             "authentication required or token rejected"
@@ -89,11 +91,7 @@ def status_error(
         detail = f"; challenge: {challenge}" if challenge else ""
         raise AuthError(f"{reason} (HTTP {status}){detail}")
     if status == 404 and sent_session:
-        response.read()
         raise SessionExpired(sent_session)
-    if status < 400:
-        return None
-    response.read()
     message = f"{target} answered HTTP {status} {response.reason_phrase}"
     wait = parse_retry_after(response.headers.get("Retry-After"))
     if status in BUSY_STATUSES:

@@ -181,11 +181,9 @@ class StdioTransport(Transport):
             self._write(message)
 
     def notify(self, message: JsonObject) -> None:
-        """Write a notification line."""
         self._write(message)
 
     def join_session(self, session_id: str) -> None:
-        """stdio has no sessions to join."""
         raise UsageError("--session-id needs a Streamable HTTP server (--url)")
 
     def close(self) -> None:
@@ -197,11 +195,9 @@ class StdioTransport(Transport):
         for stop in (None, process.terminate, process.kill):
             if stop is not None:
                 stop()
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=_SHUTDOWN_GRACE_SECONDS)
                 break
-            except subprocess.TimeoutExpired:
-                continue
         self._stdout_reader.join(timeout=1.0)
         self._stderr_reader.join(timeout=1.0)
 

@@ -55,13 +55,11 @@ class ByScheme(httpx.BaseTransport):
         self._lock = threading.Lock()
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        """Send `request` over the pool its scheme needs."""
         if request.url.scheme == "http":
             return self._plain.handle_request(request)
         return self._tls().handle_request(request)
 
     def close(self) -> None:
-        """Close both pools."""
         self._plain.close()
         if self._secure is not None:
             self._secure.close()
