@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,17 +43,14 @@ class ConnectionSettings:
     def __repr__(self) -> str:
         # Headers and a server's command line may hold credentials: never let them reach a
         # traceback or a log.
-        shown = redact_headers(self.headers)
-        url = display_url(self.url) if self.url else None
-        command = display_server(self.server_command) if self.server_command else None
-        return (
-            f"ConnectionSettings(url={url!r}, server_command={command!r}, "
-            f"headers={shown!r}, env={sorted(self.env)!r}, inherit_env={self.inherit_env!r}, "
-            f"session_id={self.session_id!r}, keep_session={self.keep_session!r}, "
-            f"timeout={self.timeout!r}, "
-            f"protocol={self.protocol!r}, ca_cert={self.ca_cert!r}, insecure={self.insecure!r}, "
-            f"auth={self.auth!r})"
-        )
+        shown = {item.name: getattr(self, item.name) for item in fields(self)} | {
+            "url": display_url(self.url) if self.url else None,
+            "server_command": display_server(self.server_command) if self.server_command else None,
+            "headers": redact_headers(self.headers),
+            "env": sorted(self.env),
+        }
+        listed = ", ".join(f"{name}={value!r}" for name, value in shown.items())
+        return f"ConnectionSettings({listed})"
 
 
 def sign_in(
@@ -84,14 +81,9 @@ def connected_client(
     record: KnownTasks | None = None,
     task_sessions: Mapping[str, str] | None = None,
 ) -> Iterator[McpClient]:
-    """A client that has completed the handshake (joining `settings.session_id` if given).
-
-    `needs_list`: the command reads `tasks/list`, which decides the era of a dual-era server.
-    `on_session_change` hears a kept session being opened or renewed; `record` (of known
-    tasks) hears every task met; `task_sessions` names the session that owns a task.
-    `notice` hears what a person signing in must know (the browser step); `auth` is a
-    sign-in flow to use instead of the one the settings describe.
-    """
+    """A client that has completed the handshake (joining `settings.session_id` if given);
+    the keywords are `McpClient`'s, `McpClient.connect`'s and `sign_in`'s, but `auth`: a
+    sign-in flow to use instead of the one the settings describe."""
     transport: Transport
     if settings.url:
         from mcptask.transport.http import HttpTransport
