@@ -104,10 +104,10 @@ class StdioTransport(Transport):
         self._log = log
         self._stderr_log = stderr_log
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
-        self._answers: dict[object, JsonObject] = {}
         self._sent_ids: set[object] = set()
-        self._waiting: set[object] = set()
-        """The ids whose answer a caller still waits for (a late answer to any other is dropped)."""
+        self._answers: dict[object, JsonObject | None] = {}
+        """Each id a caller still waits for, with its answer once in (None until then): a
+        late answer to any other id is dropped."""
         self._failure: McptaskError | None = None
         self._changed = threading.Condition()
         self._write_lock = threading.Lock()
@@ -152,23 +152,23 @@ class StdioTransport(Transport):
         request_id = message.get("id")
         with self._changed:
             self._sent_ids.add(request_id)
-            self._waiting.add(request_id)
+            self._answers[request_id] = None
         try:
             self._write(message)
             limit = timeout if timeout is not None else self._timeout
             with self._changed:
                 answered = self._changed.wait_for(
-                    lambda: request_id in self._answers or self._failure is not None,
+                    lambda: self._answers[request_id] is not None or self._failure is not None,
                     timeout=limit,
                 )
-                if request_id in self._answers:
-                    return self._answers.pop(request_id)
+                answer = self._answers[request_id]
+                if answer is not None:
+                    return answer
                 if answered and self._failure is not None:
                     raise self._failure
         finally:
             with self._changed:
-                self._waiting.discard(request_id)
-                self._answers.pop(request_id, None)  # one that came in just too late
+                del self._answers[request_id]  # with one that came in just too late
         raise ResponseTimeout(
             f"the server did not answer {message.get('method')} within {limit:g}s"
         )
@@ -258,8 +258,9 @@ class StdioTransport(Transport):
                         raise ProtocolViolation(
                             f"the server answered a request id it was never sent: {answered!r}"
                         )
-                    answered = next(iter(self._waiting - self._answers.keys()), None)
-                if answered in self._waiting:  # else: late, its caller gave up (dropped)
+                    waiting = (key for key, answer in self._answers.items() if answer is None)
+                    answered = next(waiting, None)
+                if answered in self._answers:  # else: late, its caller gave up (dropped)
                     self._answers[answered] = message
                     self._changed.notify_all()
         elif is_notification(message):
