@@ -52,7 +52,6 @@ class Era(ABC):
 
     def __init__(self, version: str) -> None:
         self.version = version
-        """The negotiated protocol version."""
 
     @abstractmethod
     def stamp(self, method: str, params: JsonObject | None) -> Stamped:
@@ -94,12 +93,9 @@ class Era(ABC):
         """Refuse (TaskCallForbidden) a tool that this era says must not become a task."""
 
     def read_tool_call(self, result: JsonObject) -> ToolCallAnswer:
-        """The answer to a task-augmented `tools/call`: a task, or a result run at once.
-
-        2025-11-25 wraps the task (`{"task": {...}}`, CreateTaskResult); 2026-07-28 sends it
-        flat with `resultType: "task"`. Either shape is accepted in either era (tolerant
-        reading); anything else is the tool's own result (CallToolResult).
-        """
+        """The answer to a task-augmented `tools/call`: a task (wrapped in `task` as in
+        2025-11-25, or flat with `resultType: "task"` as in 2026-07-28: either is read in
+        either era), else the tool's own result, run at once."""
         if isinstance(result.get("task"), dict) or (
             result.get("resultType") == "task" and "taskId" in result
         ):
@@ -175,7 +171,7 @@ class ModernEra(Era):
     name = MODERN_ERA
 
     def stamp(self, method: str, params: JsonObject | None) -> Stamped:
-        """Params with the modern `_meta`, and the HTTP headers that mirror the body."""
+        """With the modern `_meta`, and the HTTP headers that mirror the body."""
         stamped = dict(params or {})
         meta = stamped.get("_meta")
         stamped["_meta"] = {**(meta if isinstance(meta, dict) else {}), **modern_meta()}

@@ -25,7 +25,7 @@ from mcptask.protocol.handshake import ServerInfo
 from mcptask.protocol.jsonrpc import JsonObject, request_message
 from mcptask.protocol.tasks import FAILED, Task, follow_cursor, read_page
 from mcptask.protocol.tools import TaskOutcome, ToolCallAnswer, ToolInfo
-from mcptask.transport import NotificationHandler, Transport
+from mcptask.transport import Transport
 
 if TYPE_CHECKING:
     from mcptask.store.known_tasks import KnownTasks
@@ -136,15 +136,6 @@ class McpClient(Exchange):
             raise RuntimeError("connect() has not been called")
         return self._negotiated
 
-    @property
-    def concurrent(self) -> bool:
-        """Requests may be made from two threads at once (the transport allows it)."""
-        return self.transport.concurrent
-
-    def set_notification_handler(self, handler: NotificationHandler | None) -> None:
-        """Receive the server's notifications (status pushes) as they arrive."""
-        self.transport.set_notification_handler(handler)
-
     def follow_status_pushes(self, task_ids: list[str], stop: threading.Event) -> None:
         """Ask the server to push task status changes, until `stop` (blocks on HTTP).
 
@@ -163,8 +154,7 @@ class McpClient(Exchange):
             self.transport.subscribe(message, headers=headers, stop=stop)
 
     def close(self) -> None:
-        """End the session if we created it (and did not keep it) and release the transport."""
-        self.transport.close()
+        self.transport.close()  # ends the session if we created it and did not keep it
 
     def _durable_session(self, task_id: str) -> str | None:
         """The session that owns `task_id` and outlives this process, if any."""
@@ -204,13 +194,8 @@ class McpClient(Exchange):
         read = functools.partial(Task.from_result, method="tasks/list")
         for tasks, first, last in self._pages("tasks/list", read):
             if self.record is not None:
-                durable = self._durable_session
-                self.record.seen_page(
-                    [(task, durable(task.taskId)) for task in tasks],
-                    via="tasks/list",
-                    first=first,
-                    last=last,
-                )
+                owned = [(task, self._durable_session(task.taskId)) for task in tasks]
+                self.record.seen_page(owned, via="tasks/list", first=first, last=last)
             yield tasks
 
     def cancel_task(self, task_id: str) -> Task | None:
@@ -229,7 +214,6 @@ class McpClient(Exchange):
     # -- tools ----------------------------------------------------------------------------------
 
     def iter_tools(self) -> Iterator[ToolInfo]:
-        """Every tool from `tools/list`."""
         for tools, _, _ in self._pages("tools/list", ToolInfo.from_wire):
             yield from tools
 

@@ -199,7 +199,9 @@ class CancelRun:
         and the server is far enough away for it to pay."""
         if self.overlap is not None:
             return self.overlap
-        return self.client.concurrent and worth_overlapping(self.client.round_trips.typical)
+        return self.client.transport.concurrent and worth_overlapping(
+            self.client.round_trips.typical
+        )
 
     def _classify_refusal(self, target: Target, refusal: CancelRefused) -> None:
         """A refused cancel: the message of an invalid params error is not standardised, so

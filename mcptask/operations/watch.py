@@ -150,7 +150,7 @@ class Watch:
             if self.listing:
                 self.client.require("list")
                 self._relist()
-            self.client.set_notification_handler(self._on_notification)
+            self.client.transport.set_notification_handler(self._on_notification)
             deadline = None if self.options.timeout is None else clock() + self.options.timeout
             PollLoop(
                 fetch=self.client.get_task,
@@ -165,7 +165,7 @@ class Watch:
             ).run(deadline=deadline, until_settled=not self.options.forever)
             timed_out = deadline is not None and clock() >= deadline and bool(self._pending())
         finally:
-            self.client.set_notification_handler(None)
+            self.client.transport.set_notification_handler(None)
             pushes_end.set()
             listener.join(timeout=0.5)
         return WatchReport(
