@@ -255,11 +255,9 @@ def complete_task_ids(
     try:
         refuse_unless_own(path.parent, path.parent.stat())
         os.close(own_file(path))
-        db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=1.0)
-        try:
+        reading = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=1.0)
+        with contextlib.closing(reading) as db:
             rows = db.execute(sql, (*params, COMPLETIONS)).fetchall()
-        finally:
-            db.close()
     except (*STORE_ERRORS, StateError):
         return []
     return [(task_id, status) for task_id, status, _, _ in rows]
