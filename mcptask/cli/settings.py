@@ -36,6 +36,7 @@ from mcptask.errors import AuthError, UsageError
 from mcptask.store.paths import tokens_path
 from mcptask.store.profiles import Profile, ProfileBook, Reference, Value
 from mcptask.transport import DEFAULT_TIMEOUT_SECONDS
+from mcptask.transport.redact import is_sensitive_header
 
 if TYPE_CHECKING:
     from mcptask.client.connection import ConnectionSettings
@@ -153,8 +154,12 @@ def resolve(
         if not header_safe(token):
             raise UsageError("the bearer token must be printable ASCII (it is not shown here)")
         headers["Authorization"] = f"Bearer {token}"
-    if url:
-        _refuse_plain_credentials(url, headers)
+    if url and plain_remote(url) and any(is_sensitive_header(name) for name in headers):
+        # Anyone on the path could read a credential sent over plain http:// to another machine.
+        raise AuthError(
+            f"refusing to send credentials over plain http:// to {urlsplit(url).hostname}, "
+            "which is not this machine: use https://"
+        )
     settings = ConnectionSettings(
         url=url,
         server_command=server,
@@ -348,8 +353,6 @@ def _resolved(value: Value, env: Mapping[str, str], what: str) -> str:
 
 
 def _saveable(values: dict[str, Value], save_secrets: bool, option: str) -> dict[str, Value]:
-    from mcptask.transport.redact import is_sensitive_header
-
     for name, value in values.items():
         if isinstance(value, str) and is_sensitive_header(name) and not save_secrets:
             raise UsageError(
@@ -358,16 +361,3 @@ def _saveable(values: dict[str, Value], save_secrets: bool, option: str) -> dict
                 "profiles file"
             )
     return dict(values)
-
-
-def _refuse_plain_credentials(url: str, headers: Mapping[str, str]) -> None:
-    """AuthError for a credential (a bearer token, a credential-looking header) bound for a
-    plain http:// URL on another machine: anyone on the path could read it."""
-    from mcptask.transport.redact import is_sensitive_header
-
-    if plain_remote(url) and any(is_sensitive_header(name) for name in headers):
-        host = urlsplit(url).hostname
-        raise AuthError(
-            f"refusing to send credentials over plain http:// to {host}, which is not this "
-            "machine: use https://"
-        )
