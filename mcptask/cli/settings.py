@@ -228,29 +228,37 @@ def resolve_auth(
                 "process takes its credentials from its environment: --env)"
             )
         return None, Profile(name="")
-    method = line.auth or profile.auth or env.get("MCPTASK_AUTH") or "auto"
+    saved = Profile(
+        name="",
+        auth=line.auth or profile.auth,
+        client_id=line.client_id or profile.client_id,
+        client_secret=(
+            Reference("file", str(line.client_secret_file))
+            if line.client_secret_file is not None
+            else profile.client_secret
+        ),
+        client_key_file=(
+            str(line.client_key_file) if line.client_key_file else profile.client_key_file
+        ),
+        client_issuer=line.client_issuer or profile.client_issuer,
+        scope=line.scope or profile.scope,
+    )
+    method = saved.auth or env.get("MCPTASK_AUTH") or "auto"
     if method not in AUTH_METHODS:
         raise UsageError(f"--auth takes one of: {', '.join(AUTH_METHODS)}")
-    client_id = line.client_id or profile.client_id or env.get("MCPTASK_CLIENT_ID") or None
-    secret_value: Value | None = (
-        Reference("file", str(line.client_secret_file))
-        if line.client_secret_file is not None
-        else profile.client_secret
-    )
-    secret = None
+    client_id = saved.client_id or env.get("MCPTASK_CLIENT_ID") or None
+    secret, secret_value = None, saved.client_secret
     if secret_value is not None:
         from_file = isinstance(secret_value, Reference) and secret_value.kind == "file"
         what = "--client-secret-file" if from_file else "the client secret"
         secret = _resolved(secret_value, env, what)
     secret = secret or env.get("MCPTASK_CLIENT_SECRET") or None
-    key_text = profile.client_key_file or env.get("MCPTASK_CLIENT_KEY_FILE")
-    key_file = line.client_key_file or (Path(key_text) if key_text else None)
-    issuer = line.client_issuer or profile.client_issuer or env.get("MCPTASK_CLIENT_ISSUER") or None
+    key_text = saved.client_key_file or env.get("MCPTASK_CLIENT_KEY_FILE")
+    key_file = Path(key_text) if key_text else None
+    issuer = saved.client_issuer or env.get("MCPTASK_CLIENT_ISSUER") or None
     if issuer is not None and not _issuer_url(issuer):
         raise UsageError("--client-issuer (MCPTASK_CLIENT_ISSUER) takes an https:// URL")
-    scope = (
-        " ".join((line.scope or profile.scope or env.get("MCPTASK_SCOPE") or "").split()) or None
-    )
+    scope = " ".join((saved.scope or env.get("MCPTASK_SCOPE") or "").split()) or None
     if method == "client-credentials" and not (client_id and (secret or key_file)):
         raise UsageError(
             "--auth client-credentials needs a client id (MCPTASK_CLIENT_ID or --client-id) "
@@ -278,18 +286,7 @@ def resolve_auth(
         force_sign_in=force_sign_in,
         cache_path=tokens_path(env),
     )
-    saved = Profile(
-        name="",
-        auth=method if method != "auto" else None,
-        client_id=line.client_id or profile.client_id,
-        client_secret=secret_value,
-        client_key_file=(
-            str(line.client_key_file) if line.client_key_file else profile.client_key_file
-        ),
-        client_issuer=line.client_issuer or profile.client_issuer,
-        scope=line.scope or profile.scope,
-    )
-    return settings, saved
+    return settings, replace(saved, auth=method if method != "auto" else None)
 
 
 def _issuer_url(issuer: str) -> bool:
