@@ -275,9 +275,7 @@ class McpClient(Exchange):
 
     # -- JSON-RPC -------------------------------------------------------------------------------
 
-    def call(
-        self, method: str, params: JsonObject | None = None, *, timeout: float | None = None
-    ) -> JsonObject:
+    def call(self, method: str, params: JsonObject | None = None) -> JsonObject:
         """Send a request and return its result; a lost session is re-initialized once.
 
         A request about a task whose session is known goes in that session.
@@ -289,15 +287,15 @@ class McpClient(Exchange):
                 pass
         task_id = params.get("taskId") if params else None
         if isinstance(task_id, str) and task_id in self._task_sessions:
-            return self._call_routed(task_id, method, params, timeout)
+            return self._call_routed(task_id, method, params)
         try:
-            return self._call_once(method, params, timeout)
+            return self._call_once(method, params)
         except SessionExpired as expired:
             with self._renewal:
                 if expired.args[:1] == (self.transport.session_id,):  # not renewed meanwhile
                     self._renew()
             try:
-                return self._call_once(method, params, timeout)
+                return self._call_once(method, params)
             except SessionExpired:
                 raise ProtocolViolation(
                     "the server dropped the new session at once (HTTP 404 again)"
@@ -316,15 +314,13 @@ class McpClient(Exchange):
         if self.keep_session:
             self._keep(previous)
 
-    def _call_routed(
-        self, task_id: str, method: str, params: JsonObject | None, timeout: float | None
-    ) -> JsonObject:
+    def _call_routed(self, task_id: str, method: str, params: JsonObject | None) -> JsonObject:
         """Send in the task's own session; when that session has ended, the task is gone
         unless our own session sees it too (a server that does not scope tasks to sessions).
         """
         session = self._task_sessions[task_id]
         try:
-            return self._call_once(method, params, timeout, session=session)
+            return self._call_once(method, params, session=session)
         except SessionExpired:
             del self._task_sessions[task_id]
         try:
@@ -335,7 +331,7 @@ class McpClient(Exchange):
             raise SessionTaskGone(task_id, session) from None
         if self.record is not None:
             self.record.detached(task_id)
-        return found if method == "tasks/get" else self.call(method, params, timeout=timeout)
+        return found if method == "tasks/get" else self.call(method, params)
 
     def _keep(self, previous: str | None) -> None:
         """Keep the session we are in past this process, and say which one it is."""
@@ -347,13 +343,8 @@ class McpClient(Exchange):
             self._on_session_change(previous, current)
 
     def _call_once(
-        self,
-        method: str,
-        params: JsonObject | None,
-        timeout: float | None,
-        *,
-        session: str | None = None,
+        self, method: str, params: JsonObject | None, *, session: str | None = None
     ) -> JsonObject:
         stamped, headers = self.era.stamp(method, params)
-        answer = self.request(method, stamped, headers=headers, timeout=timeout, session=session)
+        answer = self.request(method, stamped, headers=headers, session=session)
         return result_of(answer, method, params)
