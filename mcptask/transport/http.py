@@ -103,7 +103,7 @@ class HttpTransport(Transport):
         if session is not None:
             headers = {**(headers or {}), SESSION_HEADER: session}
         deadline = Deadline.after(self._timeout if timeout is None else timeout, self.target)
-        with self._post(message, timeout, headers, session, deadline) as (response, error):
+        with self._post(message, headers, session, deadline) as (response, error):
             if error is not None:
                 return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
             if response.status_code == 202:
@@ -128,7 +128,7 @@ class HttpTransport(Transport):
     def notify(self, message: JsonObject) -> None:
         """POST a notification; the server answers 202 Accepted (any 2xx is accepted)."""
         deadline = Deadline.after(self._timeout, self.target)
-        with self._post(message, None, None, None, deadline) as (response, error):
+        with self._post(message, None, None, deadline) as (response, error):
             response.read()
         if error is not None:
             raise ProtocolViolation(
@@ -244,7 +244,6 @@ class HttpTransport(Transport):
     def _post(
         self,
         message: JsonObject,
-        timeout: float | None,
         headers: dict[str, str] | None,
         session: str | None,
         deadline: Deadline,
@@ -257,29 +256,24 @@ class HttpTransport(Transport):
         if self._log is not None:  # no formatting on the hot path when not logging
             self._trace(f"> POST {self.target} {self._shown(headers)} {body}")
         sent_session = session if session is not None else self.session_id
-        request = self._client.build_request(
-            "POST",
-            self._endpoint,
-            content=body.encode(),
-            headers=headers,
-            timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else httpx.Timeout(timeout),
-        )
-        with translate_errors(self.target):
-            response = self._client.send(request, stream=True)
-            try:
-                if self._log is not None:
-                    self._trace(f"< {response.status_code} {media_type(response) or '-'}")
-                bound(response, self._max_answer, deadline)
-                new_session = response.headers.get(SESSION_HEADER)
-                if message.get("method") == "initialize" and response.is_success and new_session:
-                    if not (new_session.isascii() and new_session.isprintable()):
-                        # It goes back in a header, which takes visible ASCII only (the spec's).
-                        raise ProtocolViolation("the server's Mcp-Session-Id is not visible ASCII")
-                    self.session_id = new_session
-                    self._created_session = True
-                yield response, status_error(response, self.target, sent_session)
-            finally:
-                response.close()
+        timeout = httpx.Timeout(deadline.seconds)
+        with (
+            translate_errors(self.target),
+            self._client.stream(
+                "POST", self._endpoint, content=body.encode(), headers=headers, timeout=timeout
+            ) as response,
+        ):
+            if self._log is not None:
+                self._trace(f"< {response.status_code} {media_type(response) or '-'}")
+            bound(response, self._max_answer, deadline)
+            new_session = response.headers.get(SESSION_HEADER)
+            if message.get("method") == "initialize" and response.is_success and new_session:
+                if not (new_session.isascii() and new_session.isprintable()):
+                    # It goes back in a header, which takes visible ASCII only (the spec's).
+                    raise ProtocolViolation("the server's Mcp-Session-Id is not visible ASCII")
+                self.session_id = new_session
+                self._created_session = True
+            yield response, status_error(response, self.target, sent_session)
 
     def _read_sse_answer(
         self, response: httpx.Response, request_id: object, session: str | None, deadline: Deadline
