@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Literal
 
-from mcptask.errors import NoTaskList, TaskCallForbidden, UnsupportedError, UsageError
+from mcptask.errors import NoTaskList, TaskCallForbidden, UnsupportedError
 from mcptask.protocol.handshake import (
     LEGACY_ERA,
     LEGACY_VERSION,
@@ -116,9 +116,8 @@ class Era(ABC):
             error if isinstance(error, dict) else None,
         )
 
-    def join_refusal(self) -> UsageError | None:
-        """Why an existing session cannot be joined in this era, None when it can."""
-        return None
+    join_refusal: str | None = None
+    """Why an existing session cannot be joined in this era, None when it can."""
 
     def push_request(self, task_ids: list[str]) -> tuple[str, JsonObject] | None:
         """The request after which the server pushes status changes of `task_ids`, None when
@@ -193,11 +192,10 @@ class ModernEra(Era):
             )
         return super().missing(operation, support)
 
-    def join_refusal(self) -> UsageError | None:
-        return UsageError(
-            "--session-id applies to 2025-11-25 servers; this one speaks 2026-07-28, "
-            "which has no sessions"
-        )
+    join_refusal = (
+        "--session-id applies to 2025-11-25 servers; this one speaks 2026-07-28, "
+        "which has no sessions"
+    )
 
     ttl_note = "2026-07-28 has no way to ask for a ttl (the server decides): --ttl was not sent"
 

@@ -20,6 +20,7 @@ from mcptask.errors import (
     SessionTaskGone,
     TaskNotFound,
     UnsupportedError,
+    UsageError,
 )
 from mcptask.protocol.handshake import ServerInfo
 from mcptask.protocol.jsonrpc import JsonObject, request_message
@@ -95,9 +96,8 @@ class McpClient(Exchange):
             prefer_legacy=self.needs_list or needs_session,
         )
         if join_session is not None:
-            refusal = self.era.join_refusal()
-            if refusal is not None:
-                raise refusal
+            if self.era.join_refusal is not None:
+                raise UsageError(self.era.join_refusal)
             # The capabilities were learned in a short session of our own: end it first.
             self.transport.end_session()
             self.transport.join_session(join_session)
