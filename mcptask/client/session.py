@@ -63,7 +63,10 @@ class McpClient(Exchange):
         self._on_session_change = on_session_change
         self.record = record
         """The record of known tasks: hears every task met and every task found gone."""
-        self._negotiated: tuple[ServerInfo, Era] | None = None
+        self.server: ServerInfo
+        """The server met in the handshake (`connect` sets it)."""
+        self.era: Era
+        """The protocol era negotiated with the server (`connect` sets it)."""
         self._joined_session: str | None = None
         self.kept_session: str | None = None
         """The session this process keeps open for the tasks it started (no DELETE)."""
@@ -89,7 +92,7 @@ class McpClient(Exchange):
         """
         routed = dict(task_sessions or {})
         needs_session = join_session is not None or bool(routed) or self.keep_session
-        self._negotiated = negotiate(
+        self.server, self.era = negotiate(
             self.transport,
             self,
             protocol=self.protocol,
@@ -120,21 +123,6 @@ class McpClient(Exchange):
         if self.protocol != "auto":
             return [], []
         return survey(self.transport, self, self.server)
-
-    @property
-    def server(self) -> ServerInfo:
-        """The server met in the handshake (connect first)."""
-        return self._connected()[0]
-
-    @property
-    def era(self) -> Era:
-        """The protocol era negotiated with the server (connect first)."""
-        return self._connected()[1]
-
-    def _connected(self) -> tuple[ServerInfo, Era]:
-        if self._negotiated is None:
-            raise RuntimeError("connect() has not been called")
-        return self._negotiated
 
     def follow_status_pushes(self, task_ids: list[str], stop: threading.Event) -> None:
         """Ask the server to push task status changes, until `stop` (blocks on HTTP).
@@ -310,7 +298,7 @@ class McpClient(Exchange):
             ) from None
         self._joined_session = None
         self.transport.reset_session()
-        self._negotiated = initialize(self.transport, self)
+        self.server, self.era = initialize(self.transport, self)
         if self.keep_session:
             self._keep(previous)
 
