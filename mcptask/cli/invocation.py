@@ -111,28 +111,6 @@ class Invocation:
         return self.record.ids()
 
     @contextmanager
-    def hinting(self) -> Iterator[None]:
-        """A refusal for want of a task list also names the recorded tasks and `--known`."""
-        try:
-            yield
-        except NoTaskList as exc:
-            try:
-                count = len(self.record.tasks()) if self.record is not None else None
-            except StoreFailure:
-                count = None
-            if count is None:
-                hint = "the record of known tasks (--known) cannot be read here"
-            elif count == 0:
-                hint = (
-                    "no task of this server is recorded here yet (mcptask start records the "
-                    "tasks it starts; then --known acts on them)"
-                )
-            else:
-                plural = "s" if count != 1 else ""
-                hint = f"{count} task{plural} of this server recorded here: add --known to use them"
-            raise NoTaskList(f"{exc.message}; {hint}") from None
-
-    @contextmanager
     def client(
         self,
         *,
@@ -142,7 +120,8 @@ class Invocation:
         rejoin: Iterable[str] = (),
     ) -> Iterator[McpClient]:
         """A connected client, closed again when the block ends. It reports every task it
-        meets to the record of known tasks.
+        meets to the record of known tasks; a refusal for want of a task list also names the
+        recorded tasks and `--known`.
 
         `patient`: without --retries, retry for as long as --retry-for allows (watch).
         `auth`: a sign-in flow of the caller's, else the settings'.
@@ -177,9 +156,26 @@ class Invocation:
                 task_sessions=sessions,
             ) as client:
                 yield client
+        except NoTaskList as exc:  # also name the recorded tasks and --known
+            raise NoTaskList(f"{exc.message}; {self._known_hint()}") from None
         finally:
             if record is not None:
                 record.close()
+
+    def _known_hint(self) -> str:
+        try:
+            count = len(self.record.tasks()) if self.record is not None else None
+        except StoreFailure:
+            count = None
+        if count is None:
+            return "the record of known tasks (--known) cannot be read here"
+        if count == 0:
+            return (
+                "no task of this server is recorded here yet (mcptask start records the "
+                "tasks it starts; then --known acts on them)"
+            )
+        plural = "s" if count != 1 else ""
+        return f"{count} task{plural} of this server recorded here: add --known to use them"
 
     def _session_changed(self, previous: str | None, current: str) -> None:
         """A kept session was opened or renewed: say so, and remember it in the profile."""

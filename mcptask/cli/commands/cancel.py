@@ -79,10 +79,9 @@ def cancel(
     recorded = invocation.known_ids() if known else None
     rejoin = [*named, *(recorded or [])]
     with invocation.client(needs_list=all_working and not known, rejoin=rejoin) as client:
-        with invocation.hinting():
-            selection = select_targets(
-                client, named, all_working=all_working, statuses=wanted, known=recorded
-            )
+        selection = select_targets(
+            client, named, all_working=all_working, statuses=wanted, known=recorded
+        )
         view.gone(selection.gone)
         view.unrefreshed(selection.unrefreshed)
         if dry_run:

@@ -53,8 +53,7 @@ def list_tasks(
     view = ListView(invocation.screen)
     recorded = invocation.known_ids() if known else None
     gone: list[str] | None = None
-    client_block = invocation.client(needs_list=not known, rejoin=recorded or [])
-    with client_block as client:
+    with invocation.client(needs_list=not known, rejoin=recorded or []) as client:
         about = Listing(
             [],
             transport=client.transport.kind,
@@ -69,8 +68,7 @@ def list_tasks(
             tasks, gone = tasks[:limit] if limit is not None else tasks, refreshed.gone
             view.unrefreshed(refreshed.errors)
         else:
-            with invocation.hinting():
-                client.require("list")
+            client.require("list")
             # Printed while the pages are read, inside the connection's block.
             newest = chosen == "newest"
             pages = task_pages(client, statuses=wanted, limit=None if newest else limit)

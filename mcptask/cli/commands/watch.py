@@ -95,8 +95,7 @@ def watch(
                     WatchReport([], interrupted=False, timed_out=False, exit_status=exit_status)
                 )
                 raise typer.Exit(0)
-        with invocation.hinting():
-            report = follow(client, view, options)
+        report = follow(client, view, options)
     raise typer.Exit(int(exit_code_for(report)))
 
 
