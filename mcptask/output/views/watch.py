@@ -17,6 +17,9 @@ from mcptask.protocol.jsonrpc import JsonObject
 if TYPE_CHECKING:
     from rich.console import Group
     from rich.live import Live
+    from rich.text import Text
+
+_LIVE_COLUMNS = ("TASK ID", "STATUS", "MESSAGE", "AGE", "SINCE CHANGE")
 
 
 class WatchView(View[WatchReport]):
@@ -30,6 +33,8 @@ class WatchView(View[WatchReport]):
         super().__init__(screen)
         live = screen.format == "table" and screen.out.is_terminal
         self._live: Live | None = None
+        self._frame: object = None
+        """What the live table last showed, and at which screen size."""
         if live:
             from rich.live import Live
 
@@ -51,9 +56,15 @@ class WatchView(View[WatchReport]):
                 self.redraw(watch)
 
     def redraw(self, watch: Watch) -> None:
-        """After a polling round: redraw the live table (the other outputs print changes)."""
-        if self._live is not None:
-            self._live.update(_live_table(watch, self.screen.out.size.height - 3), refresh=True)
+        """After a polling round: redraw the live table, if what it shows has changed (the
+        other outputs print changes)."""
+        if self._live is None:
+            return
+        size = self.screen.out.size
+        texts = _live_table(watch, size.height - 3)
+        if (size, texts) != self._frame:  # idle, with every age in minutes: once a minute
+            self._frame = (size, texts)
+            self._live.update(_live_renderable(texts), refresh=True)
 
     def change(self, change: Change) -> None:
         """One task changed: a timestamped line, or a JSON line."""
@@ -111,38 +122,39 @@ def _watched_document(watched: WatchedTask) -> JsonObject:
     return document
 
 
-def _live_table(watch: Watch, max_rows: int) -> Group:
-    """The live table: the tasks that fit the screen, unsettled ones first, then a footer.
+def _live_table(watch: Watch, max_rows: int) -> tuple[Text, ...]:
+    """The live table's columns and footer: the tasks that fit the screen, unsettled first.
 
-    Only the rows shown are built: Rich would render every row and then crop the screen.
+    Each column is one Text, a line per task: Rich lays out five cells instead of five per
+    task, which halves the cost of a redraw (the same text; a cell's colour no longer spans
+    the blanks that pad it). Only the rows shown are built: Rich would render every row and
+    then crop the screen.
     """
-    from rich.console import Group
-    from rich.table import Table
     from rich.text import Text
 
     from mcptask.output import tables
 
     now = datetime.now(UTC)
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for column in ("TASK ID", "STATUS", "MESSAGE", "AGE", "SINCE CHANGE"):
-        table.add_column(column, overflow="ellipsis", no_wrap=True)
+    columns = tuple(Text() for _ in _LIVE_COLUMNS)
+    ids, statuses, messages, ages, changed = columns
     ordered = sorted(watch.tasks.values(), key=lambda watched: watched.settled)
     shown = ordered[: max(1, max_rows - 1)] if len(ordered) > max_rows else ordered
-    for watched in shown:
+    for row, watched in enumerate(shown):
+        if row:
+            for column in columns:
+                column.append("\n")
         task = watched.task
-        message = watched.error or (task.statusMessage if task else None) or ""
-        table.add_row(
-            Text(clean(watched.task_id)),
-            tables.status_text(watched.status)
-            if watched.status != GONE
-            else Text("gone", style="dim"),
-            Text(clean(message)),
-            tables.age(task.created if task else None, now),
-            tables.age(watched.changed_at, now),
-        )
+        ids.append(clean(watched.task_id))
+        gone = watched.status == GONE
+        statuses.append_text(Text("gone", "dim") if gone else tables.status_text(watched.status))
+        messages.append(clean(watched.error or (task.statusMessage if task else None) or ""))
+        ages.append(tables.age(task.created if task else None, now))
+        changed.append(tables.age(watched.changed_at, now))
     if len(shown) < len(ordered):
-        table.add_row(Text(f"… {len(ordered) - len(shown)} more", style="dim"))
-    counts = Counter(clean(watched.status or "unknown") for watched in watch.tasks.values())
+        ids.append("\n").append(f"… {len(ordered) - len(shown)} more", style="dim")
+    counts: Counter[str] = Counter()
+    for status, count in Counter(watched.status for watched in watch.tasks.values()).items():
+        counts[clean(status or "unknown")] += count
     footer = Text(
         " · ".join(f"{count} {status}" for status, count in sorted(counts.items())), style="bold"
     )
@@ -150,4 +162,16 @@ def _live_table(watch: Watch, max_rows: int) -> Group:
     footer.append(
         f"   polling every {watch.poll_interval():g}s   {pushes}   Ctrl-C to stop", style="dim"
     )
+    return (*columns, footer)
+
+
+def _live_renderable(frame: tuple[Text, ...]) -> Group:
+    from rich.console import Group
+    from rich.table import Table
+
+    *columns, footer = frame
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for header in _LIVE_COLUMNS:
+        table.add_column(header, overflow="ellipsis", no_wrap=True)
+    table.add_row(*columns)
     return Group(table, footer)
