@@ -3,8 +3,8 @@
 One rendering path for every format and both orders. In the server's order, `-o jsonl` and
 `-o ids` print each page as it arrives, so that a reader sees the first tasks at once and
 `| head` stops the listing. Newest first is known only after the last page: each task is
-rendered as it comes and kept, with its key, to be sorted (stably) at the end. `-o json` is
-one document, printed whole, so that a failure half way never leaves half a document.
+rendered as it comes and kept, with its key, to be sorted (stably) at the end. A table and
+`-o json` are printed whole, so that a failure half way never leaves half a document.
 """
 
 from __future__ import annotations
@@ -16,13 +16,11 @@ from operator import itemgetter
 
 from mcptask.errors import McptaskError
 from mcptask.output.views.base import View
+from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task
 
 WRITE_TASKS = 1000
 """Tasks gathered into each write while printing output kept until the last page."""
-
-# The document `json.dumps(..., indent=2)` writes: each task indented two levels (4 spaces).
-_MARGIN = "    "
 
 
 @dataclass(frozen=True)
@@ -84,18 +82,25 @@ class ListView(View[Listing]):
     ) -> int:
         """Print the tasks in the screen's format; returns how many were listed."""
         output = self.screen.format
-        if output == "table":
+        if output in ("table", "json"):  # printed whole, after the last page
             tasks = [task for page in pages for task in page]
             if sort_key is not None:
-                tasks.sort(key=sort_key, reverse=True)
-            if tasks:
+                tasks.sort(key=sort_key, reverse=True)  # stable: ties keep the order they came
+            shown = tasks[:limit]
+            if output == "json":
+                wire = [task.to_wire() for task in shown]
+                document: JsonObject = {"tasks": wire, "count": len(wire)}
+                if gone is not None:
+                    document["gone"] = gone
+                self.screen.json(document)
+            elif shown:
                 from mcptask.output import tables
 
-                tables.print_id_table(self.screen.out, tables.task_table(tasks[:limit]))
+                tables.print_id_table(self.screen.out, tables.task_table(shown))
             return len(tasks)
-        render = {"ids": self._id_line, "jsonl": _jsonl_line, "json": _json_item}[output]
+        render = self._id_line if output == "ids" else _jsonl_line
         listed = 0
-        if sort_key is None and output != "json":  # each page as it comes
+        if sort_key is None:  # each page as it comes
             for page in pages:
                 listed += len(page)
                 if page:
@@ -108,14 +113,10 @@ class ListView(View[Listing]):
         keyed: list[tuple[int, str]] = []
         for page in pages:
             listed += len(page)
-            keyed += [(0 if sort_key is None else sort_key(task), render(task)) for task in page]
-        if sort_key is not None:
-            keyed.sort(key=itemgetter(0), reverse=True)  # stable: ties keep the order they came
+            keyed += [(sort_key(task), render(task)) for task in page]
+        keyed.sort(key=itemgetter(0), reverse=True)  # stable: ties keep the order they came
         texts = [text for _, text in keyed[:limit]]
         del keyed
-        if output == "json":
-            self.screen.text(_document(texts, gone))
-            return listed
         for start in range(0, len(texts), WRITE_TASKS):
             self.screen.text("".join(texts[start : start + WRITE_TASKS]))
             if self.screen.reader_gone:
@@ -128,21 +129,6 @@ class ListView(View[Listing]):
 
 def _jsonl_line(task: Task) -> str:
     return json.dumps(task.to_wire(), separators=(",", ":")) + "\n"
-
-
-def _json_item(task: Task) -> str:
-    # JSON text holds no raw newline inside a string, so indenting every line is exact.
-    return _MARGIN + json.dumps(task.to_wire(), indent=2).replace("\n", "\n" + _MARGIN)
-
-
-def _document(items: list[str], gone: list[str] | None) -> str:
-    """The `list -o json` document, as `json.dumps(document, indent=2)` writes
-    `{"tasks": [...], "count": N}` (and `"gone": [...]` with `--known`), around the items."""
-    tasks = "[\n" + ",\n".join(items) + "\n  ]" if items else "[]"
-    document = '{\n  "tasks": ' + tasks + f',\n  "count": {len(items)}'
-    if gone is not None:
-        document += ',\n  "gone": ' + json.dumps(gone, indent=2).replace("\n", "\n  ")
-    return document + "\n}\n"
 
 
 def _empty_list_reasons(listing: Listing) -> str:
