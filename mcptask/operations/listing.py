@@ -1,12 +1,17 @@
-"""Read tasks from a server: all pages, filtered, newest first or in the server's order."""
+"""Read tasks from a server: all pages, filtered, newest first or in the server's order; or
+the tasks this machine recorded for it, refreshed one by one (`--known`), so that they are
+acted on as the server knows them, not as recorded (the client tells the record about each
+answer, so this also prunes the tasks the server no longer knows)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from mcptask.client.session import McpClient
-from mcptask.protocol.tasks import Task
+from mcptask.errors import RpcError, TaskNotFound
+from mcptask.protocol.tasks import ACTIVE_STATUSES, Task
 
 ORDERS = ("newest", "server")
 
@@ -42,3 +47,37 @@ def task_pages(
         yield kept
         if left == 0:
             return
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """The recorded tasks as the server shows them now."""
+
+    tasks: list[Task]
+    """Every recorded task the server still knows, newest first."""
+    gone: list[str] = field(default_factory=list)
+    """Recorded ids the server no longer knows (expired, purged, or their session ended)."""
+    errors: dict[str, str] = field(default_factory=dict)
+    """Recorded ids whose `tasks/get` failed otherwise: the server's message (kept recorded)."""
+
+    def select(self, statuses: tuple[str, ...] | None) -> list[Task]:
+        """The refreshed tasks in `statuses` (default: the active ones)."""
+        wanted = statuses or ACTIVE_STATUSES
+        return [task for task in self.tasks if task.status in wanted]
+
+
+def refresh_known(client: McpClient, task_ids: Iterable[str]) -> Refreshed:
+    """`tasks/get` for each recorded id, one request at a time."""
+    client.require("get")
+    tasks: list[Task] = []
+    gone: list[str] = []
+    errors: dict[str, str] = {}
+    for task_id in dict.fromkeys(task_ids):
+        try:
+            tasks.append(client.get_task(task_id))
+        except TaskNotFound:
+            gone.append(task_id)
+        except RpcError as exc:
+            errors[task_id] = exc.server_message
+    tasks.sort(key=newest_first_key, reverse=True)
+    return Refreshed(tasks, gone, errors)

@@ -10,8 +10,7 @@ from enum import StrEnum
 
 from mcptask.client.session import McpClient
 from mcptask.errors import McptaskError, NoTaskList, UnsupportedError
-from mcptask.operations.listing import collect_tasks
-from mcptask.operations.refresh import refresh_known
+from mcptask.operations.listing import collect_tasks, refresh_known
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import ACTIVE_STATUSES, Task
 

@@ -37,8 +37,7 @@ def list_tasks(
     common: Common,
 ) -> None:
     """List the server's tasks (every page), newest first; --known: the recorded ones."""
-    from mcptask.operations.listing import ORDERS, newest_first_key, task_pages
-    from mcptask.operations.refresh import refresh_known
+    from mcptask.operations.listing import ORDERS, newest_first_key, refresh_known, task_pages
     from mcptask.output.views.list_tasks import Listing, ListView
 
     chosen = next((known_order for known_order in ORDERS if known_order == order), None)

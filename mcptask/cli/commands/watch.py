@@ -59,7 +59,7 @@ def watch(
 ) -> None:
     """Follow tasks live until they settle (completed, failed or cancelled)."""
     from mcptask.cli.exit_codes import exit_code_for
-    from mcptask.operations.refresh import refresh_known
+    from mcptask.operations.listing import refresh_known
     from mcptask.operations.watch import WatchOptions, WatchReport
     from mcptask.output.views.watch import WatchView
 

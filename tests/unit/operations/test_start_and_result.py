@@ -22,8 +22,8 @@ from mcptask.errors import (
     UsageError,
 )
 from mcptask.operations.cancel import CancelRun
+from mcptask.operations.listing import refresh_known
 from mcptask.operations.outcomes import Outcome, Target
-from mcptask.operations.refresh import refresh_known
 from mcptask.operations.result import fetch_result
 from mcptask.operations.start import StartRequest, start_task
 from mcptask.protocol.jsonrpc import JsonObject
