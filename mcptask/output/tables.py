@@ -192,10 +192,3 @@ def _block_text(block: object) -> Text:
     if kind == "resource_link":
         return Text(f"[link: {clean(block.get('uri', '?'))}]", style="dim")
     return Text(f"[{clean(kind or 'unknown')} content]", style="dim")
-
-
-def error_text(error: JsonObject) -> Text:
-    """A JSON-RPC error object (a failed task's), on one line."""
-    code = error.get("code")
-    message = clean(error.get("message", ""))
-    return Text(f"error {clean(code)}: {message}" if code is not None else f"error: {message}")

@@ -30,8 +30,7 @@ class GetView(View[Task]):
         self.screen.out.print(tables.task_detail(shown))
 
     def document(self, shown: Task) -> JsonObject:
-        """The task as the server sent it (camelCase, unknown fields kept)."""
-        return shown.to_wire()
+        return shown.to_wire()  # as the server sent it: camelCase, unknown fields kept
 
     def ids(self, shown: Task) -> Iterable[str]:
         return [shown.taskId]
@@ -79,8 +78,6 @@ class StartView(View["StartReport"]):
             self.screen.out.print(tables.tool_result_text(shown.result))
 
     def document(self, shown: StartReport) -> JsonObject:
-        """`start -o json`: `{"tool", "task", "result", "sessionId"}`, the task as the server
-        sent it, or the result of a call it ran at once."""
         return {
             "tool": shown.tool,
             "task": shown.task.to_wire() if shown.task is not None else None,
@@ -125,6 +122,8 @@ class ResultView(View["ResultReport"]):
             self.screen.warn(_RESULT_WARNINGS[kind].format(clean(task.taskId), clean(task.status)))
 
     def table(self, shown: ResultReport) -> None:
+        from rich.text import Text
+
         from mcptask.output import tables
 
         outcome = shown.outcome
@@ -132,12 +131,12 @@ class ResultView(View["ResultReport"]):
             return
         if outcome.result is not None and shown.kind != "cancelled":
             self.screen.out.print(tables.tool_result_text(outcome.result))
-        elif outcome.error is not None:
-            self.screen.out.print(tables.error_text(outcome.error))
+        elif outcome.error is not None:  # a JSON-RPC error object, on one line
+            code, message = outcome.error.get("code"), clean(outcome.error.get("message", ""))
+            line = f"error {clean(code)}: {message}" if code is not None else f"error: {message}"
+            self.screen.out.print(Text(line))
 
     def document(self, shown: ResultReport) -> JsonObject:
-        """`result -o json`: `{"taskId", "status", "outcome", "result", "error"}`, the tool
-        result or the error exactly as sent."""
         outcome = shown.outcome
         return {
             "taskId": shown.task.taskId,
