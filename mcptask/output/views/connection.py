@@ -105,16 +105,10 @@ def _server_panel(shown: Connection) -> Table:
     for era in (server, *others):
         label = f"Tasks ({clean(era.protocol_version)})" if others else "Tasks"
         table.add_row(label, _task_offers(era))
-    if others and not server.task_support.list and any(o.task_support.list for o in others):
-        lister = next(o for o in others if o.task_support.list)
-        table.add_row(
-            "",
-            Text(
-                f"list, cancel --all-working and watch without ids use "
-                f"{clean(lister.protocol_version)} here",
-                style="dim",
-            ),
-        )
+    lister = next((other for other in others if other.task_support.list), None)
+    if lister is not None and not server.task_support.list:
+        uses = f"list, cancel --all-working and watch without ids use {lister.protocol_version}"
+        table.add_row("", Text(f"{clean(uses)} here", style="dim"))
     if server.instructions:
         table.add_row("Instructions", Text(clean(server.instructions)))
     return table
