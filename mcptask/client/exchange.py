@@ -110,7 +110,6 @@ class RoundTrips:
         self._lock = threading.Lock()
 
     def add(self, seconds: float) -> None:
-        """One answered attempt took `seconds`."""
         with self._lock:
             self._recent.append(seconds)
 
@@ -131,8 +130,6 @@ class Exchange:
         self.retry = retry or RetryPolicy()
         """How transient failures are retried (commands may swap in a stop-aware sleep)."""
         self.round_trips = RoundTrips()
-        """How long the server's answers to task requests take (what a bulk cancel reads to
-        decide whether overlapping confirmations pays)."""
         self._counter = itertools.count(1)
         self._id_prefix: str | None = None
 
@@ -147,9 +144,8 @@ class Exchange:
         retried: bool = True,
     ) -> JsonObject:
         """Send a request as it is (already stamped) and return the whole answer, retrying
-        transient failures as the method allows; each attempt gets a fresh id. With
-        `session`, in that session rather than the current one; `retried=False`: one
-        attempt (a probe, whose silence is the answer)."""
+        transient failures as the method allows; each attempt gets a fresh id.
+        `retried=False`: one attempt (a probe, whose silence is the answer)."""
 
         def attempt() -> JsonObject:
             message = request_message(self._next_id(), method, params)
