@@ -164,6 +164,21 @@ class LazyCommands(Mapping[str, TyperCommand]):
         return len(COMMANDS)
 
 
+class CommandName:
+    """A command name offered at TAB, read as Click's CompletionItem is (value, type, help).
+    Its help, which zsh and fish show and bash does not, builds the command when read."""
+
+    type = "plain"
+
+    def __init__(self, group: LazyGroup, name: str) -> None:
+        self.value = name
+        self._group = group
+
+    @property
+    def help(self) -> str:
+        return self._group.commands[self.value].get_short_help_str()
+
+
 class LazyGroup(TyperGroup):
     """The root: its commands are built as they are looked up; its help as a command's,
     then each command with the first sentence of its help."""
@@ -174,6 +189,14 @@ class LazyGroup(TyperGroup):
 
     def list_commands(self, ctx: object) -> list[str]:
         return list(COMMANDS)  # names only: listing builds nothing
+
+    def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
+        """Command names without building the commands (Typer's would, for their help);
+        option names as Typer offers them."""
+        if incomplete.startswith("-"):
+            return super().shell_complete(ctx, incomplete)  # no command name starts with "-"
+        names = [name for name in COMMANDS if name.startswith(incomplete)]
+        return [CommandName(self, name) for name in names]
 
     def format_options(self, ctx: Any, formatter: Any) -> None:
         _write_sections(self, ctx, formatter)

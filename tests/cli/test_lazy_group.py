@@ -33,3 +33,24 @@ def test_a_command_line_imports_only_its_command(argv: list[str]) -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.rstrip().endswith("LOADED ['mcptask.cli.commands.one_task'] EXIT 0")
+
+
+@pytest.mark.parametrize(
+    ("line", "loaded"), [("mcptask ", "[]"), ("mcptask cancel ", "['cancel']")]
+)
+def test_bash_completes_command_names_without_building_commands(line: str, loaded: str) -> None:
+    probe = (
+        "import os, sys\n"
+        f"os.environ.update(_MCPTASK_COMPLETE='complete_bash', COMP_WORDS={line!r})\n"
+        f"os.environ['COMP_CWORD'] = '{len(line.split())}'\n"
+        "from mcptask.cli.app import run\n"
+        "try:\n"
+        "    run([])\n"
+        "finally:\n"
+        "    loaded = sorted(m.rpartition('.')[2] for m in sys.modules\n"
+        "                    if m.startswith('mcptask.cli.commands.'))\n"
+        "    print('LOADED', loaded)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith(f"LOADED {loaded}")
