@@ -51,7 +51,6 @@ def list_tasks(
     invocation = Invocation(common)
     view = ListView(invocation.screen)
     recorded = invocation.known_ids() if known else None
-    gone: list[str] | None = None
     with invocation.client(needs_list=not known, rejoin=recorded or []) as client:
         about = Listing(
             [],
@@ -59,18 +58,14 @@ def list_tasks(
             filtered=wanted is not None,
             joined=common.session_id is not None,
         )
-        if recorded is not None:
-            refreshed = refresh_known(client, recorded)
-            tasks = refreshed.tasks
-            if wanted is not None:
-                tasks = [task for task in tasks if task.status in wanted]
-            tasks, gone = tasks[:limit] if limit is not None else tasks, refreshed.gone
-            view.unrefreshed(refreshed.errors)
-        else:
+        if recorded is None:
             client.require("list")
             # Printed while the pages are read, inside the connection's block.
             newest = chosen == "newest"
             pages = task_pages(client, statuses=wanted, limit=None if newest else limit)
             view.stream(pages, about, sort_key=newest_first_key if newest else None, limit=limit)
             return
-    view.show(replace(about, tasks=tasks, gone=gone))
+        refreshed = refresh_known(client, recorded)
+        view.unrefreshed(refreshed.errors)
+    tasks = [task for task in refreshed.tasks if wanted is None or task.status in wanted]
+    view.show(replace(about, tasks=tasks[:limit], gone=refreshed.gone))
