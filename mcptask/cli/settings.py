@@ -1,19 +1,8 @@
-"""Where to connect and with which credentials: the command line, a profile, the environment.
-
-Precedence, field by field: an option on the command line (before or after the command
-name, the later one winning) > the profile in use > the environment > the default. The
-profile in use is the one `--profile` names; else, when the line names no server,
-`MCPTASK_PROFILE`; else, when neither the line nor `MCPTASK_URL`/`MCPTASK_SERVER` names a
-server, the default profile. A profile's credentials go only to its own server: `--profile`
-with `--url`/`--server` is refused. No credential goes over plain http:// to another machine.
-
-Sign-in (--url servers only: a stdio server takes its credentials from its environment):
---auth, --client-id, --client-secret-file, --client-key-file, --client-issuer and --scope,
-over the profile's, over MCPTASK_AUTH (default auto), MCPTASK_CLIENT_ID,
-MCPTASK_CLIENT_SECRET, MCPTASK_CLIENT_KEY_FILE, MCPTASK_CLIENT_ISSUER and MCPTASK_SCOPE (and
-MCPTASK_CLIENT_METADATA_URL). A client secret or key goes only to its issuer. A person can
-finish a browser sign-in when stdin and stderr are a terminal, or when BROWSER names a
-browser (what Python's webbrowser opens).
+"""Where to connect and with which credentials: field by field, an option on the command line
+over the profile in use over the environment over the default (the rules as users read them:
+docs/servers.md, "Which server", and docs/sign-in.md). A profile's credentials go only to its
+own server, a client secret or key only to its issuer, and no credential over plain http://
+to another machine.
 
 The result is the client's `ConnectionSettings`, the same settings in the form a profile
 saves them (credentials as references unless asked), and warnings for the user.
