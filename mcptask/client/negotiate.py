@@ -175,7 +175,6 @@ def survey(
 
 
 def _fall_back(transport: Transport, wire: Exchange) -> Negotiated:
-    """Forget the modern attempt and perform the legacy handshake."""
     transport.protocol_version = None
     transport.reset_session()
     return initialize(transport, wire)

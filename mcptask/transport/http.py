@@ -223,7 +223,6 @@ class HttpTransport(Transport):
             yield event
 
     def close(self) -> None:
-        """End a session this process created, then close the connection."""
         try:
             self.end_session()
         finally:

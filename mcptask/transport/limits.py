@@ -62,7 +62,6 @@ class Deadline:
         return max(0.0, self.at - time.monotonic())
 
     def check(self) -> None:
-        """Raise AnswerLost once the time is up."""
         if time.monotonic() > self.at:
             raise AnswerLost(f"{self.target} did not answer within {self.seconds:g}s (--timeout)")
 
@@ -230,7 +229,6 @@ def own_response(message: JsonObject, request_id: object) -> JsonObject:
 
 
 def parse_json_or_none(text: str | bytes, *, context: str) -> Any:
-    """`parse_json`, but None for text it refuses."""
     try:
         return parse_json(text, context=context)
     except ProtocolViolation:

@@ -23,16 +23,13 @@ REDACTED = "<redacted>"
 
 
 def is_sensitive_header(name: str) -> bool:
-    """True for a header whose value may be a credential."""
     lowered = name.lower()
     return any(word in lowered for word in _SENSITIVE_WORDS)
 
 
 def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    """Headers with every credential-like value replaced by `<redacted>`."""
     return {
-        name: "<redacted>" if is_sensitive_header(name) else value
-        for name, value in headers.items()
+        name: REDACTED if is_sensitive_header(name) else value for name, value in headers.items()
     }
 
 
@@ -43,7 +40,7 @@ def scrub(text: str, secrets: Iterable[str | None]) -> str:
     credential it was sent.
     """
     for secret in sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True):
-        text = text.replace(secret, "<redacted>")
+        text = text.replace(secret, REDACTED)
     return text
 
 
