@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from mcptask.store.identity import ServerIdentity
 
 SHELL_WORD = re.compile(r"[A-Za-z0-9._:@%+=,/][A-Za-z0-9._:@%+=,/-]*")
 """A candidate every shell takes as one plain word: no space, quote, `$`, backslash, glob or
@@ -38,18 +42,20 @@ def complete_task_id(ctx: typer.Context, incomplete: str) -> list[tuple[str, str
     that are plain words once cleaned are shown."""
     from mcptask.output.sanitize import clean
     from mcptask.store.database import complete_task_ids
-    from mcptask.store.identity import ServerIdentity
 
     url = ctx.params.get("url") or os.environ.get("MCPTASK_URL")
     command = ctx.params.get("server") or os.environ.get("MCPTASK_SERVER")
     identity: ServerIdentity | None = None
-    try:
-        if url:
-            identity = ServerIdentity.for_url(url)
-        elif command:
-            identity = ServerIdentity.for_command(command)
-    except ValueError:
-        identity = None
+    if url or command:  # only then its module (and hashlib's OpenSSL) is imported
+        from mcptask.store.identity import ServerIdentity
+
+        try:
+            if url:
+                identity = ServerIdentity.for_url(url)
+            elif command:
+                identity = ServerIdentity.for_command(command)
+        except ValueError:
+            identity = None
     offered = []
     for task_id, status in complete_task_ids(os.environ, identity, incomplete):
         shown = clean(status) if status else ""
