@@ -280,5 +280,5 @@ class SessionExpired(Exception):
 
 
 class TimedOut(BaseException):
-    """A time bound ran out (`operations.start.time_bound`'s timer signal): a BaseException,
+    """A time bound ran out (`operations.schema_check.time_bound`'s timer signal): a BaseException,
     so that no `except Exception` of a library swallows it. Never reaches the user."""

@@ -3,22 +3,18 @@ records the task it creates before this returns)."""
 
 from __future__ import annotations
 
-import contextlib
-import signal
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mcptask.client.session import McpClient
-from mcptask.errors import TimedOut, UsageError
+from mcptask.errors import UsageError
+from mcptask.operations.schema_check import check_against
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task
 from mcptask.protocol.tools import ToolInfo
 
 MAX_TOOLS_NAMED = 20
 """How many tool names an unknown-tool message lists."""
-SCHEMA_CHECK_SECONDS = 2.0
-"""How long the arguments may take to check against a tool's inputSchema."""
 
 
 @dataclass(frozen=True)
@@ -84,70 +80,22 @@ def find_tool(client: McpClient, name: str) -> ToolInfo:
 
 
 def check_arguments(tool: ToolInfo, arguments: JsonObject) -> list[str]:
-    """Validate `arguments` against the tool's `inputSchema` (JSON Schema; 2020-12 unless the
-    schema says otherwise). A mismatch is a UsageError; a schema that cannot be used is a
-    note, and the server then judges the arguments itself. The schema is the server's text: a
-    `$ref` to another document is never fetched (the registry retrieves nothing, so it is a
-    schema that cannot be used), and the check ends after SCHEMA_CHECK_SECONDS (a `pattern`
-    can backtrack for hours)."""
-    # Imported here: jsonschema is needed by `start` alone.
-    import jsonschema
-    from jsonschema import validators
-    from referencing import Registry
-    from referencing.exceptions import Unresolvable
-
+    """Validate `arguments` against the tool's `inputSchema` (see `schema_check`). A
+    mismatch is a UsageError; a schema that cannot be used is a note, and the server then
+    judges the arguments itself."""
     schema = tool.input_schema
     if schema is None:
         return [f"tool {tool.name!r} has no inputSchema: its arguments were not checked"]
-    validator_class = validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    reason: str | None = None
-    try:
-        with time_bound(SCHEMA_CHECK_SECONDS):
-            validator_class.check_schema(schema)
-            # An empty registry: only the schema itself (and the drafts' own meta-schemas,
-            # which jsonschema bundles) can be referred to.
-            validator = validator_class(schema, registry=Registry())
-            errors = list(validator.iter_errors(arguments))
-            best = jsonschema.exceptions.best_match(errors)
-    except Unresolvable as exc:
-        ref = getattr(exc, "ref", None)
-        where = f" to {ref[:200]!r}" if isinstance(ref, str) else ""
-        reason = f"an unresolvable $ref{where}; mcptask fetches no other document"
-    except jsonschema.SchemaError as exc:
-        reason = exc.message
-    except TimedOut:
-        reason = f"checking took over {SCHEMA_CHECK_SECONDS:g} s"
-    if reason is not None:
+    check = check_against(schema, arguments)
+    if check.unusable is not None:
         return [
-            f"the inputSchema of tool {tool.name!r} cannot be used ({reason}): its arguments "
-            "were not checked"
+            f"the inputSchema of tool {tool.name!r} cannot be used ({check.unusable}): its "
+            "arguments were not checked"
         ]
-    if best is None:
+    if check.problem is None:
         return []
-    where = "/".join(str(part) for part in best.absolute_path) or "(the arguments)"
-    more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+    more = f" (and {check.more} more problem(s))" if check.more else ""
     raise UsageError(
-        f"the arguments do not match the inputSchema of tool {tool.name!r}: {where}: "
-        f"{best.message}{more}; nothing was sent"
+        f"the arguments do not match the inputSchema of tool {tool.name!r}: "
+        f"{check.where or '(the arguments)'}: {check.problem}{more}; nothing was sent"
     )
-
-
-@contextlib.contextmanager
-def time_bound(seconds: float) -> Iterator[None]:
-    """Raise TimedOut in the block once `seconds` have passed (a real-time timer signal;
-    Python's `re` checks for signals while it backtracks). Unbounded outside the main
-    thread, where no signal can be caught."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def expire(signum: int, frame: object) -> None:
-        raise TimedOut
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)

@@ -1,0 +1,83 @@
+"""Check a value against a server's JSON Schema (a tool's `inputSchema`, an elicitation's
+`requestedSchema`) without trusting the schema: a `$ref` to another document is never
+fetched (the registry retrieves nothing), and the check ends after CHECK_SECONDS (a `pattern`
+can backtrack for hours)."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from mcptask.errors import TimedOut
+from mcptask.protocol.jsonrpc import JsonObject
+
+CHECK_SECONDS = 2.0
+"""How long a value may take to check against a schema."""
+
+
+@dataclass(frozen=True)
+class SchemaCheck:
+    """The outcome: `problem`, the first mismatch, found at `where` (a `/` path, empty for
+    the value itself), with `more` others; or `unusable`, why the schema itself cannot be used
+    (then nothing was checked)."""
+
+    problem: str | None = None
+    where: str = ""
+    more: int = 0
+    unusable: str | None = None
+
+
+def check_against(schema: JsonObject, value: JsonObject) -> SchemaCheck:
+    """Validate `value` against `schema` (JSON Schema; 2020-12 unless it says otherwise)."""
+    # Imported here: jsonschema is needed by `start` and `answer` alone.
+    import jsonschema
+    from jsonschema import validators
+    from referencing import Registry
+    from referencing.exceptions import Unresolvable
+
+    validator_class = validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        with time_bound(CHECK_SECONDS):
+            validator_class.check_schema(schema)
+            # An empty registry: only the schema itself (and the drafts' own meta-schemas,
+            # which jsonschema bundles) can be referred to.
+            validator = validator_class(schema, registry=Registry())
+            errors = list(validator.iter_errors(value))
+            best = jsonschema.exceptions.best_match(errors)
+    except Unresolvable as exc:
+        ref = getattr(exc, "ref", None)
+        where = f" to {ref[:200]!r}" if isinstance(ref, str) else ""
+        reason = f"an unresolvable $ref{where}; mcptask fetches no other document"
+        return SchemaCheck(unusable=reason)
+    except jsonschema.SchemaError as exc:
+        return SchemaCheck(unusable=exc.message)
+    except TimedOut:
+        return SchemaCheck(unusable=f"checking took over {CHECK_SECONDS:g} s")
+    if best is None:
+        return SchemaCheck()
+    where = "/".join(str(part) for part in best.absolute_path)
+    return SchemaCheck(best.message, where, len(errors) - 1)
+
+
+@contextlib.contextmanager
+def time_bound(seconds: float) -> Iterator[None]:
+    """Raise TimedOut in the block once `seconds` have passed (a real-time timer signal;
+    Python's `re` checks for signals while it backtracks). Unbounded outside the main
+    thread, where no signal can be caught."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimedOut
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
