@@ -1,0 +1,189 @@
+"""What a task in `input_required` asks, and the answers to it (2026-07-28: the task's
+`inputRequests`, answered by `tasks/update` with `inputResponses`).
+
+Each request is a server-to-client request in miniature: `elicitation/create` (a form of flat
+fields, or a URL to visit), `sampling/createMessage` or `roots/list`. An elicitation is
+answered `{"action": "accept", "content": {...}}`, `{"action": "decline"}` or
+`{"action": "cancel"}`. Everything here is the server's text, read tolerantly and never
+trusted: the views sanitize it before it is shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from mcptask.errors import ProtocolViolation
+from mcptask.protocol.jsonrpc import JsonObject
+from mcptask.protocol.tasks import Task
+
+ELICITATION = "elicitation/create"
+SAMPLING = "sampling/createMessage"
+ROOTS = "roots/list"
+ACTIONS = ("accept", "decline", "cancel")
+FIELD_TYPES = ("string", "number", "integer", "boolean")
+"""The types a form field may have (the spec's requestedSchema is flat)."""
+TRUE_WORDS = frozenset({"true", "yes", "y", "1", "on"})
+FALSE_WORDS = frozenset({"false", "no", "n", "0", "off"})
+
+
+@dataclass(frozen=True, slots=True)
+class FormField:
+    """One field of an elicitation form: its name, its schema as sent, and whether it is
+    required."""
+
+    name: str
+    schema: JsonObject
+    required: bool
+
+    @property
+    def type(self) -> str:
+        """`string`, `number`, `integer`, `boolean`, or `string` for an enum without a type."""
+        kind = self.schema.get("type")
+        return kind if kind in FIELD_TYPES else "string"
+
+    @property
+    def choices(self) -> list[str] | None:
+        """The values an enum field allows (`enum`, or the `const` of each `oneOf`/`anyOf`
+        item, or the `items.enum` of a multi-select array), None for a free field."""
+        schema = self.schema
+        options = schema.get("enum")
+        if options is None:
+            for key in ("oneOf", "anyOf"):
+                items = schema.get(key)
+                if isinstance(items, list):
+                    options = [item.get("const") for item in items if isinstance(item, dict)]
+        if isinstance(options, list) and options and all(isinstance(o, str) for o in options):
+            return list(options)
+        return None
+
+    @property
+    def secret(self) -> bool:
+        """A field whose value is never echoed nor shown (`format: password`, `writeOnly`)."""
+        return self.schema.get("format") == "password" or self.schema.get("writeOnly") is True
+
+    @property
+    def default(self) -> Any:
+        """The default the server suggests, if any (None: none)."""
+        return self.schema.get("default")
+
+    def constraints(self) -> list[str]:
+        """The field's limits in words (`min 1`, `max length 40`, `format email`, ...)."""
+        words = {
+            "minimum": "min",
+            "maximum": "max",
+            "minLength": "min length",
+            "maxLength": "max length",
+            "pattern": "pattern",
+            "format": "format",
+        }
+        return [f"{word} {self.schema[key]}" for key, word in words.items() if key in self.schema]
+
+    def coerce(self, text: str) -> Any:
+        """A typed answer (KEY=VALUE, a prompt) as this field's type; ValueError says why not."""
+        kind = self.type
+        try:
+            if kind == "integer":
+                return int(text)
+            if kind == "number":
+                number = float(text)
+                return int(number) if number.is_integer() and "." not in text else number
+        except ValueError:
+            raise ValueError(f"{self.name}: {text!r} is not a {kind}") from None
+        if kind == "boolean":
+            word = text.strip().lower()
+            if word in TRUE_WORDS or word in FALSE_WORDS:
+                return word in TRUE_WORDS
+            raise ValueError(f"{self.name}: {text!r} is not true or false")
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class InputRequest:
+    """One thing a task asks for: its key in `inputRequests`, the method, and the params."""
+
+    key: str
+    method: str
+    params: JsonObject
+
+    @property
+    def message(self) -> str:
+        """What the server says it wants (the elicitation's message), or an empty string."""
+        message = self.params.get("message")
+        return message if isinstance(message, str) else ""
+
+    @property
+    def is_url(self) -> bool:
+        """An elicitation in URL mode: the person visits a URL rather than filling a form."""
+        return self.method == ELICITATION and self.params.get("mode") == "url"
+
+    @property
+    def url(self) -> str:
+        """The URL of a URL-mode elicitation (empty when none was sent)."""
+        url = self.params.get("url")
+        return url if isinstance(url, str) else ""
+
+    @property
+    def url_host(self) -> str:
+        """The host the URL leads to, what a person must check before visiting it."""
+        try:
+            return urlsplit(self.url).hostname or ""
+        except ValueError:
+            return ""
+
+    @property
+    def schema(self) -> JsonObject:
+        """The form's `requestedSchema` (an empty object schema when none was sent)."""
+        schema = self.params.get("requestedSchema")
+        return schema if isinstance(schema, dict) else {"type": "object", "properties": {}}
+
+    @property
+    def fields(self) -> list[FormField]:
+        """The form's fields, in the order the server listed them."""
+        properties = self.schema.get("properties")
+        required = self.schema.get("required")
+        needed = set(required) if isinstance(required, list) else set()
+        if not isinstance(properties, dict):
+            return []
+        return [
+            FormField(name, schema if isinstance(schema, dict) else {}, name in needed)
+            for name, schema in properties.items()
+        ]
+
+
+def read_input_requests(task: Task) -> list[InputRequest]:
+    """The requests an `input_required` task carries (none for any other, or a legacy task,
+    whose questions come as the server's own requests); ProtocolViolation when they are not
+    a map of key to request."""
+    requests = task.extra.get("inputRequests")
+    if requests is None:
+        return []
+    if not isinstance(requests, dict):
+        raise ProtocolViolation("the server's inputRequests is not an object")
+    read: list[InputRequest] = []
+    for key, request in requests.items():
+        if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+            raise ProtocolViolation(f"the server's inputRequests[{key!r}] is not a request")
+        params = request.get("params")
+        params = params if isinstance(params, dict) else {}
+        read.append(InputRequest(key, request["method"], params))
+    return read
+
+
+def elicitation_response(action: str, content: JsonObject | None = None) -> JsonObject:
+    """An elicitation result: `accept` with the form's content (none for a URL request),
+    or `decline` / `cancel`."""
+    return {"action": action} if content is None else {"action": action, "content": content}
+
+
+def task_message(task: Task) -> str:
+    """What a table shows of a task: its `statusMessage`, else, when it waits for input,
+    what it asks (the first request's message)."""
+    if task.statusMessage or task.status != "input_required":
+        return task.statusMessage or ""
+    try:
+        asked = read_input_requests(task)
+    except ProtocolViolation:
+        return ""
+    return next((f"asks: {request.message}" for request in asked if request.message), "")
