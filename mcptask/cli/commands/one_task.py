@@ -44,6 +44,14 @@ def start(
         bool,
         typer.Option("--exit-status", help="With --watch: exit 7 unless the task completed."),
     ] = False,
+    wait_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--wait-timeout",
+            min=0.0,
+            help="With --watch: stop after this many seconds (exit 7 if unsettled).",
+        ),
+    ] = None,
     *,
     common: Common,
 ) -> None:
@@ -60,10 +68,15 @@ def start(
     from mcptask.output.views.tasks import StartView
 
     finite("--ttl", ttl)
+    finite("--wait-timeout", wait_timeout)
     if ttl is not None and ttl <= 0:
         raise UsageError("--ttl takes a positive number of seconds")
-    if exit_status and not watch:
-        raise UsageError("--exit-status applies to --watch; give --watch too")
+    for flag, given in (
+        ("--exit-status", exit_status),
+        ("--wait-timeout", wait_timeout is not None),
+    ):
+        if given and not watch:
+            raise UsageError(f"{flag} applies to --watch; give --watch too")
     request = StartRequest(
         tool, tool_arguments(items or [], args), None if ttl is None else max(1, round(ttl * 1000))
     )
@@ -80,7 +93,9 @@ def start(
             raise typer.Exit(int(ExitCode.INTERRUPTED))
         if not watch or report.task is None:
             raise typer.Exit(int(exit_code_for(report)))
-        options = WatchOptions(task_ids=[report.task.taskId], exit_status=exit_status)
+        options = WatchOptions(
+            task_ids=[report.task.taskId], timeout=wait_timeout, exit_status=exit_status
+        )
         watched = follow(client, view.watch_view(), options)
     raise typer.Exit(int(exit_code_for(watched)))
 
