@@ -35,6 +35,7 @@ COMMANDS = {
     "list": "list_tasks:list_tasks",
     "get": "one_task:get",
     "result": "one_task:result",
+    "answer": "answer:answer",
     "cancel": "cancel:cancel",
     "watch": "watch:watch",
     "forget": "local:forget",

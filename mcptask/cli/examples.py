@@ -26,6 +26,13 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "mcptask result 786512e2",
         "mcptask result 786512e2 --wait-timeout 600 -o json",
     ),
+    "answer": (
+        "mcptask answer 786512e2",
+        "mcptask answer 786512e2 answer=yes",
+        "mcptask answer 786512e2 --key approval approve=true count:=3",
+        "mcptask answer 786512e2 --from-file answer.json -o json",
+        "mcptask answer 786512e2 --decline",
+    ),
     "cancel": (
         "mcptask cancel abc123 def456",
         "mcptask cancel --all-working --yes",

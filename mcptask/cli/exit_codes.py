@@ -4,6 +4,7 @@ in docs/reference/exit-codes.md)."""
 from __future__ import annotations
 
 from mcptask.errors import ExitCode
+from mcptask.operations.answer import AnswerReport
 from mcptask.operations.outcomes import CancelReport
 from mcptask.operations.result import ResultReport
 from mcptask.operations.start import StartReport
@@ -18,8 +19,23 @@ RESULT_CODES: dict[str, ExitCode] = {
 }
 """`result`: the exit code of each kind of outcome."""
 
+ANSWER_CODES: dict[str, ExitCode] = {
+    "working": ExitCode.OK,
+    "completed": ExitCode.OK,
+    "input_required": ExitCode.OK,
+    "sent": ExitCode.OK,
+    "failed": ExitCode.TASK_FAILED,
+    "cancelled": ExitCode.TASK_FAILED,
+    "gone": ExitCode.TASK_FAILED,
+    "not-waiting": ExitCode.TASK_FAILED,
+    "unchanged": ExitCode.PENDING,
+}
+"""`answer`: the exit code of each kind of report (the answer taken: 0)."""
 
-def exit_code_for(report: CancelReport | WatchReport | ResultReport | StartReport) -> ExitCode:
+
+def exit_code_for(
+    report: CancelReport | WatchReport | ResultReport | StartReport | AnswerReport,
+) -> ExitCode:
     """The exit code a report implies; interrupted (130) outranks the rest."""
     if report.interrupted:
         return ExitCode.INTERRUPTED
@@ -38,6 +54,8 @@ def exit_code_for(report: CancelReport | WatchReport | ResultReport | StartRepor
         return ExitCode.PENDING if report.tasks and unsettled else ExitCode.OK
     if isinstance(report, ResultReport):
         return RESULT_CODES[report.kind]
+    if isinstance(report, AnswerReport):
+        return ANSWER_CODES[report.kind]
     # start: a task was made (0); the server ran the call at once: as `result` would (0 or 9).
     is_error = report.result is not None and report.result.get("isError") is True
     return ExitCode.RESULT_IS_ERROR if is_error else ExitCode.OK

@@ -77,6 +77,12 @@ def tool_arguments(items: list[str], args: str | None) -> JsonObject:
 
 def parse_item(item: str) -> tuple[str, Any]:
     """One `KEY=VALUE` (a string) or `KEY:=JSON` (any JSON value)."""
+    key, value, _ = parse_typed_item(item)
+    return key, value
+
+
+def parse_typed_item(item: str) -> tuple[str, Any, bool]:
+    """`parse_item`, and whether the value came as JSON (`KEY:=JSON`) rather than text."""
     match = _ITEM.fullmatch(item)
     if match is None:
         raise UsageError(
@@ -88,9 +94,9 @@ def parse_item(item: str) -> tuple[str, Any]:
     if not key:
         raise UsageError(f"tool argument {item!r} has no KEY before '='")
     if not raw_json:
-        return key, value
+        return key, value, False
     try:
-        return key, json.loads(value)
+        return key, json.loads(value), True
     except ValueError as exc:
         raise UsageError(f"tool argument {key}:= is not valid JSON ({exc})") from None
 

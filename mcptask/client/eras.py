@@ -29,12 +29,13 @@ from mcptask.protocol.tools import (
     ToolInfo,
 )
 
-Operation = Literal["get", "list", "cancel", "tool_calls"]
+Operation = Literal["get", "list", "cancel", "tool_calls", "update"]
 METHOD_OF: dict[Operation, str] = {
     "get": "tasks/get",
     "list": "tasks/list",
     "cancel": "tasks/cancel",
     "tool_calls": "task-augmented tools/call",
+    "update": "tasks/update",
 }
 
 Stamped = tuple[JsonObject | None, dict[str, str] | None]
@@ -142,6 +143,16 @@ class LegacyEra(Era):
         if self.version != LEGACY_VERSION:
             return TaskSupport(tasks=False, list=False, cancel=False, tool_calls=False)
         return TaskSupport.from_legacy_capabilities(capabilities)
+
+    def missing(self, operation: Operation, support: TaskSupport) -> UnsupportedError:
+        """Answering is not a capability here but a different design: say so."""
+        if operation == "update" and support.tasks:
+            return UnsupportedError(
+                "this server speaks MCP 2025-11-25, where a task asks for input with requests "
+                "of its own (elicitation/create) rather than tasks/update; mcptask answers "
+                "tasks on 2026-07-28 servers only, for now"
+            )
+        return super().missing(operation, support)
 
     def task_call_params(self, name: str, arguments: JsonObject, ttl_ms: int | None) -> JsonObject:
         """`params.task` asks for a task, with the requested ttl (else the server's)."""

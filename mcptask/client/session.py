@@ -199,6 +199,12 @@ class McpClient(Exchange):
             self._met(task, "tasks/cancel")
         return task
 
+    def update_task(self, task_id: str, responses: JsonObject) -> None:
+        """`tasks/update`: answer the input requests of a task by key (an acknowledgement
+        only: the task changes eventually, which `tasks/get` tells)."""
+        self.require("update")
+        self.call("tasks/update", {"taskId": task_id, "inputResponses": responses})
+
     # -- tools ----------------------------------------------------------------------------------
 
     def iter_tools(self) -> Iterator[ToolInfo]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from mcptask.client.session import McpClient
 from mcptask.errors import RpcError
 from mcptask.operations.polling import PollLoop, poll_delay
-from mcptask.protocol.tasks import Task, is_terminal
+from mcptask.protocol.tasks import INPUT_REQUIRED, Task, is_terminal
 from mcptask.protocol.tools import TaskOutcome
 
 DEFAULT_WAIT_SECONDS = 30.0
@@ -40,9 +40,10 @@ def fetch_result(
     stop: Callable[[], bool] = lambda: False,
 ) -> ResultReport:
     """`tasks/get` until the task is terminal (at most `wait_timeout` seconds), then its
-    outcome. TaskNotFound propagates: there is no result of a task the server does not know."""
+    outcome; a task that waits for input is not waited for (only an answer moves it on).
+    TaskNotFound propagates: there is no result of a task the server does not know."""
     latest = client.get_task(task_id)
-    if not is_terminal(latest.status):
+    if not _settled(latest):
         seen: list[Task] = [latest]
 
         def observe(_: str, answer: Task | RpcError) -> None:
@@ -52,7 +53,7 @@ def fetch_result(
 
         PollLoop(
             fetch=client.get_task,
-            pending=lambda: [] if is_terminal(seen[-1].status) else [task_id],
+            pending=lambda: [] if _settled(seen[-1]) else [task_id],
             observe=observe,
             delay=lambda: poll_delay([seen[-1]]),
             wait=sleep,
@@ -62,3 +63,8 @@ def fetch_result(
     if not is_terminal(latest.status):
         return ResultReport(latest, None, interrupted=stop())
     return ResultReport(latest, client.task_outcome(latest))
+
+
+def _settled(task: Task) -> bool:
+    """Nothing more to wait for: the task ended, or it waits for an answer."""
+    return is_terminal(task.status) or task.status == INPUT_REQUIRED

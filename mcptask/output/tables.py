@@ -14,6 +14,7 @@ from rich.text import Text
 
 from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome
 from mcptask.output.sanitize import clean, clean_block
+from mcptask.protocol.inputs import task_message
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task
 
@@ -67,7 +68,7 @@ def task_table(tasks: list[Task]) -> Table:
         table.add_row(
             Text(clean(task.taskId)),
             status_text(task.status),
-            Text(clean(task.statusMessage or "")),
+            Text(clean(task_message(task))),
             age(task.created, now),
             age(task.updated, now),
             milliseconds(task.ttl_milliseconds, none="none"),

@@ -34,6 +34,8 @@ class TaskSupport:
     list: bool
     cancel: bool
     tool_calls: bool
+    update: bool = False
+    """`tasks/update`: answering a task that waits for input (2026-07-28 only)."""
 
     @classmethod
     def from_legacy_capabilities(cls, capabilities: JsonObject) -> TaskSupport:
@@ -56,7 +58,7 @@ class TaskSupport:
         get, cancel and task-augmented tool calls, but no list)."""
         extensions = capabilities.get("extensions")
         offered = isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
-        return cls(tasks=offered, list=False, cancel=offered, tool_calls=offered)
+        return cls(tasks=offered, list=False, cancel=offered, tool_calls=offered, update=offered)
 
     def offered(self) -> tuple[str, ...]:
         """Names of the task operations offered, for messages."""
@@ -118,7 +120,11 @@ def modern_meta() -> JsonObject:
     """The `_meta` every modern request carries: version, capabilities, identity."""
     return {
         META_PROTOCOL_VERSION: MODERN_VERSION,
-        META_CLIENT_CAPABILITIES: {"extensions": {TASKS_EXTENSION: {}}},
+        # Elicitation: a task may ask for input, which `mcptask answer` gives (form or URL).
+        META_CLIENT_CAPABILITIES: {
+            "extensions": {TASKS_EXTENSION: {}},
+            "elicitation": {"form": {}, "url": {}},
+        },
         META_CLIENT_INFO: dict(CLIENT_INFO),
     }
 

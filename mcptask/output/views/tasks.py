@@ -11,7 +11,7 @@ from mcptask.output.sanitize import clean
 from mcptask.output.screen import Screen
 from mcptask.output.views.base import View
 from mcptask.protocol.jsonrpc import JsonObject
-from mcptask.protocol.tasks import Task
+from mcptask.protocol.tasks import INPUT_REQUIRED, Task
 
 if TYPE_CHECKING:
     from mcptask.operations.result import ResultReport
@@ -100,6 +100,7 @@ class StartView(View["StartReport"]):
 _RESULT_WARNINGS = {
     "interrupted": "interrupted: task {} is still {}",
     "pending": "task {} is still {}: no result yet (wait longer with --wait-timeout SECONDS)",
+    "input": "task {0} waits for input: no result until it is answered: mcptask answer {0}",
     "tool-error": "task {}: the tool reported an error (isError: true)",
     "failed": "task {} failed",
     "cancelled": "task {} was cancelled: it has no result",
@@ -116,7 +117,11 @@ class ResultView(View["ResultReport"]):
     def show(self, shown: ResultReport) -> None:
         """The outcome on stdout, then what it means on stderr."""
         super().show(shown)
-        kind = "interrupted" if shown.kind == "pending" and shown.interrupted else shown.kind
+        kind = shown.kind
+        if kind == "pending" and shown.interrupted:
+            kind = "interrupted"
+        elif kind == "pending" and shown.task.status == INPUT_REQUIRED:
+            kind = "input"
         if kind in _RESULT_WARNINGS:
             task = shown.task
             self.screen.warn(_RESULT_WARNINGS[kind].format(clean(task.taskId), clean(task.status)))

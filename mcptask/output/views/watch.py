@@ -12,6 +12,7 @@ from mcptask.operations.watch import GONE, Change, Watch, WatchedTask, WatchRepo
 from mcptask.output.sanitize import clean
 from mcptask.output.screen import OutputFormat, Screen
 from mcptask.output.views.base import View
+from mcptask.protocol.inputs import task_message
 from mcptask.protocol.jsonrpc import JsonObject
 
 if TYPE_CHECKING:
@@ -147,7 +148,7 @@ def _live_table(watch: Watch, max_rows: int) -> tuple[Text, ...]:
         ids.append(clean(watched.task_id))
         gone = watched.status == GONE
         statuses.append_text(Text("gone", "dim") if gone else tables.status_text(watched.status))
-        messages.append(clean(watched.error or (task.statusMessage if task else None) or ""))
+        messages.append(clean(watched.error or (task_message(task) if task else "")))
         ages.append(tables.age(task.created if task else None, now))
         changed.append(tables.age(watched.changed_at, now))
     if len(shown) < len(ordered):

@@ -182,7 +182,8 @@ def test_modern_start_declares_the_extension_and_sends_no_ttl() -> None:
     (params,) = server.tool_calls
     assert "task" not in params
     assert params["_meta"]["io.modelcontextprotocol/clientCapabilities"] == {
-        "extensions": {"io.modelcontextprotocol/tasks": {}}
+        "extensions": {"io.modelcontextprotocol/tasks": {}},
+        "elicitation": {"form": {}, "url": {}},
     }
     assert server.headers[-1]["Mcp-Name"] == "long_job"
     assert any("--ttl was not sent" in note for note in report.notes)

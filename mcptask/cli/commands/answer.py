@@ -1,0 +1,125 @@
+"""`mcptask answer`: answer a task that waits for input (`input_required`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mcptask.cli.invocation import Invocation
+from mcptask.cli.options import Common, TaskIdArgument, finite, with_server_options
+from mcptask.errors import ExitCode, UsageError
+
+
+@with_server_options
+def answer(
+    task_id: TaskIdArgument,
+    items: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="KEY=VALUE|KEY:=JSON",
+            help="Form fields: KEY=VALUE is typed as the field asks, KEY:=JSON is raw JSON.",
+        ),
+    ] = None,
+    key: Annotated[
+        str | None,
+        typer.Option("--key", help="Which request this answers, when the task asks several."),
+    ] = None,
+    from_file: Annotated[
+        str | None,
+        typer.Option(
+            "--from-file",
+            help='The answer as JSON: one response ({"action": ...}), or responses by key; '
+            "- for stdin.",
+        ),
+    ] = None,
+    accept: Annotated[
+        bool, typer.Option("--accept", help="Accept with no fields (a URL request, once done).")
+    ] = False,
+    decline: Annotated[bool, typer.Option("--decline", help="Decline the request(s).")] = False,
+    cancel: Annotated[bool, typer.Option("--cancel", help="Cancel the request(s).")] = False,
+    wait_timeout: Annotated[
+        float,
+        typer.Option(
+            "--wait-timeout",
+            min=0.0,
+            help="Seconds to follow the task after the answer (0: send and stop).",
+        ),
+    ] = 30.0,
+    *,
+    common: Common,
+) -> None:
+    """Answer a task that waits for input: show what it asks, then send the answer.
+
+    On a terminal with no answer given, asks field by field. Without a terminal, the answer
+    comes from KEY=VALUE items, --from-file, --accept, --decline or --cancel. The answer is
+    checked against what the task asks before anything is sent.
+    """
+    from mcptask.cli.exit_codes import exit_code_for
+    from mcptask.cli.inputs import parse_typed_item
+    from mcptask.cli.signals import StopSignal
+    from mcptask.operations import answer as answering
+    from mcptask.output.views.answer import AnswerView
+
+    finite("--wait-timeout", wait_timeout)
+    flags = {"accept": accept, "decline": decline, "cancel": cancel}
+    actions = [name for name, given in flags.items() if given]
+    if len(actions) > 1:
+        raise UsageError("give one of --accept, --decline and --cancel")
+    parsed = [parse_typed_item(item) for item in items or []]
+    file_answer = _read_answer(from_file) if from_file is not None else None
+    given = bool(parsed or actions or from_file is not None)
+    interactive = not given and sys.stdin.isatty()
+    invocation = Invocation(common)
+    view = AnswerView(invocation.screen)
+    with invocation.client(rejoin=[task_id]) as client:
+        task, asked = answering.read_questions(client, task_id)
+        if not asked:
+            report = answering.not_waiting(task)
+        else:
+            view.questions(task_id, asked)
+            if interactive and invocation.screen.err_is_terminal:
+                responses = view.ask(asked)
+                answering.check_responses(asked, responses)
+                if not view.confirm(asked, responses):
+                    report = answering.not_waiting(task, interrupted=True)
+                    view.show(report)
+                    raise typer.Exit(int(ExitCode.INTERRUPTED))
+            else:
+                responses = answering.build_responses(
+                    asked,
+                    key=key,
+                    items=parsed,
+                    action=actions[0] if actions else None,
+                    from_file=file_answer,
+                )
+            with StopSignal() as stop:
+                report = answering.send_answers(
+                    client,
+                    task,
+                    asked,
+                    responses,
+                    wait_timeout=wait_timeout,
+                    sleep=stop.event.wait,
+                    stop=lambda: stop.stopped,
+                )
+    view.show(report)
+    raise typer.Exit(int(exit_code_for(report)))
+
+
+def _read_answer(source: str) -> object:
+    """The JSON answer of `--from-file FILE` (`-`: stdin)."""
+    where = "stdin" if source == "-" else repr(source)
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read --from-file {where}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"--from-file {where} is not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"--from-file {where} is not valid JSON ({exc})") from None

@@ -1,0 +1,237 @@
+"""Answer a task that waits for input (`input_required`): read what it asks, build and check
+the answers before anything is sent, send them (`tasks/update`), then follow the task until it
+moves on, bounded by the wait timeout."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcptask.client.session import McpClient
+from mcptask.errors import RpcError, TaskNotFound, UsageError
+from mcptask.operations.polling import PollLoop, poll_delay
+from mcptask.operations.schema_check import check_against
+from mcptask.protocol.inputs import (
+    ELICITATION,
+    InputRequest,
+    elicitation_response,
+    read_input_requests,
+)
+from mcptask.protocol.jsonrpc import JsonObject
+from mcptask.protocol.tasks import INPUT_REQUIRED, Task
+
+DEFAULT_WAIT_SECONDS = 30.0
+
+SETTLED_KINDS = ("working", "completed", "input_required", "failed", "cancelled")
+"""What a task did after the answer: its new status (`input_required`: it asks again, or
+asks for the rest)."""
+
+
+@dataclass(frozen=True)
+class AnswerReport:
+    """What the task asked, what was sent, and how the task was last seen.
+
+    `kind`: a status of SETTLED_KINDS; `sent` (not followed: --wait-timeout 0); `unchanged`
+    (still waiting on the answered requests when time ran out: the server takes answers
+    eventually); `gone` (the server no longer knows the task); `not-waiting` (the task did
+    not wait for input: nothing was sent); `interrupted` (nothing was sent, or the follow-up
+    was stopped).
+    """
+
+    task_id: str
+    asked: list[InputRequest]
+    sent: JsonObject
+    latest: Task | None
+    kind: str
+    interrupted: bool = False
+    asks_now: list[InputRequest] = field(default_factory=list)
+    """What the task asks after the answer (kind `input_required`)."""
+
+
+def read_questions(client: McpClient, task_id: str) -> tuple[Task, list[InputRequest]]:
+    """The task and what it asks (nothing unless it is `input_required`); the gate first:
+    a server that cannot take answers is refused before anything is sent."""
+    client.require("update")
+    task = client.get_task(task_id)
+    if task.status != INPUT_REQUIRED:
+        return task, []
+    return task, read_input_requests(task)
+
+
+def not_waiting(task: Task, *, interrupted: bool = False) -> AnswerReport:
+    """The report of a task that was not answered (it asks nothing, or the person stopped)."""
+    kind = "interrupted" if interrupted else "not-waiting"
+    return AnswerReport(task.taskId, [], {}, task, kind, interrupted=interrupted)
+
+
+def build_responses(
+    asked: list[InputRequest],
+    *,
+    key: str | None,
+    items: list[tuple[str, Any, bool]],
+    action: str | None,
+    from_file: object,
+) -> JsonObject:
+    """The `inputResponses` the command line gives, checked against what the task asks.
+
+    `items` are (field, value, raw): a raw value is JSON as given, else text converted to the
+    field's type. `action` (`accept`, `decline`, `cancel`) answers the request `key` names, or
+    every elicitation when no key is given. `from_file` is a map of key to response (when its
+    keys are all the task's keys), else one response, to the request `key` names or the only
+    one. Nothing given is a usage error.
+    """
+    by_key = {request.key: request for request in asked}
+    if key is not None and key not in by_key:
+        raise UsageError(f"the task asks nothing under key {key!r} (its keys: {_keys(asked)})")
+    if from_file is not None:
+        if items or action:
+            raise UsageError("--from-file gives the whole answer: no items, --accept, --decline")
+        if not isinstance(from_file, dict):
+            raise UsageError("--from-file must hold a JSON object")
+        by_key_map = key is None and bool(from_file) and set(from_file) <= set(by_key)
+        responses = from_file if by_key_map else {_only(asked, key).key: from_file}
+    elif action is not None and action != "accept" and not items:
+        targets = [by_key[key]] if key is not None else asked
+        responses = {
+            request.key: elicitation_response(action)
+            for request in targets
+            if request.method == ELICITATION
+        }
+    elif items or action == "accept":
+        if action not in (None, "accept"):
+            raise UsageError(f"--{action} sends no fields: leave out the KEY=VALUE items")
+        request = _only(asked, key)
+        content = None if request.is_url and not items else _content(request, items)
+        responses = {request.key: elicitation_response("accept", content)}
+    else:
+        raise UsageError(
+            "no answer given: give the fields as KEY=VALUE items (KEY:=JSON for raw JSON), "
+            "--from-file FILE, --accept (a URL request), --decline or --cancel"
+        )
+    check_responses(asked, responses)
+    return responses
+
+
+def check_responses(asked: list[InputRequest], responses: JsonObject) -> None:
+    """Refuse (UsageError naming the key and field) an answer that does not fit what was
+    asked: an unknown key, an elicitation action that does not exist, form content that does
+    not match the requested schema."""
+    by_key = {request.key: request for request in asked}
+    if not responses:
+        raise UsageError("the answer answers none of the task's requests; nothing was sent")
+    for key, response in responses.items():
+        request = by_key.get(key)
+        if request is None:
+            raise UsageError(f"the task asks nothing under key {key!r} (its keys: {_keys(asked)})")
+        if not isinstance(response, dict):
+            raise UsageError(f"the answer to {key!r} must be a JSON object")
+        if request.method != ELICITATION:
+            continue  # sampling and roots answers come whole from a file, as given
+        action = response.get("action")
+        if action not in ("accept", "decline", "cancel"):
+            raise UsageError(f"the answer to {key!r} needs an action: accept, decline or cancel")
+        if action != "accept" or request.is_url:
+            continue
+        content = response.get("content", {})
+        if not isinstance(content, dict):
+            raise UsageError(f"the answer to {key!r}: content must be a JSON object")
+        check = check_against(request.schema, content)
+        if check.problem is not None:
+            where = f"field {check.where!r}" if check.where else "the form"
+            raise UsageError(f"the answer to {key!r} does not fit: {where}: {check.problem}")
+
+
+def send_answers(
+    client: McpClient,
+    task: Task,
+    asked: list[InputRequest],
+    responses: JsonObject,
+    *,
+    wait_timeout: float = DEFAULT_WAIT_SECONDS,
+    sleep: Callable[[float], object] = time.sleep,
+    stop: Callable[[], bool] = lambda: False,
+) -> AnswerReport:
+    """`tasks/update` with `responses`, then `tasks/get` until the task leaves the answered
+    requests behind (a new status, or no answered key still asked), at most `wait_timeout`."""
+    task_id = task.taskId
+    client.update_task(task_id, responses)
+    if wait_timeout <= 0:
+        return AnswerReport(task_id, asked, responses, task, "sent")
+    answered = set(responses)
+    seen: list[Task | None] = [task]
+
+    def settled() -> bool:
+        latest = seen[-1]
+        if latest is None or latest.status != INPUT_REQUIRED:
+            return True
+        return not answered & {request.key for request in read_input_requests(latest)}
+
+    def observe(_: str, answer: Task | RpcError) -> None:
+        if isinstance(answer, TaskNotFound):
+            seen.append(None)
+        elif isinstance(answer, RpcError):
+            raise answer
+        else:
+            seen.append(answer)
+
+    PollLoop(
+        fetch=client.get_task,
+        pending=lambda: [] if len(seen) > 1 and settled() else [task_id],
+        observe=observe,
+        delay=lambda: poll_delay([seen[-1]]),
+        wait=sleep,
+        stop=stop,
+    ).run(deadline=time.monotonic() + wait_timeout)
+    latest = seen[-1]
+    if latest is None:
+        return AnswerReport(task_id, asked, responses, None, "gone")
+    if len(seen) == 1 or not settled():
+        kind = "interrupted" if stop() else "unchanged"
+        return AnswerReport(task_id, asked, responses, latest, kind, interrupted=stop())
+    asks_now = read_input_requests(latest) if latest.status == INPUT_REQUIRED else []
+    kind = latest.status if latest.status in SETTLED_KINDS else "unchanged"
+    return AnswerReport(task_id, asked, responses, latest, kind, asks_now=asks_now)
+
+
+def _only(asked: list[InputRequest], key: str | None) -> InputRequest:
+    """The request `key` names, or the only one the task asks."""
+    if key is not None:
+        return next(request for request in asked if request.key == key)
+    if len(asked) != 1:
+        raise UsageError(
+            f"the task asks {len(asked)} things at once: name the one this answers with "
+            f"--key KEY (its keys: {_keys(asked)}), or give them all with --from-file"
+        )
+    return asked[0]
+
+
+def _content(request: InputRequest, items: list[tuple[str, Any, bool]]) -> JsonObject:
+    """The form content the items give, each value typed as its field asks."""
+    if request.method != ELICITATION or request.is_url:
+        what = "a URL to visit" if request.is_url else request.method
+        raise UsageError(
+            f"request {request.key!r} is {what}, not a form: answer it with "
+            + ("--accept, --decline or --cancel" if request.is_url else "--from-file FILE")
+        )
+    fields = {form_field.name: form_field for form_field in request.fields}
+    content: JsonObject = {}
+    for name, value, raw in items:
+        form_field = fields.get(name)
+        if form_field is None:
+            raise UsageError(
+                f"the form of {request.key!r} has no field {name!r} "
+                f"(its fields: {', '.join(fields) or 'none'})"
+            )
+        if name in content:
+            raise UsageError(f"field {name!r} is given twice")
+        try:
+            content[name] = value if raw else form_field.coerce(value)
+        except ValueError as exc:
+            raise UsageError(f"the answer to {request.key!r}: {exc}") from None
+    return content
+
+
+def _keys(asked: list[InputRequest]) -> str:
+    return ", ".join(repr(request.key) for request in asked) or "none"
