@@ -73,11 +73,13 @@ class ExitCode(IntEnum):
     -32601)."""
     TASK_FAILED = 6
     """At least one task was not found, could not be cancelled, or ended `unknown`; a joined or
-    recorded session has ended."""
+    recorded session has ended; `answer`: the task did not wait for input (nothing was sent),
+    or it failed, was cancelled or went away after the answer."""
     PENDING = 7
     """Not confirmed in time (`pending`); `watch --exit-status`: a task ended failed, cancelled
     or gone; `watch --wait-timeout` ran out; `result`: the task had not finished within
-    `--wait-timeout`."""
+    `--wait-timeout`, or it waits for input; `answer`: the task still waited on the answer
+    when `--wait-timeout` ran out."""
     PROTOCOL = 8
     """The server broke the protocol: invalid JSON, not JSON-RPC, wrong content type, wrong id,
     an answer over the size bound, a list without end (over 5,000 pages)."""

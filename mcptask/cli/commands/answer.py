@@ -72,21 +72,20 @@ def answer(
     parsed = [parse_typed_item(item) for item in items or []]
     file_answer = _read_answer(from_file) if from_file is not None else None
     given = bool(parsed or actions or from_file is not None)
-    interactive = not given and sys.stdin.isatty()
     invocation = Invocation(common)
+    interactive = not given and sys.stdin.isatty() and invocation.screen.err_is_terminal
     view = AnswerView(invocation.screen)
     with invocation.client(rejoin=[task_id]) as client:
         task, asked = answering.read_questions(client, task_id)
         if not asked:
             report = answering.not_waiting(task)
         else:
-            view.questions(task_id, asked)
-            if interactive and invocation.screen.err_is_terminal:
+            view.questions(task_id, asked, always=interactive)
+            if interactive:
                 responses = view.ask(asked)
                 answering.check_responses(asked, responses)
                 if not view.confirm(asked, responses):
-                    report = answering.not_waiting(task, interrupted=True)
-                    view.show(report)
+                    view.show(answering.not_waiting(task, interrupted=True))
                     raise typer.Exit(int(ExitCode.INTERRUPTED))
             else:
                 responses = answering.build_responses(

@@ -32,7 +32,8 @@ _SAID = {
     "later: mcptask get {id})",
     "gone": "the answer was sent, and then the server no longer knew the task",
     "not-waiting": "task {id} does not wait for input (it is {status}): nothing was sent",
-    "interrupted": "interrupted: nothing more was sent",
+    "interrupted": "stopped after the answer was sent (the task is {status})",
+    "stopped": "stopped: nothing was sent",
 }
 """What the summary line says of each kind of report (`{id}`, `{status}` filled in)."""
 
@@ -45,9 +46,10 @@ class AnswerView(View["AnswerReport"]):
 
     # -- the questions --------------------------------------------------------------------------
 
-    def questions(self, task_id: str, asked: list[InputRequest]) -> None:
-        """What the task asks, request by request, on stderr (table output only)."""
-        if self.screen.format != "table":
+    def questions(self, task_id: str, asked: list[InputRequest], *, always: bool = False) -> None:
+        """What the task asks, request by request, on stderr (with table output, or `always`:
+        before prompts)."""
+        if self.screen.format != "table" and not always:
             return
         from rich.text import Text
 
@@ -143,7 +145,8 @@ class AnswerView(View["AnswerReport"]):
 
     def table(self, shown: AnswerReport) -> None:
         status = shown.latest.status if shown.latest is not None else "-"
-        said = _SAID[shown.kind].format(id=clean(shown.task_id), status=clean(status))
+        kind = "stopped" if shown.kind == "interrupted" and not shown.sent else shown.kind
+        said = _SAID[kind].format(id=clean(shown.task_id), status=clean(status))
         self.screen.plain_lines([f"task {shown.task_id}: {said}"])
         if shown.asks_now:
             self.questions(shown.task_id, shown.asks_now)
