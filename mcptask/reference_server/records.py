@@ -7,7 +7,7 @@ from __future__ import annotations
 import heapq
 from collections import deque
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from types import MappingProxyType
 
@@ -19,6 +19,8 @@ CANCELLED_MESSAGE = "Cancelled by client"
 COMPLETED_DURING_CANCEL_MESSAGE = "Completed before the cancel request arrived"
 INPUT_RECEIVED_MESSAGE = "Input received; working again"
 INPUT_REQUIRED = "input_required"
+
+NO_INPUT_REQUESTS: Mapping[str, JsonObject] = MappingProxyType({})
 
 # (created_at in microseconds since the epoch, creation number): the order of tasks/list
 # and what its cursors carry.
@@ -46,7 +48,7 @@ class TaskView:
     # tasks, whose answers are derived from their status and message.
     result: JsonObject | None = None
     error: JsonObject | None = None
-    input_requests: Mapping[str, JsonObject] = field(default_factory=lambda: MappingProxyType({}))
+    input_requests: Mapping[str, JsonObject] = field(default_factory=lambda: NO_INPUT_REQUESTS)
 
 
 @dataclass(frozen=True)
@@ -82,16 +84,10 @@ class TaskTerminalError(Exception):
 
 @dataclass
 class TaskRecord:
-    """The mutable state of one task (only ever touched under the store's lock)."""
+    """One task in the store (only ever touched under the store's lock): its current
+    snapshot, replaced on every change, and what drives it (script, deadlines, input)."""
 
-    task_id: str
-    key: SortKey
-    status: str
-    status_message: str | None
-    created_at: datetime
-    last_updated_at: datetime
-    ttl_ms: int | None
-    owner: str | None
+    view: TaskView
     on_cancel: OnCancel | None
     steps: deque[Step] = field(default_factory=deque)
     # Deadlines on the store's monotonic clock; None when nothing is pending.
@@ -103,41 +99,25 @@ class TaskRecord:
     # awaitInput: entering input_required pauses the script until the input arrives.
     await_input: bool = False
     input_seq: int = 0
-    input_key: str | None = None
-    # Tasks driven by code: see TaskView.
-    result: JsonObject | None = None
-    error: JsonObject | None = None
-    input_requests: dict[str, JsonObject] = field(default_factory=dict)
-    # wire key -> the worker's own name for it, and the answers gathered so far (by name).
+    # Tasks driven by code: wire key -> the worker's own name for it, and the answers
+    # gathered so far (by name).
     input_names: dict[str, str] = field(default_factory=dict)
     input_responses: dict[str, object] = field(default_factory=dict)
-
-    def view(self) -> TaskView:
-        """The snapshot of this task as it is now."""
-        return TaskView(
-            task_id=self.task_id,
-            status=self.status,
-            status_message=self.status_message,
-            created_at=self.created_at,
-            last_updated_at=self.last_updated_at,
-            ttl_ms=self.ttl_ms,
-            owner=self.owner,
-            sort_key=self.key,
-            input_key=self.input_key,
-            result=self.result,
-            error=self.error,
-            input_requests=MappingProxyType(dict(self.input_requests)),
-        )
 
     @property
     def terminal(self) -> bool:
         """True once the task is completed, failed or cancelled."""
-        return self.status in TERMINAL_STATUSES
+        return self.view.status in TERMINAL_STATUSES
+
+    @property
+    def input_requests(self) -> Mapping[str, JsonObject]:
+        """The outstanding input requests of a task driven by code."""
+        return self.view.input_requests
 
     def visible_to(self, viewer: str | None) -> bool:
         """Owner None: a shared task (seeded, scripted, created in global scope or by a
         2026-07-28 request), visible to everyone; else only to its owner."""
-        return self.owner is None or self.owner == viewer
+        return self.view.owner is None or self.view.owner == viewer
 
     def expired(self, now: float) -> bool:
         """True once the task's ttl has run out at monotonic time `now`."""
@@ -149,10 +129,10 @@ class TaskRecord:
         deadlines = (self.next_step_at, self.cancel_at, self.expires_at)
         return min((d for d in deadlines if d is not None), default=None)
 
-    def open_input_request(self) -> None:
-        """Mint the key of a new input request (input-1, input-2, ...)."""
+    def next_input_key(self) -> str:
+        """The key of a new input request (input-1, input-2, ...)."""
         self.input_seq += 1
-        self.input_key = f"input-{self.input_seq}"
+        return f"input-{self.input_seq}"
 
     @property
     def script_paused(self) -> bool:
@@ -166,32 +146,40 @@ class TaskRecord:
         *,
         result: JsonObject | None = None,
         error: JsonObject | None = None,
-        input_requests: dict[str, JsonObject] | None = None,
+        input_requests: Mapping[str, JsonObject] | None = None,
     ) -> bool:
         """Move to `status`; False (and no change) when the task is already terminal:
-        terminal statuses never change (spec), so late script steps are dropped. The store
-        stamps lastUpdatedAt and tells the listeners."""
+        terminal statuses never change (spec), so late script steps are dropped. `result`
+        and `error` end a task driven by code; the store stamps lastUpdatedAt and tells the
+        listeners."""
         if self.terminal:
             return False
+        view = self.view
+        input_key = view.input_key
         if input_requests is not None:
-            self.input_key = None
-            self.input_requests = input_requests
-        elif status == INPUT_REQUIRED and self.status != INPUT_REQUIRED:
-            self.open_input_request()
+            input_key = None
         elif status != INPUT_REQUIRED:
-            self.input_key = None
-            self.input_requests = {}
+            input_key, input_requests = None, NO_INPUT_REQUESTS
             self.input_names = {}
-        self.status = status
-        self.status_message = message
-        if status == "completed":
-            self.result = result
-        elif status == "failed":
-            self.error = error
+        elif view.status != INPUT_REQUIRED:
+            input_key = self.next_input_key()
         if status in TERMINAL_STATUSES:
             self.steps.clear()
             self.next_step_at = None
             self.cancel_at = None
+        self.view = replace(
+            view,
+            status=status,
+            status_message=message,
+            input_key=input_key,
+            input_requests=(
+                view.input_requests
+                if input_requests is None
+                else MappingProxyType(dict(input_requests))
+            ),
+            result=result,
+            error=error,
+        )
         return True
 
 
@@ -211,7 +199,7 @@ class DeadlineQueue:
         if deadline is None or (record.timer_at is not None and record.timer_at <= deadline):
             return
         record.timer_at = deadline
-        heapq.heappush(self._heap, (deadline, record.key[1], record.task_id))
+        heapq.heappush(self._heap, (deadline, record.view.sort_key[1], record.view.task_id))
 
     def due(self, now: float, records: Mapping[str, TaskRecord]) -> Iterator[TaskRecord]:
         """Take out every record due by `now`, earliest first; the caller applies what is
@@ -234,6 +222,6 @@ class DeadlineQueue:
     ) -> TaskRecord | None:
         deadline, seq, task_id = entry
         record = records.get(task_id)
-        if record is None or record.key[1] != seq or record.timer_at != deadline:
+        if record is None or record.view.sort_key[1] != seq or record.timer_at != deadline:
             return None  # the task is gone, or was queued again under an earlier deadline
         return record

@@ -17,7 +17,9 @@ import threading
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from datetime import datetime
+from types import MappingProxyType
 
 from mcptask.reference_server.clock import Clock, SystemClock
 from mcptask.reference_server.config import CancelMode
@@ -109,29 +111,32 @@ class TaskStore:
                 raise ValueError(f"duplicate task id {task_id!r}")
             self._seq += 1
             created = created_at or self.clock.now()
-            record = TaskRecord(
+            view = TaskView(
                 task_id=task_id,
-                key=(int(created.timestamp() * 1_000_000), self._seq),
                 status=status,
                 status_message=status_message,
                 created_at=created,
                 last_updated_at=last_updated_at or created,
                 ttl_ms=ttl_ms,
                 owner=owner,
+                sort_key=(int(created.timestamp() * 1_000_000), self._seq),
+            )
+            record = TaskRecord(
+                view,
                 on_cancel=on_cancel,
                 steps=deque(steps) if status not in TERMINAL_STATUSES else deque(),
                 expires_at=None if ttl_ms is None else now + ttl_ms / 1000,
                 await_input=await_input,
             )
             if status == INPUT_REQUIRED:
-                record.open_input_request()
+                record.view = replace(view, input_key=record.next_input_key())
             if record.steps and not (await_input and status == INPUT_REQUIRED):
                 record.next_step_at = now + record.steps[0].delay
             self._records[task_id] = record
             bisect.insort(self._order, record, key=_sort_key)  # usually an append
             self._timers.schedule(record)
             self._cond.notify_all()
-            return record.view()
+            return record.view
 
     def cancel(self, task_id: str, viewer: str | None, policy: CancelPolicy) -> TaskView:
         """Apply tasks/cancel; TaskTerminalError for a finished task, except in lenient mode,
@@ -141,13 +146,13 @@ class TaskStore:
             lenient = policy.mode is CancelMode.LENIENT
             if record.terminal:
                 if lenient:
-                    return record.view()
-                raise TaskTerminalError(task_id, record.status)
+                    return record.view
+                raise TaskTerminalError(task_id, record.view.status)
             action = record.on_cancel or policy.default_action()
             self._apply_cancel(record, action)
             if action.kind == "complete" and not lenient:
                 raise TaskTerminalError(task_id, "completed")
-            return record.view()
+            return record.view
 
     def request_cancel(self, task_id: str, viewer: str | None, default: OnCancel) -> TaskView:
         """Apply a 2026-07-28 tasks/cancel: an intent, acknowledged whatever happens. The
@@ -156,7 +161,7 @@ class TaskStore:
             record = self._lookup(task_id, viewer)
             if not record.terminal:
                 self._apply_cancel(record, record.on_cancel or default)
-            return record.view()
+            return record.view
 
     def provide_input(
         self, task_id: str, viewer: str | None, responses: Mapping[str, object]
@@ -169,11 +174,11 @@ class TaskStore:
         """
         with self._cond:
             record = self._lookup(task_id, viewer)
-            if record.status != INPUT_REQUIRED:
+            if record.view.status != INPUT_REQUIRED:
                 return False
             if record.input_requests:
                 return self._answer_requests(record, responses)
-            if record.input_key not in responses:
+            if record.view.input_key not in responses:
                 return False
             self._transition(record, "working", INPUT_RECEIVED_MESSAGE)
             if record.script_paused:
@@ -185,13 +190,15 @@ class TaskStore:
     def _answer_requests(self, record: TaskRecord, responses: Mapping[str, object]) -> bool:
         """Answers to the requests of a task driven by code: it stays input_required, without
         the answered keys, until the last one arrives."""
-        answered = [key for key in record.input_requests if key in responses]
+        requests = dict(record.input_requests)
+        answered = [key for key in requests if key in responses]
         if not answered:
             return False
         for key in answered:
-            del record.input_requests[key]
+            del requests[key]
             record.input_responses[record.input_names.pop(key)] = responses[key]
-        if record.input_requests:
+        if requests:
+            record.view = replace(record.view, input_requests=MappingProxyType(requests))
             self._changed(record)
         else:
             self._transition(record, "working", INPUT_RECEIVED_MESSAGE)
@@ -215,7 +222,7 @@ class TaskStore:
     def get(self, task_id: str, viewer: str | None) -> TaskView:
         """The task, if it exists, has not expired and is visible to `viewer`."""
         with self._cond:
-            return self._lookup(task_id, viewer).view()
+            return self._lookup(task_id, viewer).view
 
     def page(
         self, viewer: str | None, after: SortKey | None, limit: int
@@ -238,7 +245,7 @@ class TaskStore:
                     continue
                 if len(views) == limit:
                     return views, True
-                views.append(record.view())
+                views.append(record.view)
         return views, False
 
     def wait_terminal(self, task_id: str, viewer: str | None) -> TaskView:
@@ -247,7 +254,7 @@ class TaskStore:
             while True:
                 record = self._lookup(task_id, viewer)
                 if record.terminal:
-                    return record.view()
+                    return record.view
                 if self._closed:  # the server is stopping: this task will not end here
                     raise TaskNotFoundError(task_id)
                 self.clock.wait(self._cond, None)
@@ -270,8 +277,8 @@ class TaskStore:
 
     def _remove(self, record: TaskRecord) -> None:
         """Forget an expired task; tasks/result waiters must learn that it is gone."""
-        del self._records[record.task_id]
-        del self._order[bisect.bisect_left(self._order, record.key, key=_sort_key)]
+        del self._records[record.view.task_id]
+        del self._order[bisect.bisect_left(self._order, record.view.sort_key, key=_sort_key)]
         self._cond.notify_all()
 
     def _transition(
@@ -282,7 +289,7 @@ class TaskStore:
         *,
         result: JsonObject | None = None,
         error: JsonObject | None = None,
-        input_requests: dict[str, JsonObject] | None = None,
+        input_requests: Mapping[str, JsonObject] | None = None,
     ) -> None:
         if record.transition(
             status, message, result=result, error=error, input_requests=input_requests
@@ -291,10 +298,9 @@ class TaskStore:
 
     def _changed(self, record: TaskRecord) -> None:
         """Stamp the change, tell the listeners and wake every waiter."""
-        record.last_updated_at = self.clock.now()
-        view = record.view()
+        record.view = replace(record.view, last_updated_at=self.clock.now())
         for listener in self._listeners:
-            listener(view)
+            listener(record.view)
         self._cond.notify_all()
 
     def run_due(self) -> float | None:
@@ -316,7 +322,7 @@ class TaskStore:
             self._transition(record, step.status, step.message)
             if not record.steps or record.next_step_at is None:
                 record.next_step_at = None
-            elif record.await_input and record.status == INPUT_REQUIRED:
+            elif record.await_input and record.view.status == INPUT_REQUIRED:
                 record.next_step_at = None  # paused until provide_input
             else:
                 # Count the next delay from this step's due time, not from "now", so
@@ -328,4 +334,4 @@ class TaskStore:
 
 
 def _sort_key(record: TaskRecord) -> SortKey:
-    return record.key
+    return record.view.sort_key
