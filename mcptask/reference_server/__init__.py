@@ -1,26 +1,9 @@
 """The embedded MCP reference server (`mcptask reference-server`).
 
 A small, spec-faithful MCP tasks server built on the standard library only: a demo target for
-every mcptask command and the fixture of the test suite. It speaks 2025-11-25 (tasks in the
-core protocol, initialize, sessions) and 2026-07-28 with the `io.modelcontextprotocol/tasks`
-extension (stateless requests with per-request `_meta`), selected per request like a dual-era
-server (--protocol-eras). Layout:
-
-- cli_options / config: command line -> ServerConfig (and the OAuth demo's OAuthConfig)
-- scripting: task scripts, --seed, --tasks-file (server.populate fills the store)
-- store (+ records, clock): the tasks, shared by all sessions and both
-  eras; timed changes on an injectable clock, ttl, cancel, input
-- rpc / wire: JSON-RPC envelopes; what both eras write alike (the Task object, taskId,
-  errors)
-- tools: the long_job tool, and ToolSet, the interface of tools given in code
-  (ServerConfig.tools: the test suite's conformance fixtures)
-- eras/: the protocol logic of each era: legacy (LegacyDispatcher, 2025-11-25), modern
-  (+ modern_wire, subscriptions: ModernDispatcher, 2026-07-28 + tasks extension, listen
-  streams), and router, which decides each message's era, once, for both transports
-- http/ and stdio: the wire, over the router
-- oauth/: the OAuth 2.1 authorization server of --oauth
-- faults: deliberately broken answers (--fault) and the fault switches (--fault-rate,
-  --die-after: a FaultPlan that the transports apply), with their command line
+every mcptask command and the fixture of the test suite. It speaks 2025-11-25 and 2026-07-28
+with the `io.modelcontextprotocol/tasks` extension, selected per request like a dual-era
+server (--protocol-eras). docs/architecture.md maps its modules.
 """
 
 from __future__ import annotations
