@@ -52,11 +52,13 @@ def chunk(data: bytes) -> bytes:
 
 
 class Exchange(BaseHTTPRequestHandler):
-    """Handles one connection (HTTP/1.1 keep-alive: many requests); subclasses give the
-    server's settings (`config`, `plan`) and the do_* methods."""
+    """Handles one connection (HTTP/1.1 keep-alive: many requests); the subclass sets the
+    server's settings (`config`, `plan`) in setup and gives the do_* methods."""
 
     protocol_version = "HTTP/1.1"
     server_version = f"mcptask-reference/{__version__}"
+    config: ServerConfig
+    plan: FaultPlan
     # The request being handled (a JSON-RPC message; None before it is read) and the fault
     # the switches drew for it: set by the handler for each request of the connection.
     request_message: JsonObject | None = None
@@ -64,14 +66,6 @@ class Exchange(BaseHTTPRequestHandler):
     # Who the request's bearer token speaks for (--oauth), the owner of the tasks it
     # creates; None without --oauth.
     principal: str | None = None
-
-    @property
-    def config(self) -> ServerConfig:
-        raise NotImplementedError
-
-    @property
-    def plan(self) -> FaultPlan:
-        raise NotImplementedError
 
     def setup(self) -> None:
         super().setup()

@@ -112,15 +112,9 @@ class McpRequestHandler(Exchange):
 
     server: ReferenceHTTPServer
 
-    @property
-    def config(self) -> ServerConfig:
-        return self.server.config
-
-    @property
-    def plan(self) -> FaultPlan:
-        return self.server.plan
-
     def setup(self) -> None:
+        self.config = self.server.config
+        self.plan = self.server.plan
         super().setup()
         # An idle connection (no request, or a request trickling in) is closed after this
         # long: a read that times out ends BaseHTTPRequestHandler's loop of requests.
