@@ -48,9 +48,8 @@ class LongJob:
     await_input: bool = False
 
 
-def tool_definitions(tasks_enabled: bool, modern: bool = False) -> list[JsonObject]:
-    """The tools/list entries; `execution.taskSupport` only in 2025-11-25 with tasks offered
-    (in 2026-07-28 the server decides per call whether to answer with a task)."""
+def tool_list(config: ServerConfig, era: Era) -> list[JsonObject]:
+    """The tools/list entries: long_job, then the tools of config.tools the era offers."""
     tool: JsonObject = {
         "name": LONG_JOB,
         "title": "Long job",
@@ -88,9 +87,12 @@ def tool_definitions(tasks_enabled: bool, modern: bool = False) -> list[JsonObje
             },
         },
     }
-    if tasks_enabled and not modern:
+    # In 2026-07-28 the server decides per call whether to answer with a task.
+    if config.tasks_enabled and era == "legacy":
         tool["execution"] = {"taskSupport": "optional"}
-    return [tool]
+    if config.tools is None:
+        return [tool]
+    return [tool, *config.tools.definitions(era, config.tasks_enabled)]
 
 
 def parse_long_job(arguments: object) -> LongJob:
@@ -179,14 +181,6 @@ class ToolSet(Protocol):
     ) -> JsonObject | None:
         """The result of a 2026-07-28 tools/call of one of the set's tools."""
         ...
-
-
-def tool_list(config: ServerConfig, era: Era) -> list[JsonObject]:
-    """The tools/list entries: long_job, then the tools of config.tools the era offers."""
-    entries = tool_definitions(config.tasks_enabled, modern=era == "modern")
-    if config.tools is not None:
-        entries += config.tools.definitions(era, config.tasks_enabled)
-    return entries
 
 
 def resolve_long_job(params: JsonObject) -> LongJob:
