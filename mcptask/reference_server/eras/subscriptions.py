@@ -78,11 +78,6 @@ class SubscriptionHub:
                 self._subscriptions.remove(subscription)
             self._lock.notify_all()
 
-    def active(self) -> list[Subscription]:
-        """The subscriptions currently open."""
-        with self._lock:
-            return list(self._subscriptions)
-
     def publish(self, view: TaskView) -> None:
         """Queue the changed task for every subscription that listens to it.
 
@@ -99,10 +94,10 @@ class SubscriptionHub:
     def close_all(self, timeout: float) -> None:
         """Server shutdown: close every subscription, then wait up to `timeout` seconds for
         their writers to finish (each removes its subscription when done)."""
-        for subscription in self.active():
-            subscription.close()
         deadline = time.monotonic() + timeout
         with self._lock:
+            for subscription in self._subscriptions:
+                subscription.close()
             while self._subscriptions:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
