@@ -70,7 +70,6 @@ class TaskNotFoundError(Exception):
 
     def __init__(self, task_id: str) -> None:
         super().__init__(f"Task not found: {task_id}")
-        self.task_id = task_id
 
 
 class TaskTerminalError(Exception):
@@ -78,8 +77,6 @@ class TaskTerminalError(Exception):
 
     def __init__(self, task_id: str, status: str) -> None:
         super().__init__(f"Cannot cancel task: already in terminal status '{status}'")
-        self.task_id = task_id
-        self.status = status
 
 
 @dataclass
