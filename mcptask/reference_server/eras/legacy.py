@@ -47,8 +47,6 @@ from mcptask.reference_server.wire import (
     task_id_param,
 )
 
-PROTOCOL_VERSION = LEGACY_VERSION
-SUPPORTED_VERSIONS = frozenset({PROTOCOL_VERSION})
 STATUS_NOTIFICATION = "notifications/tasks/status"
 LOGGER_NAME = "mcptask-reference"
 INSTRUCTIONS = (
@@ -206,11 +204,9 @@ class LegacyDispatcher:
         return capabilities
 
     def _initialize(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
-        requested = params.get("protocolVersion")
-        # Version negotiation: echo a supported version, otherwise offer our own.
-        version = requested if requested in SUPPORTED_VERSIONS else PROTOCOL_VERSION
+        # Version negotiation: echo a supported version, otherwise offer our own (the one).
         return {
-            "protocolVersion": version,
+            "protocolVersion": LEGACY_VERSION,
             "capabilities": self.capabilities(),
             "serverInfo": server_info(self.config),
             "instructions": INSTRUCTIONS,
