@@ -38,7 +38,6 @@ DIE_STATUS = 70
 PADDING_KEY = "mcptask-reference/padding"
 # Oversized answers are written in pieces of this size, never built whole in memory.
 PIECE_BYTES = 64 * 1024
-TASK_METHOD_PREFIX = "tasks/"
 
 log = logging.getLogger("mcptask.reference_server")
 
@@ -54,14 +53,7 @@ REPLACEMENT_BODIES = {
 def with_wrong_id(response: JsonObject) -> JsonObject:
     """A copy of the response whose id matches no request the client sent."""
     msg_id = response.get("id")
-    if isinstance(msg_id, int):
-        wrong: str | int = msg_id + 1_000_000
-    else:
-        wrong = f"{msg_id}-wrong"
-    return {**response, "id": wrong}
-
-
-# -- the fault switches ---------------------------------------------------------------------
+    return {**response, "id": msg_id + 1_000_000 if isinstance(msg_id, int) else f"{msg_id}-wrong"}
 
 
 def describe(message: object) -> str:
@@ -80,9 +72,8 @@ def is_task_request(message: object) -> bool:
     with tasks/ (notifications and other methods never get a fault)."""
     if classify(message) is not MessageKind.REQUEST:
         return False
-    assert isinstance(message, dict)
-    method = message["method"]
-    return isinstance(method, str) and method.startswith(TASK_METHOD_PREFIX)
+    assert isinstance(message, dict)  # and its method a string
+    return str(message["method"]).startswith("tasks/")
 
 
 class FaultPlan:
