@@ -225,9 +225,9 @@ class Exchange(BaseHTTPRequestHandler):
             stream = secrets.token_hex(6)
             events = [priming_event(f"{stream}-0")]
             for index, item in enumerate([*related, response], start=1):
-                events.append(message_event(f"{stream}-{index}", item))
+                events.append(message_event(item, f"{stream}-{index}"))
         else:
-            events = [plain_event(item) for item in [*related, response]]
+            events = [message_event(item) for item in [*related, response]]
             headers["X-Accel-Buffering"] = "no"
         headers["Cache-Control"] = "no-cache"
         self.send(200, b"".join(events), EVENT_STREAM, headers)
@@ -301,17 +301,14 @@ class Exchange(BaseHTTPRequestHandler):
 HEARTBEAT = b": heartbeat\n\n"
 
 
-def message_event(event_id: str, message: JsonObject) -> bytes:
-    """An SSE `message` event carrying one JSON-RPC message."""
-    return f"event: message\nid: {event_id}\ndata: {encode_message(message)}\n\n".encode()
+def message_event(message: JsonObject, event_id: str | None = None) -> bytes:
+    """An SSE `message` event carrying one JSON-RPC message (2026-07-28 streams are not
+    resumable: their events have no id)."""
+    id_line = f"id: {event_id}\n" if event_id is not None else ""
+    return f"event: message\n{id_line}data: {encode_message(message)}\n\n".encode()
 
 
 def priming_event(event_id: str, retry_ms: int | None = None) -> bytes:
     """An event with an id and empty data: lets the client resume with Last-Event-ID."""
     retry = f"retry: {retry_ms}\n" if retry_ms is not None else ""
     return f"id: {event_id}\n{retry}data:\n\n".encode()
-
-
-def plain_event(message: JsonObject) -> bytes:
-    """An SSE `message` event without an id (2026-07-28 streams are not resumable)."""
-    return f"event: message\ndata: {encode_message(message)}\n\n".encode()

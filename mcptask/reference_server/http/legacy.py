@@ -177,7 +177,7 @@ class LegacyEndpoint:
                     exchange.wfile.write(chunk(HEARTBEAT))
                     continue
                 data = b"".join(
-                    message_event(f"{GET_STREAM}-{event_id}", msg) for event_id, msg in events
+                    message_event(msg, f"{GET_STREAM}-{event_id}") for event_id, msg in events
                 )
                 exchange.wfile.write(chunk(data))
                 cursor = events[-1][0]
@@ -204,7 +204,7 @@ class LegacyEndpoint:
                 exchange.wfile.write(chunk(HEARTBEAT))
             if messages:
                 data = b"".join(
-                    message_event(f"{stream}-{number}", message) for number, message in messages
+                    message_event(message, f"{stream}-{number}") for number, message in messages
                 )
                 exchange.wfile.write(chunk(data))
             exchange.wfile.write(LAST_CHUNK)

@@ -19,7 +19,7 @@ from mcptask.reference_server.http.framing import (
     LAST_CHUNK,
     Exchange,
     chunk,
-    plain_event,
+    message_event,
 )
 from mcptask.reference_server.http.policy import modern_header_problem
 from mcptask.reference_server.rpc import JsonObject
@@ -82,17 +82,17 @@ class ModernEndpoint:
         head = exchange.event_stream_head(unbuffered=True)
         heartbeat = self.config.heartbeat_seconds
         try:
-            exchange.wfile.write(head + chunk(b"".join(plain_event(m) for m in reply.related)))
+            exchange.wfile.write(head + chunk(b"".join(message_event(m) for m in reply.related)))
             exchange.log_request(200)
             last_write = time.monotonic()
             while True:
                 messages = subscription.wait(STREAM_POLL_SECONDS)
                 if messages is None:
-                    closing = plain_event(self.dispatcher.listen_closed(subscription))
+                    closing = message_event(self.dispatcher.listen_closed(subscription))
                     exchange.wfile.write(chunk(closing) + LAST_CHUNK)
                     break
                 if messages:
-                    exchange.wfile.write(chunk(b"".join(plain_event(m) for m in messages)))
+                    exchange.wfile.write(chunk(b"".join(message_event(m) for m in messages)))
                     last_write = time.monotonic()
                 elif time.monotonic() - last_write >= heartbeat:
                     exchange.wfile.write(chunk(HEARTBEAT))
