@@ -151,10 +151,9 @@ class ModernDispatcher:
             return Reply(result_response(msg_id, result), request.related)
         except Exception as exc:
             error = as_jsonrpc_error(exc, method)
-            if isinstance(error, ModernError):
-                status = error.http_status
-            else:
-                status = http_status_for(error.code)
+            status = (
+                error.http_status if isinstance(error, ModernError) else http_status_for(error.code)
+            )
             response = error_response(msg_id, error.code, error.message, error.data)
             return Reply(response, http_status=status)
 
@@ -195,13 +194,8 @@ class ModernDispatcher:
                 result = call_result("completed", view.status_message)
             task["result"] = {"resultType": "complete", **result}
         elif view.status == "failed":
-            error = view.error
-            if error is None:
-                error = {
-                    "code": INTERNAL_ERROR,
-                    "message": view.status_message or f"{LONG_JOB} failed",
-                }
-            task["error"] = error
+            message = view.status_message or f"{LONG_JOB} failed"
+            task["error"] = view.error or {"code": INTERNAL_ERROR, "message": message}
         elif view.status == "input_required" and view.input_requests:
             task["inputRequests"] = dict(view.input_requests)
         elif view.status == "input_required" and view.input_key is not None:
