@@ -149,12 +149,8 @@ def run_script(job: LongJob) -> tuple[str, str]:
 def task_result(view: TaskView) -> JsonObject:
     """What tasks/result returns for a terminal task: the CallToolResult (the tool's own
     when it gave one), tagged by task."""
-    if view.result is not None:
-        result = dict(view.result)
-    else:
-        result = call_result(view.status, view.status_message)
-    result["_meta"] = {RELATED_TASK_META: {"taskId": view.task_id}}
-    return result
+    result = call_result(view.status, view.status_message) if view.result is None else view.result
+    return {**result, "_meta": {RELATED_TASK_META: {"taskId": view.task_id}}}
 
 
 class ToolSet(Protocol):
