@@ -118,11 +118,6 @@ _SEED_MESSAGES = {
 }
 
 
-def seed_task_id(status: str, number: int) -> str:
-    """The deterministic id of the `number`-th seeded task of `status` (1-based)."""
-    return f"{status}-{number:03d}"
-
-
 def populate(store: TaskStore, config: ServerConfig) -> None:
     """Create the seeded and scripted tasks; raise ValueError for conflicting ids.
 
@@ -138,7 +133,7 @@ def populate(store: TaskStore, config: ServerConfig) -> None:
         for number in range(1, count + 1):
             index += 1
             created = start - SEED_SPACING * (total - index + 1)
-            task_id = seed_task_id(status, number)
+            task_id = f"{status}-{number:03d}"  # working-001, ...
             store.create(
                 task_id=task_id,
                 status=status,
