@@ -12,7 +12,6 @@ from typing import NoReturn
 
 from mcptask.reference_server.cli_access import add_access_arguments, oauth_config, required_token
 from mcptask.reference_server.config import (
-    DEFAULT_PROTOCOL_ERAS,
     AnswerMode,
     CancelMode,
     Fault,
@@ -83,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--protocol-eras",
         choices=[eras.value for eras in ProtocolEras],
-        default=DEFAULT_PROTOCOL_ERAS.value,
+        default=ProtocolEras.BOTH.value,
         help="legacy: 2025-11-25 only (initialize, sessions); modern: 2026-07-28 with the "
         "tasks extension only (per-request _meta, server/discover); both: a dual-era server "
         "that picks the era per request (default %(default)s)",

@@ -53,11 +53,6 @@ class ProtocolEras(enum.StrEnum):
         return self is not ProtocolEras.LEGACY
 
 
-# The eras served when --protocol-eras is not given: both, as current servers do, so that
-# every client finds its era (selected per request by how the client opens).
-DEFAULT_PROTOCOL_ERAS = ProtocolEras.BOTH
-
-
 class Fault(enum.StrEnum):
     """A deliberate protocol violation applied to answers of tasks/* requests."""
 
@@ -146,7 +141,9 @@ class ServerConfig:
     notify: bool = True
     get_stream: bool = True
     server_name: str = "mcptask-reference"
-    protocol_eras: ProtocolEras = DEFAULT_PROTOCOL_ERAS
+    # Both by default, as current servers do, so that every client finds its era (selected
+    # per request by how the client opens).
+    protocol_eras: ProtocolEras = ProtocolEras.BOTH
     # Tools offered besides long_job; not on the command line: the test suite gives the
     # conformance runner's fixture tools (tests/conformance/fixtures).
     tools: ToolSet | None = None
