@@ -184,8 +184,7 @@ def parse_tasks_file(text: str) -> tuple[ScriptedTask, ...]:
 
 def parse_seed(spec: str) -> tuple[tuple[str, int], ...]:
     """Parse `working=20,completed=5,...` into (status, count) pairs, in the given order."""
-    counts: list[tuple[str, int]] = []
-    seen: set[str] = set()
+    counts: dict[str, int] = {}
     for part in spec.split(","):
         part = part.strip()
         if not part:
@@ -195,7 +194,7 @@ def parse_seed(spec: str) -> tuple[tuple[str, int], ...]:
         if not sep:
             raise ValueError(f"expected STATUS=COUNT, got {part!r}")
         parse_status(status)
-        if status in seen:
+        if status in counts:
             raise ValueError(f"status {status!r} given twice")
         try:
             count = int(count_text.strip())
@@ -205,6 +204,5 @@ def parse_seed(spec: str) -> tuple[tuple[str, int], ...]:
             ) from None
         if not 0 <= count <= MAX_SEED_PER_STATUS:
             raise ValueError(f"count for {status!r} must be between 0 and {MAX_SEED_PER_STATUS}")
-        seen.add(status)
-        counts.append((status, count))
-    return tuple(counts)
+        counts[status] = count
+    return tuple(counts.items())
