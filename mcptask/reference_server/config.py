@@ -98,7 +98,6 @@ class FaultSwitches:
 
     @property
     def active(self) -> bool:
-        """True when any switch is on."""
         return self.rate > 0 or self.die_after is not None
 
 
@@ -178,8 +177,6 @@ class PreRegistered:
 
 @dataclass(frozen=True)
 class OAuthConfig:
-    """The authorization server's settings."""
-
     token_ttl_seconds: int = 3600
     code_ttl_seconds: int = 120
     clients: tuple[PreRegistered, ...] = field(default=())

@@ -103,7 +103,6 @@ class TaskRecord:
 
     @property
     def terminal(self) -> bool:
-        """True once the task is completed, failed or cancelled."""
         return self.view.status in TERMINAL_STATUSES
 
     @property

@@ -68,7 +68,6 @@ def request_id(message: object) -> str | int | None:
 
 
 def result_response(msg_id: str | int | None, result: JsonObject) -> JsonObject:
-    """A success response."""
     return {"jsonrpc": "2.0", "id": msg_id, "result": result}
 
 
@@ -90,7 +89,6 @@ def error_response(
 
 
 def notification(method: str, params: JsonObject) -> JsonObject:
-    """A notification message (no id)."""
     return {"jsonrpc": "2.0", "method": method, "params": params}
 
 

@@ -92,7 +92,6 @@ def parse_seconds(value: object, what: str) -> float:
 
 
 def parse_status(value: object, what: str = "status") -> str:
-    """A task status string, validated."""
     if value not in STATUSES:
         raise ValueError(f"{what} must be one of {', '.join(STATUSES)}; got {value!r}")
     return str(value)

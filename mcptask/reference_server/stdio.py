@@ -68,11 +68,9 @@ class _Output:
         self._writer = threading.Thread(target=self._write_loop, name="stdio-writer", daemon=True)
 
     def start(self) -> None:
-        """Start the writer thread."""
         self._writer.start()
 
     def send(self, message: JsonObject) -> None:
-        """Queue one message as a line."""
         self._outbox.put(encode_message(message).encode() + b"\n")
 
     def answer(self, message: object, response: JsonObject, fault: FaultKind | None = None) -> None:

@@ -82,7 +82,6 @@ def task_id_param(params: JsonObject) -> str:
 
 
 def server_info(config: ServerConfig) -> JsonObject:
-    """The Implementation object naming this server."""
     return {"name": config.server_name, "version": __version__}
 
 

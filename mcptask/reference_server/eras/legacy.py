@@ -94,7 +94,6 @@ class LegacyDispatcher:
     # -- entry points ---------------------------------------------------------------------
 
     def handle(self, message: object, session_id: str | None) -> Reply:
-        """Process one decoded JSON-RPC message and return the reply."""
         kind = classify(message)
         if kind is MessageKind.INVALID:
             return Reply(error_response(request_id(message), INVALID_REQUEST, INVALID_MESSAGE))

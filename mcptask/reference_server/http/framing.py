@@ -155,7 +155,6 @@ class Exchange(BaseHTTPRequestHandler):
         content_type: str | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        """A complete answer with a Content-Length."""
         all_headers = dict(headers or {})
         if content_type is not None:
             all_headers["Content-Type"] = content_type

@@ -214,7 +214,6 @@ class LegacyEndpoint:
     # -- DELETE ---------------------------------------------------------------------------
 
     def delete(self, exchange: Exchange) -> None:
-        """End the session."""
         session = self._require_session(exchange)
         self.sessions.remove(session.id)
         exchange.send(200)

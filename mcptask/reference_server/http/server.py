@@ -80,7 +80,6 @@ class ReferenceHTTPServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        """The endpoint URL."""
         host = self.server_name
         host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{self.server_port}{ENDPOINT}"

@@ -53,7 +53,6 @@ class Session:
             return self._last_id
 
     def push(self, message: JsonObject) -> None:
-        """Queue a server notification for the GET stream."""
         with self._cond:
             self._last_id += 1
             self._events.append((self._last_id, message))
@@ -129,7 +128,6 @@ class Session:
             self._sent_upto = max(self._sent_upto, event_id)
 
     def close(self) -> None:
-        """End the session; its GET stream stops."""
         with self._cond:
             self.closed = True
             self._cond.notify_all()
@@ -157,7 +155,6 @@ class SessionRegistry:
         return session
 
     def get(self, session_id: str) -> Session | None:
-        """The live session with this id, if any."""
         self._forget_idle()
         with self._lock:
             return self._sessions.get(session_id)

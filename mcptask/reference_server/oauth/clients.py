@@ -28,14 +28,11 @@ class OAuthError(Exception):
     description: str
 
     def document(self) -> dict[str, str]:
-        """The JSON body of the answer."""
         return {"error": self.error, "error_description": self.description}
 
 
 @dataclass(frozen=True)
 class Client:
-    """A registered client."""
-
     client_id: str
     auth_method: str
     secret: str | None = None
@@ -73,7 +70,6 @@ class Registry:
 
     @classmethod
     def of(cls, preregistered: tuple[PreRegistered, ...]) -> Registry:
-        """A registry holding the pre-registered clients."""
         registry = cls()
         for entry in preregistered:
             method = "private_key_jwt" if entry.public_key_pem else "client_secret_basic"
@@ -130,7 +126,6 @@ class Registry:
         return answer
 
     def get(self, client_id: str) -> Client | None:
-        """The client with this id, if registered."""
         with self._lock:
             return self.clients.get(client_id)
 

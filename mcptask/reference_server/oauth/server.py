@@ -59,8 +59,6 @@ PRINCIPAL_PREFIX = "client:"
 
 @dataclass(frozen=True)
 class Request:
-    """One HTTP request to an OAuth path."""
-
     method: str
     path: str
     query: str = ""
@@ -71,8 +69,6 @@ class Request:
 
 @dataclass(frozen=True)
 class Response:
-    """One HTTP answer."""
-
     status: int
     headers: dict[str, str]
     body: bytes = b""
