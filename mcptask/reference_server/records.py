@@ -11,7 +11,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from types import MappingProxyType
 
-from mcptask.reference_server.config import CancelMode
 from mcptask.reference_server.rpc import JsonObject
 from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, Step
 
@@ -49,20 +48,6 @@ class TaskView:
     result: JsonObject | None = None
     error: JsonObject | None = None
     input_requests: Mapping[str, JsonObject] = field(default_factory=lambda: NO_INPUT_REQUESTS)
-
-
-@dataclass(frozen=True)
-class CancelPolicy:
-    """The server-wide cancel behaviour (--cancel-mode and --cancel-delay)."""
-
-    mode: CancelMode = CancelMode.STRICT
-    delay_ms: int = 1000
-
-    def default_action(self) -> OnCancel:
-        """What a cancel does to a task that has no onCancel of its own."""
-        if self.mode is CancelMode.COOPERATIVE:
-            return OnCancel(kind="delay", delay_ms=self.delay_ms)
-        return OnCancel(kind="cancel")
 
 
 class TaskNotFoundError(Exception):

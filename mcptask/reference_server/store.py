@@ -22,13 +22,11 @@ from datetime import datetime
 from types import MappingProxyType
 
 from mcptask.reference_server.clock import Clock, SystemClock
-from mcptask.reference_server.config import CancelMode
 from mcptask.reference_server.records import (
     CANCELLED_MESSAGE,
     COMPLETED_DURING_CANCEL_MESSAGE,
     INPUT_RECEIVED_MESSAGE,
     INPUT_REQUIRED,
-    CancelPolicy,
     DeadlineQueue,
     SortKey,
     TaskNotFoundError,
@@ -138,29 +136,23 @@ class TaskStore:
             self._cond.notify_all()
             return record.view
 
-    def cancel(self, task_id: str, viewer: str | None, policy: CancelPolicy) -> TaskView:
-        """Apply tasks/cancel; TaskTerminalError for a finished task, except in lenient mode,
-        which answers it unchanged, as some real servers do."""
+    def cancel(
+        self, task_id: str, viewer: str | None, default: OnCancel, *, strict: bool
+    ) -> TaskView:
+        """Apply tasks/cancel: the task's own onCancel, else `default`, decides what happens
+        when. `strict` (the spec's 2025-11-25): TaskTerminalError for a task that is, or just
+        became, finished; else the cancel is acknowledged whatever happens, as 2026-07-28
+        and --cancel-mode lenient (like some real servers) answer it."""
         with self._cond:
             record = self._lookup(task_id, viewer)
-            lenient = policy.mode is CancelMode.LENIENT
             if record.terminal:
-                if lenient:
-                    return record.view
-                raise TaskTerminalError(task_id, record.view.status)
-            action = record.on_cancel or policy.default_action()
+                if strict:
+                    raise TaskTerminalError(task_id, record.view.status)
+                return record.view
+            action = record.on_cancel or default
             self._apply_cancel(record, action)
-            if action.kind == "complete" and not lenient:
+            if strict and action.kind == "complete":
                 raise TaskTerminalError(task_id, "completed")
-            return record.view
-
-    def request_cancel(self, task_id: str, viewer: str | None, default: OnCancel) -> TaskView:
-        """Apply a 2026-07-28 tasks/cancel: an intent, acknowledged whatever happens. The
-        task's own onCancel, else `default` (normally a delay), decides what happens when."""
-        with self._cond:
-            record = self._lookup(task_id, viewer)
-            if not record.terminal:
-                self._apply_cancel(record, record.on_cancel or default)
             return record.view
 
     def provide_input(

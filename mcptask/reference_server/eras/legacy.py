@@ -9,8 +9,8 @@ import binascii
 import secrets
 from collections.abc import Callable
 
-from mcptask.reference_server.config import Scope, ServerConfig
-from mcptask.reference_server.records import CancelPolicy, SortKey, TaskView
+from mcptask.reference_server.config import CancelMode, Scope, ServerConfig
+from mcptask.reference_server.records import SortKey, TaskView
 from mcptask.reference_server.rpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -25,7 +25,7 @@ from mcptask.reference_server.rpc import (
     request_id,
     result_response,
 )
-from mcptask.reference_server.scripting import parse_ttl
+from mcptask.reference_server.scripting import OnCancel, parse_ttl
 from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.tools import (
     Emit,
@@ -72,7 +72,10 @@ class LegacyDispatcher:
         self.store = store
         # The client (OAuth principal) a session speaks for; None: nobody in particular.
         self.principal_of: Callable[[str | None], str | None] = lambda session_id: None
-        self._cancel_policy = CancelPolicy(config.cancel_mode, config.cancel_delay_ms)
+        # What a cancel does to a task without an onCancel of its own (--cancel-mode).
+        self._cancel_default = OnCancel(kind="cancel")
+        if config.cancel_mode is CancelMode.COOPERATIVE:
+            self._cancel_default = OnCancel(kind="delay", delay_ms=config.cancel_delay_ms)
         # Cursors carry this nonce so that a cursor from another server run is rejected.
         self._cursor_nonce = secrets.token_hex(4)
         self._methods: dict[str, Handler] = {
@@ -235,8 +238,10 @@ class LegacyDispatcher:
         return self.task_wire(self.store.get(task_id_param(params), self.owner(session_id)))
 
     def _tasks_cancel(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
-        viewer = self.owner(session_id)
-        view = self.store.cancel(task_id_param(params), viewer, self._cancel_policy)
+        strict = self.config.cancel_mode is not CancelMode.LENIENT
+        view = self.store.cancel(
+            task_id_param(params), self.owner(session_id), self._cancel_default, strict=strict
+        )
         return self.task_wire(view)
 
     def _tasks_result(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:

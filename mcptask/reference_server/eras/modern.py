@@ -265,7 +265,7 @@ class ModernDispatcher:
 
     def _tasks_cancel(self, request: ModernRequest) -> JsonObject:
         task_id = task_id_param(request.params)
-        self.store.request_cancel(task_id, request.caller, self._default_cancel)
+        self.store.cancel(task_id, request.caller, self._default_cancel, strict=False)
         return {"resultType": "complete"}
 
     def _listen(self, request: ModernRequest) -> Reply:
