@@ -29,7 +29,7 @@ import threading
 import time
 from base64 import urlsafe_b64encode
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -287,7 +287,7 @@ class AuthorizationServer:
 
     def _issue(self, grant: _Grant, *, refresh: bool) -> Response:
         ttl = self.config.token_ttl_seconds
-        live = _Grant(grant.client_id, grant.scope, grant.resource, self.clock() + ttl)
+        live = replace(grant, expires_at=self.clock() + ttl)
         access = secrets.token_urlsafe(32)
         answer: dict[str, Any] = {
             "access_token": access,
@@ -299,9 +299,7 @@ class AuthorizationServer:
             self._access[access] = live
             if refresh:
                 token = secrets.token_urlsafe(32)
-                self._refresh[token] = _Grant(
-                    grant.client_id, grant.scope, grant.resource, self.clock() + 30 * 86400
-                )
+                self._refresh[token] = replace(grant, expires_at=self.clock() + 30 * 86400)
                 answer["refresh_token"] = token
         return _json(200, answer, no_store=True)
 
