@@ -60,17 +60,11 @@ def test_a_single_era_router_answers_everything_in_its_era(
     )
 
 
-def test_routes_bind_a_handler_per_era_and_tell_whether_a_message_may_block(
-    make: MakeServer,
-) -> None:
+def test_the_router_tells_whether_a_message_may_block(make: MakeServer) -> None:
     router = make().router
-    routes = router.bind(legacy=lambda dispatcher: "L", modern=lambda dispatcher: "M")
-    assert list(routes.values()) == ["L", "M"]
-    assert routes[router.era_without_message()] == "L"
-    assert routes[router.era_of(DISCOVER)] == "M"
     result = {"jsonrpc": "2.0", "id": 2, "method": "tasks/result", "params": {"taskId": "t"}}
     era = router.era_of(result)
-    assert (era, routes[era], router.may_block(result, era)) == (Era.LEGACY, "L", True)
+    assert (era, router.may_block(result, era)) == (Era.LEGACY, True)
     inline = {
         "jsonrpc": "2.0",
         "id": 3,
@@ -80,8 +74,6 @@ def test_routes_bind_a_handler_per_era_and_tell_whether_a_message_may_block(
     # runs inline: no tasks extension declared
     assert router.may_block(inline, router.era_of(inline))
     assert not router.may_block(MODERN_PING, router.era_of(MODERN_PING))
-    only_modern = make(protocol_eras=ProtocolEras.MODERN).router
-    assert list(only_modern.bind(legacy=lambda d: "L", modern=lambda d: "M").values()) == ["M"]
 
 
 # -- one store, two eras ----------------------------------------------------------------------

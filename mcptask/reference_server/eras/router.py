@@ -1,8 +1,8 @@
 """Which protocol era answers a message: decided here, once, for every transport.
 
-The Router owns the dispatcher of each era the server speaks (--protocol-eras). A
-transport binds one handler of its own per era (`bind`) and asks for the era of each
-message it reads; it never looks at a message's era itself. The rules:
+The Router owns the dispatcher of each era the server speaks (--protocol-eras; None for
+the other). A transport keeps one handler of its own per era served and asks for the era
+of each message it reads; it never looks at a message's era itself. The rules:
 
 - a server of one era answers every message in that era;
 - a dual-era server answers in 2026-07-28 a message whose `params._meta` carries the
@@ -15,8 +15,6 @@ message it reads; it never looks at a message's era itself. The rules:
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
-from typing import TypeVar
 
 from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.eras.legacy import LegacyDispatcher
@@ -24,8 +22,6 @@ from mcptask.reference_server.eras.modern import ModernDispatcher
 from mcptask.reference_server.eras.modern_wire import META_PROTOCOL_VERSION, MODERN_ONLY_METHODS
 from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.wire import LEGACY_VERSION, MODERN_VERSION
-
-T = TypeVar("T")
 
 
 class Era(enum.Enum):
@@ -77,17 +73,3 @@ class Router:
         dispatcher = self.legacy if era is Era.LEGACY else self.modern
         assert dispatcher is not None
         return dispatcher.may_block(message)
-
-    def bind(
-        self,
-        *,
-        legacy: Callable[[LegacyDispatcher], T],
-        modern: Callable[[ModernDispatcher], T],
-    ) -> dict[Era, T]:
-        """A transport's handlers, one per era served, made from that era's dispatcher."""
-        handlers: dict[Era, T] = {}
-        if self.legacy is not None:
-            handlers[Era.LEGACY] = legacy(self.legacy)
-        if self.modern is not None:
-            handlers[Era.MODERN] = modern(self.modern)
-        return handlers

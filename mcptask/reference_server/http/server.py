@@ -265,10 +265,11 @@ def http_server(
     config: ServerConfig, router: Router, store: TaskStore, plan: FaultPlan | None = None
 ) -> ReferenceHTTPServer:
     """The HTTP server of `config`, bound (port 0: a free port) and not yet serving."""
-    endpoints: dict[Era, EraEndpoint] = router.bind(
-        legacy=lambda dispatcher: LegacyEndpoint(dispatcher, store),
-        modern=ModernEndpoint,
-    )
+    endpoints: dict[Era, EraEndpoint] = {}
+    if router.legacy is not None:
+        endpoints[Era.LEGACY] = LegacyEndpoint(router.legacy, store)
+    if router.modern is not None:
+        endpoints[Era.MODERN] = ModernEndpoint(router.modern)
     return ReferenceHTTPServer((config.host, config.port), config, router, endpoints, plan)
 
 
