@@ -91,10 +91,6 @@ class _Output:
         if fault is FaultKind.OVERSIZED:
             self._outbox.put(padded(response, self._config.fault_switches.oversize_bytes))
             return
-        self._answer_broken(message, response)
-
-    def _answer_broken(self, message: object, response: JsonObject) -> None:
-        """Send the response, broken per --fault when it answers tasks/*."""
         method = message.get("method") if isinstance(message, dict) else None
         broken = self._config.fault
         if broken is None or not isinstance(method, str) or not method.startswith("tasks/"):
