@@ -15,12 +15,12 @@ import httpx
 from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from mcptask.errors import AnswerLost, McptaskError, ProtocolViolation, UsageError
-from mcptask.protocol.jsonrpc import JsonObject, is_notification
+from mcptask.protocol.jsonrpc import JsonObject, is_notification, is_response
 from mcptask.transport import DEFAULT_TIMEOUT_SECONDS, Transport, WireLog
 from mcptask.transport.http_errors import status_error, translate_errors
 from mcptask.transport.limits import Deadline, bound, decode, max_answer_bytes, own_response
 from mcptask.transport.redact import display_url, redact_headers
-from mcptask.transport.sse import StreamEnds, StreamPosition, answer_in, media_type, resumable_id
+from mcptask.transport.sse import StreamEnds, StreamPosition, media_type, resumable_id
 from mcptask.transport.tls import endpoint_transport, verification
 
 SESSION_HEADER = "Mcp-Session-Id"
@@ -281,9 +281,7 @@ class HttpTransport(Transport):
         `Last-Event-ID` (after the `retry:` wait, in the request's session) when the server
         ends the stream early."""
         position = StreamPosition()
-        answer = answer_in(
-            response, request_id, position, self._log, self._handler, self.stream_ends
-        )
+        answer = self._answer_in(response, request_id, position)
         resumes = 0
         while answer is None:
             if position.last_id is None or resumes >= MAX_RESUMES:
@@ -310,10 +308,39 @@ class HttpTransport(Transport):
                         f"was refused (HTTP {resumed.status_code})"
                     )
                 bound(resumed, self._max_answer, deadline)
-                answer = answer_in(
-                    resumed, request_id, position, self._log, self._handler, self.stream_ends
-                )
+                answer = self._answer_in(resumed, request_id, position)
         return answer
+
+    def _answer_in(
+        self, response: httpx.Response, request_id: object, position: StreamPosition
+    ) -> JsonObject | None:
+        """Read events until the response to `request_id` (returned) or the end of the stream
+        (None), routing notifications before it. The rest of the stream is read as
+        `stream_ends` allows, so that its connection is kept."""
+        try:
+            events = EventSource(response).iter_sse()
+            for event in events:
+                position.saw(event)
+                if not event.data:
+                    continue  # priming or reconnect marker
+                if self._log is not None:
+                    self._trace(f"< event {event.data}")
+                message = decode(event.data, context="an event in the server's stream")
+                if is_response(message):
+                    answer = own_response(message, request_id)
+                    # httpx reuses a connection only when its answer was read to the end. A
+                    # bounded body is read to it; an unbounded stream only if its end comes soon.
+                    if "Content-Length" in response.headers:
+                        for _ in events:
+                            pass
+                    else:
+                        self.stream_ends.read_rest(response, events)
+                    return answer
+                if is_notification(message) and self._handler is not None:
+                    self._handler(message)
+        except SSEError as exc:
+            raise ProtocolViolation(f"the server's event stream is malformed: {exc}") from None
+        return None
 
     def _stream_headers(
         self, last_event_id: str | None, session: str | None = None

@@ -1,6 +1,6 @@
-"""Reading Server-Sent Events answers: our response out of an event stream, where the
-stream got to (the last resumable event id and the server's `retry:`), for resuming it, and
-the end of the stream behind the response, read when it comes at once (`StreamEnds`)."""
+"""Server-Sent Events answers: where a stream got to (the last resumable event id and the
+server's `retry:`), for resuming it, and the end of the stream behind the response, read
+when it comes at once (`StreamEnds`)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import httpx
-from httpx_sse import EventSource, ServerSentEvent, SSEError
+from httpx_sse import ServerSentEvent, SSEError
 
-from mcptask.errors import McptaskError, ProtocolViolation
-from mcptask.protocol.jsonrpc import JsonObject, is_notification, is_response
-from mcptask.transport import NotificationHandler, WireLog
-from mcptask.transport.limits import decode, own_response
+from mcptask.errors import McptaskError
 
 DRAIN_SECONDS = 0.05
 """How long the end of an unbounded stream is waited for once our response is in it."""
@@ -101,43 +98,6 @@ def resumable_id(event: ServerSentEvent) -> str | None:
     event_id = event.id
     if event_id and event_id.isascii() and event_id.isprintable():  # 0x20..0x7E
         return event_id
-    return None
-
-
-def answer_in(
-    response: httpx.Response,
-    request_id: object,
-    position: StreamPosition,
-    log: WireLog | None,
-    handler: NotificationHandler | None,
-    ends: StreamEnds,
-) -> JsonObject | None:
-    """Read events until the response to `request_id` (returned) or the end of the stream
-    (None); notifications before it go to `handler`. The rest of the stream is read as
-    `ends` allows, so that its connection is kept."""
-    try:
-        events = EventSource(response).iter_sse()
-        for event in events:
-            position.saw(event)
-            if not event.data:
-                continue  # priming or reconnect marker
-            if log is not None:
-                log(f"< event {event.data}")
-            message = decode(event.data, context="an event in the server's stream")
-            if is_response(message):
-                answer = own_response(message, request_id)
-                # httpx reuses a connection only when its answer was read to the end. A
-                # bounded body is read to it; an unbounded stream only if its end comes soon.
-                if "Content-Length" in response.headers:
-                    for _ in events:
-                        pass
-                else:
-                    ends.read_rest(response, events)
-                return answer
-            if is_notification(message) and handler is not None:
-                handler(message)
-    except SSEError as exc:
-        raise ProtocolViolation(f"the server's event stream is malformed: {exc}") from None
     return None
 
 
