@@ -49,8 +49,12 @@ def translate_errors(target: str) -> Iterator[None]:
         raise NotDelivered(f"{target} did not answer in time (connect timeout)") from None
     except httpx.PoolTimeout:
         raise NotDelivered(f"{target} did not answer in time (no free connection)") from None
-    except httpx.TimeoutException as exc:
-        raise AnswerLost(f"{target} did not answer in time ({_timeout_kind(exc)})") from None
+    except httpx.ReadTimeout:
+        raise AnswerLost(f"{target} did not answer in time (read timeout)") from None
+    except httpx.WriteTimeout:
+        raise AnswerLost(f"{target} did not answer in time (write timeout)") from None
+    except httpx.TimeoutException:
+        raise AnswerLost(f"{target} did not answer in time (timeout)") from None
     except httpx.ConnectError as exc:
         tls = _tls_failure(exc, target)
         if tls is not None:
@@ -137,12 +141,6 @@ def _tls_failure(exc: BaseException, target: str) -> UnreachableError | None:
     if isinstance(cause, ssl.SSLError):
         return TlsFailure(f"TLS handshake with {target} failed ({cause.reason or cause})")
     return None
-
-
-def _timeout_kind(exc: httpx.TimeoutException) -> str:
-    if isinstance(exc, httpx.ReadTimeout):
-        return "read timeout"
-    return "write timeout" if isinstance(exc, httpx.WriteTimeout) else "timeout"
 
 
 def _reason(exc: Exception) -> str:
