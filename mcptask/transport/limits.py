@@ -79,7 +79,7 @@ class BoundedStream(httpx.SyncByteStream):
     ) -> None:
         self._inner = inner
         self._limit = limit
-        self._inflation = Inflation(encodings) if encodings else None
+        self._inflation = Inflation(encodings)
         self._deadline = deadline
 
     def __iter__(self) -> Iterator[bytes]:
@@ -88,10 +88,8 @@ class BoundedStream(httpx.SyncByteStream):
             if self._deadline is not None:
                 self._deadline.check()
             total += len(chunk)
-            if total > self._limit:
-                raise too_large(self._limit)
-            if self._inflation is not None and self._inflation.count(chunk) > self._limit:
-                # Counted before httpx decodes the chunk: the bomb is never inflated in full.
+            # The decoded size is counted before httpx decodes: a bomb never inflates in full.
+            if total > self._limit or self._inflation.count(chunk) > self._limit:
                 raise too_large(self._limit)
             yield chunk
 
