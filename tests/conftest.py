@@ -93,9 +93,32 @@ class StartServer:
             stop_process(process)
 
 
+class SharedServers(StartServer):
+    """One reference server per command line, started on first use: for tests that only read
+    from it (its tasks, sessions and switches are as the command line made them)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: dict[tuple[str, ...], str] = {}
+
+    def __call__(self, *args: str) -> str:
+        if args not in self.urls:
+            self.urls[args] = super().__call__(*args)
+        return self.urls[args]
+
+
 @pytest.fixture
 def reference_server() -> Iterator[StartServer]:
     """Start reference servers with the given options; each call returns the server's URL."""
     starter = StartServer()
+    yield starter
+    starter.stop_all()
+
+
+@pytest.fixture(scope="session")
+def shared_reference_server() -> Iterator[StartServer]:
+    """Like reference_server, but a call with the same options returns the same running
+    server, for the whole session: only for tests that change nothing on the server."""
+    starter = SharedServers()
     yield starter
     starter.stop_all()

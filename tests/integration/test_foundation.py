@@ -20,8 +20,8 @@ SEED = "working=3,completed=2,failed=1,input_required=1"
 
 
 @pytest.fixture(params=["sse", "json"])
-def seeded_url(request: pytest.FixtureRequest, reference_server: StartServer) -> str:
-    return reference_server("--seed", SEED, "--page-size", "2", "--answer", request.param)
+def seeded_url(request: pytest.FixtureRequest, shared_reference_server: StartServer) -> str:
+    return shared_reference_server("--seed", SEED, "--page-size", "2", "--answer", request.param)
 
 
 # -- connect -----------------------------------------------------------------------------------

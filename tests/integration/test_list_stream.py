@@ -84,8 +84,8 @@ def newest_first(tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(params=["json", "sse"])
-def url(request: pytest.FixtureRequest, reference_server: StartServer) -> str:
-    return reference_server("--seed", SEED, "--page-size", PAGE, "--answer", request.param)
+def url(request: pytest.FixtureRequest, shared_reference_server: StartServer) -> str:
+    return shared_reference_server("--seed", SEED, "--page-size", PAGE, "--answer", request.param)
 
 
 @pytest.mark.parametrize("output", ["jsonl", "ids", "json"])
