@@ -4,9 +4,10 @@ command's, plain, with NO_COLOR and with COLUMNS=100), against the raw floor
 
 Each variant is one whole process, measured in turn for `--rounds` rounds (the machine is
 noisy: only the ratios of medians within one run mean anything). The completions are the
-ones the scripts in completions/ ask for: a command name, a profile name (read from a
-profiles file this script writes to a temporary config directory) and a task id (read from
-an empty record of known tasks in a temporary state directory).
+ones the scripts in completions/ ask for: the command names (all, then those starting with
+`ca`), a profile name (read from a profiles file this script writes to a temporary config
+directory) and a task id (read from an empty record of known tasks in a temporary state
+directory).
 
     python bench/startup.py [--rounds 15]
 """
@@ -59,6 +60,7 @@ def main() -> int:
         variants = {
             FLOOR: run([sys.executable, "-c", "import typer"], base),
             "mcptask --version": run([*mcptask, "--version"], base),
+            "TAB: mcptask <TAB> (command names)": run(mcptask, completing("mcptask ")),
             "TAB: mcptask ca<TAB>": run(mcptask, completing("mcptask ca")),
             "TAB: mcptask list --profile al<TAB>": run(
                 mcptask, completing("mcptask list --profile al")
