@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mcptask.cli.completion import complete_profile, complete_task_id
-from mcptask.cli.invocation import screen_for
+from mcptask.cli.invocation import identity_of, screen_for
 from mcptask.cli.options import Common, OutputOption, with_server_options
 from mcptask.errors import UsageError
 
@@ -37,8 +37,7 @@ def forget(
     """
     import os
 
-    from mcptask.cli.invocation import identity_of
-    from mcptask.cli.settings import ENV_PROFILE, ENV_SERVER, ENV_URL
+    from mcptask.cli.settings import ENV_PROFILE, ENV_SERVER, ENV_URL, profile_in_use
     from mcptask.output.views.saved import ForgetView, Forgotten
     from mcptask.store.known_tasks import KnownTasks
 
@@ -53,7 +52,6 @@ def forget(
     if common.profile or profile_from_env:
         # A profile's tasks are recorded under its name: forget those, not everyone's. (No
         # server named at all means every server's, not the default profile's.)
-        from mcptask.cli.settings import profile_in_use
         from mcptask.store import profiles as store
 
         chosen = profile_in_use(common, lambda: store.load(store.profiles_path()), os.environ)

@@ -69,11 +69,9 @@ def connect(
     )
     view = ConnectView(invocation.screen)
     # Checked before connecting, so that nothing is kept or sent for a profile we cannot save.
-    profile = (
-        invocation.resolved.to_profile(save, save_secrets=save_secrets)
-        if save is not None
-        else None
-    )
+    profile = None
+    if save is not None:
+        profile = invocation.resolved.to_profile(save, save_secrets=save_secrets)
     with invocation.client() as client:
         others, problems = client.survey()
         transport = client.transport
