@@ -16,15 +16,20 @@ from hypothesis import HealthCheck, settings
 
 from tests.reference_server_process import start_reference_server, stop_process
 
-# Property-based tests: a quick profile for every run (CI), a deep one to run by hand
-# (HYPOTHESIS_PROFILE=deep: 10,000 examples per property).
-settings.register_profile(
-    "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.register_profile(
-    "deep", max_examples=10_000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+# Property-based tests: a quick profile for plain `pytest` (dev), the full count in CI
+# (.ci/run sets HYPOTHESIS_PROFILE=ci), a deep one to run by hand (10,000 examples per property).
+CI_EXAMPLES = 150
+for name, count in (("dev", 50), ("ci", CI_EXAMPLES), ("deep", 10_000)):
+    settings.register_profile(
+        name, max_examples=count, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    )
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+def examples(in_ci: int) -> int:
+    """The example count of a property that needs `in_ci` in CI, scaled like the profile."""
+    return max(1, in_ci * settings().max_examples // CI_EXAMPLES)
+
 
 TESTS = Path(__file__).resolve().parent
 # The tiers that pip- or npm-install what they test against; every test in them is marked

@@ -26,6 +26,7 @@ from mcptask.output.screen import Screen
 from mcptask.output.views import list_tasks
 from mcptask.output.views.list_tasks import Listing, ListView
 from mcptask.protocol.tasks import Task
+from tests.conftest import examples
 
 FORMATS = ("jsonl", "ids", "json")
 
@@ -127,7 +128,7 @@ def old_newest_first(items: list[Task]) -> list[Task]:
 # -- the order ---------------------------------------------------------------------------------
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.lists(tasks(), max_size=30))
 def test_the_newest_first_key_orders_as_the_datetimes_did(items: list[Task]) -> None:
     by_key = sorted(items, key=newest_first_key, reverse=True)
@@ -137,7 +138,7 @@ def test_the_newest_first_key_orders_as_the_datetimes_did(items: list[Task]) -> 
 # -- streamed output is the whole-list output ------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(
     items=st.lists(tasks(), max_size=25),
     sizes=st.lists(st.integers(0, 7), max_size=6),
@@ -153,7 +154,7 @@ def test_newest_first_streams_exactly_what_the_whole_list_prints(
     assert streamed == whole_list_output(output, old_newest_first(items)[:limit])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(
     items=st.lists(tasks(), max_size=25),
     sizes=st.lists(st.integers(0, 7), max_size=6),
@@ -168,7 +169,7 @@ def test_the_servers_order_streams_exactly_what_the_whole_list_prints(
     assert streamed == whole_list_output(output, items)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     items=st.lists(tasks(), max_size=10),
     gone=st.none() | st.lists(texts, max_size=3),
