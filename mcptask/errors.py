@@ -38,7 +38,7 @@ The tree (each class carries its exit code; no instance overrides it):
 
     SessionExpired (not a McptaskError)    HTTP 404 on a request that carried a session id;
                                            the client re-initializes once or raises SessionGone
-    TimedOut (a BaseException)             a time bound ran out (start's schema check)
+    TimedOut (a BaseException)             a time bound ran out (schema check, answer headers)
 
 Exit codes 7, 9, 10, 11 and 130 are decided by reports (`mcptask.cli.exit_codes`), never by
 an exception; `ExitCode` is used only here and in `mcptask.cli`. Which JSON-RPC error code
@@ -48,6 +48,10 @@ these classes at their boundary: nothing above them sees httpx or OS errors.
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
 from enum import IntEnum
 
 
@@ -282,5 +286,26 @@ class SessionExpired(Exception):
 
 
 class TimedOut(BaseException):
-    """A time bound ran out (`operations.schema_check.time_bound`'s timer signal): a BaseException,
-    so that no `except Exception` of a library swallows it. Never reaches the user."""
+    """A time bound ran out (`time_bound`'s timer signal): a BaseException, so that no
+    `except Exception` of a library swallows it. Never reaches the user."""
+
+
+@contextlib.contextmanager
+def time_bound(seconds: float) -> Iterator[None]:
+    """Raise TimedOut in the block once `seconds` have passed (a real-time timer signal;
+    Python's `re` checks for signals while it backtracks). Unbounded outside the main
+    thread, where no signal can be caught."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimedOut
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -5,13 +5,9 @@ can backtrack for hours)."""
 
 from __future__ import annotations
 
-import contextlib
-import signal
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 
-from mcptask.errors import TimedOut
+from mcptask.errors import TimedOut, time_bound
 from mcptask.protocol.jsonrpc import JsonObject
 
 CHECK_SECONDS = 2.0
@@ -60,24 +56,3 @@ def check_against(schema: JsonObject, value: JsonObject) -> SchemaCheck:
         return SchemaCheck()
     where = "/".join(str(part) for part in best.absolute_path)
     return SchemaCheck(best.message, where, len(errors) - 1)
-
-
-@contextlib.contextmanager
-def time_bound(seconds: float) -> Iterator[None]:
-    """Raise TimedOut in the block once `seconds` have passed (a real-time timer signal;
-    Python's `re` checks for signals while it backtracks). Unbounded outside the main
-    thread, where no signal can be caught."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def expire(signum: int, frame: object) -> None:
-        raise TimedOut
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)

@@ -17,7 +17,7 @@ from urllib.request import getproxies
 
 import httpx
 
-from mcptask.errors import UsageError
+from mcptask.errors import TimedOut, UsageError, time_bound
 
 
 def verification(ca_cert: Path | None, insecure: bool) -> ssl.SSLContext | bool:
@@ -44,7 +44,15 @@ def endpoint_transport(verify: ssl.SSLContext | bool) -> httpx.BaseTransport | N
 
 
 class ByScheme(httpx.BaseTransport):
-    """http:// without a TLS context, https:// with `verify`, built when first needed."""
+    """http:// without a TLS context, https:// with `verify`, built when first needed; and
+    the headers of each answer in within the request's read timeout (--timeout) in all.
+
+    httpx's timeouts are per read, and until the headers are in no byte reaches the
+    deadline that bounds the body (`limits.BoundedStream`): a server trickling its headers
+    would otherwise hold mcptask as long as it likes. The bound is a timer signal
+    (`time_bound`), so it holds in the main thread only; elsewhere the per-read timeout
+    alone applies.
+    """
 
     def __init__(self, verify: ssl.SSLContext | bool) -> None:
         self._verify = verify
@@ -55,9 +63,15 @@ class ByScheme(httpx.BaseTransport):
         self._lock = threading.Lock()
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        if request.url.scheme == "http":
-            return self._plain.handle_request(request)
-        return self._tls().handle_request(request)
+        pool = self._plain if request.url.scheme == "http" else self._tls()
+        seconds = request.extensions.get("timeout", {}).get("read")
+        if seconds is None:  # a stream that may stay open (watch's own)
+            return pool.handle_request(request)
+        try:
+            with time_bound(seconds):
+                return pool.handle_request(request)
+        except TimedOut:
+            raise httpx.ReadTimeout("the answer's headers took too long", request=request) from None
 
     def close(self) -> None:
         self._plain.close()

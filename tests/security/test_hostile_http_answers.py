@@ -59,6 +59,15 @@ def _trickle_json(handler: BaseHTTPRequestHandler, request_id: object) -> None:
         time.sleep(0.5)
 
 
+def _trickle_headers(handler: BaseHTTPRequestHandler, request_id: object) -> None:
+    """A status line, then headers that never end: one byte every half second."""
+    handler.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+    for _ in range(1024 * 1024):
+        handler.wfile.write(b"a")
+        handler.wfile.flush()
+        time.sleep(0.5)
+
+
 def _pinging_stream(handler: BaseHTTPRequestHandler, request_id: object) -> None:
     """An event stream kept open with a comment every half second, never answering."""
     handler.send_response(200)
@@ -70,13 +79,21 @@ def _pinging_stream(handler: BaseHTTPRequestHandler, request_id: object) -> None
         time.sleep(0.5)
 
 
-@pytest.mark.parametrize("answer", [_trickle_json, _pinging_stream], ids=["trickle", "pings"])
-def test_timeout_is_the_whole_answers_time(answer: Answer) -> None:
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (_trickle_json, "did not answer within 2s"),
+        (_trickle_headers, "did not answer in time"),
+        (_pinging_stream, "did not answer within 2s"),
+    ],
+    ids=["trickle", "trickled-headers", "pings"],
+)
+def test_timeout_is_the_whole_answers_time(answer: Answer, said: str) -> None:
     # Each read gets a byte within --timeout, so a per-read timeout alone never ends this:
     # the old process was still waiting when the subprocess timeout below killed it.
     with hostile_server(answer) as url:
         result = run_mcptask("list", "--url", url, "--timeout", "2", "--retries", "0", timeout=60)
-    result.assert_one_line_error(3, "did not answer within 2s")
+    result.assert_one_line_error(3, said)
 
 
 def _challenge(handler: BaseHTTPRequestHandler, request_id: object) -> None:
