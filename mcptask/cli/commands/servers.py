@@ -96,7 +96,6 @@ def login(
 ) -> None:
     """Sign in to a server (OAuth: the browser, or --auth client-credentials) and cache the
     token; later commands use it, and refresh it, without asking again."""
-    from mcptask.auth.flow import McpAuth
     from mcptask.client.connection import sign_in
     from mcptask.output.views.connection import LoginView, SignIn
 
@@ -116,7 +115,7 @@ def login(
         raise UsageError("--auth none: nothing to sign in with")
     view = LoginView(invocation.screen)
     auth = sign_in(settings, log=invocation.log, notice=invocation.screen.warn)
-    assert isinstance(auth, McpAuth)
+    assert auth is not None  # a --url server whose --auth is not none
     with invocation.client(auth=auth) as client:
         server = client.server
         if auth.signed_in is None and not auth.sign_in_unprompted():
