@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 import sys
 import tomllib
 from collections.abc import Mapping
@@ -134,10 +135,12 @@ def check_name(name: str) -> str:
 
 def load(path: Path) -> ProfileBook:
     """Read the profiles file; an absent file is an empty book. A file other users may
-    write is warned about (once a process): it says where credentials go."""
+    write, or may replace (its directory is theirs to write, without the sticky bit), is
+    warned about (once a process): it says where credentials go."""
     try:
         with path.open(encoding="utf-8") as stream:
             _warn_if_writable(path, os.fstat(stream.fileno()).st_mode & 0o777)
+            _warn_if_writable(path.parent, path.parent.stat().st_mode & 0o1777)
             text = stream.read()
     except FileNotFoundError:
         return ProfileBook(path)
@@ -192,10 +195,12 @@ def set_default(path: Path, name: str) -> None:
 
 @functools.cache
 def _warn_if_writable(path: Path, mode: int) -> None:
-    if mode & 0o022:
+    """Warn about a file others may write, or a directory where they may replace one."""
+    if mode & 0o022 and not mode & stat.S_ISVTX:
+        fix = "chmod go-w" if path.is_dir() else "chmod 600"
         sys.stderr.write(
             f"mcptask: {path} is writable by other users (mode {mode:04o}), who could send "
-            f"your credentials elsewhere: chmod 600 {path}\n"
+            f"your credentials elsewhere: {fix} {path}\n"
         )
 
 

@@ -108,6 +108,22 @@ def test_a_profiles_file_others_may_change_is_warned_about_once(
     assert (quiet.code, quiet.stderr) == (0, "")
 
 
+@pytest.mark.parametrize(("mode", "warned"), [(0o775, True), (0o1777, False), (0o755, False)])
+def test_a_profiles_directory_others_may_write_is_warned_about(
+    reference_server: StartServer, tmp_path: Path, env: dict[str, str], mode: int, warned: bool
+) -> None:
+    path = tmp_path / "config" / "profiles.toml"
+    save_profile(path, Profile(name="p", url=reference_server()))
+    path.parent.chmod(mode)  # others could replace profiles.toml with their own (not sticky)
+    result = run_mcptask("profiles", "-o", "json", env=env)
+    assert result.code == 0, result.stderr
+    warning = (
+        f"mcptask: {path.parent} is writable by other users (mode {mode:04o}), who could send "
+        f"your credentials elsewhere: chmod go-w {path.parent}"
+    )
+    assert result.stderr_lines == ([warning] if warned else [])
+
+
 def test_saving_a_profile_replaces_a_symbolic_link(
     reference_server: StartServer, tmp_path: Path, env: dict[str, str]
 ) -> None:
