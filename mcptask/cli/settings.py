@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from mcptask.auth.config import AUTH_METHODS, AuthSettings, plain_remote
-from mcptask.cli.options import Common, header_safe, parse_env, parse_headers
+from mcptask.cli.options import Common
 from mcptask.errors import AuthError, UsageError
 from mcptask.store.paths import tokens_path
 from mcptask.store.profiles import Profile, ProfileBook, Reference, Value
@@ -347,3 +347,34 @@ def _saveable(values: dict[str, Value], save_secrets: bool, option: str) -> dict
                 "profiles file"
             )
     return dict(values)
+
+
+def parse_headers(options: list[str]) -> dict[str, str]:
+    """Parse repeated `--header 'Name: value'` options."""
+    headers: dict[str, str] = {}
+    for option in options:
+        name, separator, value = option.partition(":")
+        name = name.strip()
+        if not separator or not name or not header_safe(name) or " " in name:
+            raise UsageError("--header takes 'Name: value' (a header name, a colon, a value)")
+        if not header_safe(value.strip()):
+            # The value may be a credential: name the header, never show the value.
+            raise UsageError(f"the value of --header {name!r} must be printable ASCII")
+        headers[name] = value.strip()
+    return headers
+
+
+def parse_env(options: list[str]) -> dict[str, str]:
+    """Parse repeated `--env KEY=VALUE` options (for a spawned stdio server)."""
+    variables: dict[str, str] = {}
+    for option in options:
+        name, separator, value = option.partition("=")
+        if not separator or not name or not name.replace("_", "a").isalnum() or name[0].isdigit():
+            raise UsageError("--env takes KEY=VALUE (a variable name, '=', a value)")
+        variables[name] = value
+    return variables
+
+
+def header_safe(text: str) -> bool:
+    """True for text that can travel in an HTTP header: printable ASCII, no control bytes."""
+    return all(0x20 <= ord(char) <= 0x7E for char in text)
