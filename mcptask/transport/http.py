@@ -103,7 +103,7 @@ class HttpTransport(Transport):
         if session is not None:
             headers = {**(headers or {}), SESSION_HEADER: session}
         deadline = Deadline.after(self._timeout if timeout is None else timeout, self.target)
-        with self._post(message, headers, session, deadline) as (response, error):
+        with self._post(message, headers, deadline) as (response, error):
             if error is not None:
                 return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
             if response.status_code == 202:
@@ -128,7 +128,7 @@ class HttpTransport(Transport):
     def notify(self, message: JsonObject) -> None:
         """POST a notification; the server answers 202 Accepted (any 2xx is accepted)."""
         deadline = Deadline.after(self._timeout, self.target)
-        with self._post(message, None, None, deadline) as (response, error):
+        with self._post(message, None, deadline) as (response, error):
             response.read()
         if error is not None:
             raise ProtocolViolation(
@@ -241,11 +241,7 @@ class HttpTransport(Transport):
 
     @contextmanager
     def _post(
-        self,
-        message: JsonObject,
-        headers: dict[str, str] | None,
-        session: str | None,
-        deadline: Deadline,
+        self, message: JsonObject, headers: dict[str, str] | None, deadline: Deadline
     ) -> Iterator[tuple[httpx.Response, JsonObject | None]]:
         """POST one message and yield the open response after the HTTP-level checks, with
         the JSON-RPC error object that an HTTP error status carried (else None). The session
@@ -254,7 +250,7 @@ class HttpTransport(Transport):
         body = json.dumps(message, separators=(",", ":"))
         if self._log is not None:  # no formatting on the hot path when not logging
             self._trace(f"> POST {self.target} {self._shown(headers)} {body}")
-        sent_session = session if session is not None else self.session_id
+        sent_session = headers.get(SESSION_HEADER)  # the request's, else ours
         timeout = httpx.Timeout(deadline.seconds)
         with (
             translate_errors(self.target),
