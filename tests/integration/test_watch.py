@@ -7,8 +7,9 @@ import os
 import re
 import select
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx
 import pexpect
@@ -21,7 +22,7 @@ from tests.reference_server_process import stop_process
 Step = tuple[float, str, str]
 
 
-def start_job(url: str, *steps: Step) -> str:
+def start_job(url: str, *steps: Step, on_cancel: str | None = None) -> str:
     """Start a scripted task-augmented `long_job` on the server; returns its task id."""
     headers = {"Accept": "application/json, text/event-stream"}
     with httpx.Client(headers=headers, timeout=10) as http:
@@ -51,7 +52,10 @@ def start_job(url: str, *steps: Step) -> str:
                 "method": "tools/call",
                 "params": {
                     "name": "long_job",
-                    "arguments": {"steps": [list(s) for s in steps]},
+                    "arguments": {
+                        "steps": [list(s) for s in steps],
+                        **({"onCancel": on_cancel} if on_cancel else {}),
+                    },
                     "task": {"ttl": 600000},
                 },
             },
@@ -115,21 +119,49 @@ def test_exit_status_reports_a_failed_task(server: str) -> None:
     assert only_fine.code == 0
 
 
+def watch_until_completed(url: str, ready: str) -> tuple[int, str, str]:
+    """`watch TASK -v -o jsonl` of a job that runs until cancelled: once the watch has
+    written `ready` (its output and wire log, in one pipe), another process's cancel makes
+    the job complete (onCancel=complete). Returns the exit code, the task id and what the
+    watch wrote."""
+    task = start_job(url, (600.0, "completed", "never"), on_cancel="complete")
+    watcher = subprocess.Popen(
+        [*mcptask_argv(), "watch", task, "--url", url, "-v", "-o", "jsonl"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert watcher.stdout is not None
+        before = "".join(iter_until(watcher.stdout, ready))
+        run_mcptask("cancel", task, "--url", url)
+        rest, _ = watcher.communicate(timeout=30)
+    finally:
+        stop_process(watcher)
+    return watcher.returncode, task, before + rest
+
+
+def iter_until(stream: IO[str], fragment: str) -> Iterator[str]:
+    """The lines of `stream` up to the first that holds `fragment` (which must come)."""
+    for line in stream:
+        yield line
+        if fragment in line:
+            return
+    raise AssertionError(f"{fragment!r} never came")
+
+
 def test_push_notifications_are_used_when_offered(reference_server: StartServer) -> None:
     # The 2025-11-25 push path: the session's GET stream (test_modern.py covers listen).
     url = reference_server("--notify", "--poll-interval", "5000", "--protocol-eras", "legacy")
-    # Jobs of 5 s: still running when watch starts, even where each process takes over a
-    # second to start (a loaded machine).
-    task = start_job(url, (5.0, "completed", "done"))
-    result = run_mcptask("watch", task, "--url", url, "-v", "-o", "jsonl")
-    assert result.code == 0, result.stderr
-    assert "notifications/tasks/status" in result.stderr
+    code, _, written = watch_until_completed(url, ready="< GET stream 200")
+    assert code == 0, written
+    assert "notifications/tasks/status" in written
     quiet = reference_server("--no-notify", "--poll-interval", "200")
-    task = start_job(quiet, (5.0, "completed", "done"))
-    polled = run_mcptask("watch", task, "--url", quiet, "-v", "-o", "jsonl")
-    assert polled.code == 0
-    assert "notifications/tasks/status" not in polled.stderr
-    assert (task, "working", "completed") in changes(polled.stdout)
+    code, task, written = watch_until_completed(quiet, ready='"previous":null')
+    assert code == 0
+    assert "notifications/tasks/status" not in written
+    output = "".join(line for line in written.splitlines(keepends=True) if line.startswith("{"))
+    assert (task, "working", "completed") in changes(output)
 
 
 def test_watch_over_stdio_with_scripted_tasks(tmp_path: Path) -> None:
