@@ -103,21 +103,30 @@ def parse_typed_item(item: str) -> tuple[str, Any, bool]:
 
 def _args_option(args: str) -> JsonObject:
     """`--args`: a JSON object given inline, or read from `@FILE` (`@-`: stdin)."""
-    source = "--args"
-    text = args
     if args.startswith("@"):
         name = args[1:]
         source = "stdin" if name == "-" else f"--args file {name!r}"
-        try:
-            text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot read {source}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise UsageError(f"{source} is not UTF-8 text") from None
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise UsageError(f"{source} is not valid JSON ({exc})") from None
+        value = read_json(name, source)
+    else:
+        source, value = "--args", _parsed(args, "--args")
     if not isinstance(value, dict):
         raise UsageError(f"{source} must be a JSON object (the tool's arguments by name)")
     return value
+
+
+def read_json(path: str, source: str) -> Any:
+    """The JSON value in file `path` (`-`: stdin); errors name it as `source`."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read {source}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{source} is not UTF-8 text") from None
+    return _parsed(text, source)
+
+
+def _parsed(text: str, source: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"{source} is not valid JSON ({exc})") from None

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -59,7 +57,7 @@ def answer(
     checked against what the task asks before anything is sent.
     """
     from mcptask.cli.exit_codes import exit_code_for
-    from mcptask.cli.inputs import parse_typed_item
+    from mcptask.cli.inputs import parse_typed_item, read_json
     from mcptask.cli.signals import StopSignal
     from mcptask.operations import answer as answering
     from mcptask.output.views.answer import AnswerView
@@ -70,7 +68,10 @@ def answer(
     if len(actions) > 1:
         raise UsageError("give one of --accept, --decline and --cancel")
     parsed = [parse_typed_item(item) for item in items or []]
-    file_answer = _read_answer(from_file) if from_file is not None else None
+    file_answer = None
+    if from_file is not None:
+        where = "stdin" if from_file == "-" else repr(from_file)
+        file_answer = read_json(from_file, f"--from-file {where}")
     given = bool(parsed or actions or from_file is not None)
     invocation = Invocation(common)
     interactive = not given and sys.stdin.isatty() and invocation.screen.err_is_terminal
@@ -107,18 +108,3 @@ def answer(
                 )
     view.show(report)
     raise typer.Exit(int(exit_code_for(report)))
-
-
-def _read_answer(source: str) -> object:
-    """The JSON answer of `--from-file FILE` (`-`: stdin)."""
-    where = "stdin" if source == "-" else repr(source)
-    try:
-        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read --from-file {where}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"--from-file {where} is not UTF-8 text") from None
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise UsageError(f"--from-file {where} is not valid JSON ({exc})") from None
