@@ -115,11 +115,6 @@ class TaskRecord:
         self.input_seq += 1
         return f"input-{self.input_seq}"
 
-    @property
-    def script_paused(self) -> bool:
-        """Steps are left but none is scheduled: waiting for tasks/update (awaitInput)."""
-        return bool(self.steps) and self.next_step_at is None
-
     def transition(
         self,
         status: str,

@@ -173,7 +173,7 @@ class TaskStore:
             if record.view.input_key not in responses:
                 return False
             self._transition(record, "working", INPUT_RECEIVED_MESSAGE)
-            if record.script_paused:
+            if record.steps and record.next_step_at is None:  # paused by awaitInput: resume
                 record.next_step_at = self.clock.monotonic() + record.steps[0].delay
                 self._timers.schedule(record)
                 self._cond.notify_all()
