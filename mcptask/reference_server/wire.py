@@ -105,12 +105,8 @@ def simulate_latency(config: ServerConfig, method: str) -> None:
 
 
 def as_jsonrpc_error(exc: Exception, method: str) -> JsonRpcError:
-    """The JSON-RPC error that answers a request whose handling raised `exc`.
-
-    A JsonRpcError is its own answer; a task that is unknown, or already terminal for a
-    cancel, is -32602 with the store's message; anything else is a bug, logged with its
-    traceback and answered -32603 without details.
-    """
+    """The JSON-RPC error that answers a request whose handling raised `exc`; anything
+    unexpected is a bug, logged with its traceback and answered without details."""
     if isinstance(exc, JsonRpcError):
         return exc
     if isinstance(exc, TaskNotFoundError | TaskTerminalError):

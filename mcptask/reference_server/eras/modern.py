@@ -181,12 +181,8 @@ class ModernDispatcher:
         return MODERN_TASK.render(view, self.config.poll_interval_ms)
 
     def detailed_task(self, view: TaskView) -> JsonObject:
-        """The DetailedTask: the Task plus what its status carries inline.
-
-        completed: `result`, the CallToolResult; failed: `error`, a JSON-RPC error object
-        (in this era `failed` means the request ended in a JSON-RPC error);
-        input_required: `inputRequests`, the outstanding elicitation keyed by its id.
-        """
+        """The DetailedTask: the Task plus what its status carries inline (in this era
+        `failed` means the request ended in a JSON-RPC error, its `error`)."""
         task = self.task_wire(view)
         if view.status == "completed":
             result = view.result

@@ -138,12 +138,8 @@ def _mismatch(header: str, sent: str, body: object) -> str:
 def modern_header_problem(
     header: Callable[[str], str | None], method: str, version: str, params: Mapping[str, object]
 ) -> str | None:
-    """Why the headers of a 2026-07-28 POST do not fit its body, or None when they do.
-
-    `header` looks a header up by name (case-insensitively). Required: MCP-Protocol-Version
-    equal to `_meta` protocolVersion, Mcp-Method equal to the method, and Mcp-Name (decoded)
-    equal to params.name / params.uri / params.taskId for the methods that have one.
-    """
+    """Why the headers of a 2026-07-28 POST do not mirror its body, or None when they do;
+    `header` looks a header up by name (case-insensitively)."""
     sent_version = header("MCP-Protocol-Version")
     if sent_version is None:
         return "Header mismatch: missing MCP-Protocol-Version header"
