@@ -235,16 +235,10 @@ class McpRequestHandler(Exchange):
 
     def _check_scope(self, message: JsonObject) -> None:
         """403 when the token lacks the scope the message's method needs (--oauth)."""
-        if self.server.oauth is None:
-            return
-        method = message.get("method")
-        self._refuse(
-            self.server.oauth.check_bearer(
-                self.headers.get("Authorization"),
-                self._origin(),
-                method if isinstance(method, str) else None,
-            )
-        )
+        if self.server.oauth is not None:
+            authorization = self.headers.get("Authorization")
+            method = message.get("method")  # a str, or absent in a response: _read_message
+            self._refuse(self.server.oauth.check_bearer(authorization, self._origin(), method))
 
     def _refuse(self, refused: Refusal | None) -> None:
         if refused is not None:
