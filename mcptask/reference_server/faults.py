@@ -320,10 +320,9 @@ def fault_switches(args: argparse.Namespace) -> FaultSwitches:
     if args.stdio:
         http_only = [kind.value for kind in kinds if kind in HTTP_ONLY_KINDS]
         if http_only:
+            stdio_has = ", ".join(STDIO_KINDS)
             raise ValueError(
-                f"--fault-kind {','.join(http_only)}: HTTP-only (stdio has "
-                + ", ".join(kind.value for kind in STDIO_KINDS)
-                + ")"
+                f"--fault-kind {','.join(http_only)}: HTTP-only (stdio has {stdio_has})"
             )
     return FaultSwitches(
         rate=args.fault_rate or 0.0,
