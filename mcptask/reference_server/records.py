@@ -14,9 +14,6 @@ from types import MappingProxyType
 from mcptask.reference_server.rpc import JsonObject
 from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, Step
 
-CANCELLED_MESSAGE = "Cancelled by client"
-COMPLETED_DURING_CANCEL_MESSAGE = "Completed before the cancel request arrived"
-INPUT_RECEIVED_MESSAGE = "Input received; working again"
 INPUT_REQUIRED = "input_required"
 
 NO_INPUT_REQUESTS: Mapping[str, JsonObject] = MappingProxyType({})

@@ -23,9 +23,6 @@ from types import MappingProxyType
 
 from mcptask.reference_server.clock import Clock, SystemClock
 from mcptask.reference_server.records import (
-    CANCELLED_MESSAGE,
-    COMPLETED_DURING_CANCEL_MESSAGE,
-    INPUT_RECEIVED_MESSAGE,
     INPUT_REQUIRED,
     DeadlineQueue,
     SortKey,
@@ -38,6 +35,10 @@ from mcptask.reference_server.rpc import JsonObject
 from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, Step
 
 Listener = Callable[[TaskView], None]
+
+CANCELLED_MESSAGE = "Cancelled by client"
+COMPLETED_DURING_CANCEL_MESSAGE = "Completed before the cancel request arrived"
+INPUT_RECEIVED_MESSAGE = "Input received; working again"
 
 
 class TaskStore:
