@@ -63,14 +63,12 @@ class ModernEndpoint:
         reply = self.dispatcher.handle(message, check_headers, exchange.principal)
         if reply.subscription is not None:
             self._stream_subscription(exchange, reply)
-            return
-        if reply.response is None:
+        elif reply.response is None:
             exchange.send(reply.http_status)  # a notification: 202, no body
-            return
-        if reply.http_status != 200:
+        elif reply.http_status != 200:
             exchange.answer_status(reply.http_status, reply.response)
-            return
-        exchange.deliver(message["method"], reply.response, reply.related, {}, resumable=False)
+        else:
+            exchange.deliver(message["method"], reply.response, reply.related, {}, resumable=False)
 
     def _stream_subscription(self, exchange: Exchange, reply: Reply) -> None:
         """The response stream of subscriptions/listen: the acknowledgement, then task
