@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
-import time
 from collections.abc import Callable
 
 from mcptask.reference_server.records import TaskView
@@ -94,15 +93,10 @@ class SubscriptionHub:
     def close_all(self, timeout: float) -> None:
         """Server shutdown: close every subscription, then wait up to `timeout` seconds for
         their writers to finish (each removes its subscription when done)."""
-        deadline = time.monotonic() + timeout
         with self._lock:
             for subscription in self._subscriptions:
                 subscription.close()
-            while self._subscriptions:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return
-                self._lock.wait(remaining)
+            self._lock.wait_for(lambda: not self._subscriptions, timeout)
 
 
 def tagged(message: JsonObject, subscription_id: str | int) -> JsonObject:
