@@ -7,6 +7,7 @@ import base64
 import binascii
 import hmac
 import ipaddress
+import re
 from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
@@ -16,8 +17,7 @@ LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 REALM = "mcptask-reference"
 
 # The Base64 sentinel form of a header value (streamable-http.mdx, "Value Encoding").
-SENTINEL_PREFIX = "=?base64?"
-SENTINEL_SUFFIX = "?="
+SENTINEL = re.compile(r"=\?base64\?(.*)\?=")
 # Where Mcp-Name comes from, per method: params.name / params.uri (core), params.taskId
 # (tasks extension, "Routing Headers").
 NAME_SOURCES = {
@@ -113,17 +113,13 @@ def decode_header_value(value: str) -> str | None:
     """A header value as the client meant it: the `=?base64?...?=` sentinel form decoded
     (Base64 of UTF-8); other values as they are. None when the sentinel's payload is not
     valid Base64 or not UTF-8."""
-    if (
-        len(value) >= len(SENTINEL_PREFIX) + len(SENTINEL_SUFFIX)
-        and value.startswith(SENTINEL_PREFIX)
-        and value.endswith(SENTINEL_SUFFIX)
-    ):
-        payload = value[len(SENTINEL_PREFIX) : -len(SENTINEL_SUFFIX)]
-        try:
-            return base64.b64decode(payload, validate=True).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError):
-            return None
-    return value
+    sentinel = SENTINEL.fullmatch(value)
+    if sentinel is None:
+        return value
+    try:
+        return base64.b64decode(sentinel[1], validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
 
 
 def _valid_field_value(value: str) -> bool:
