@@ -206,7 +206,7 @@ class LegacyDispatcher:
         return capabilities
 
     def _initialize(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
-        # Version negotiation: echo a supported version, otherwise offer our own (the one).
+        # Version negotiation: this era speaks one version, whichever the client asked for.
         return {
             "protocolVersion": LEGACY_VERSION,
             "capabilities": self.capabilities(),
