@@ -142,7 +142,11 @@ def start_stdio_reference_server(*args: str) -> ReferenceServerProcess:
 
 
 def stop_process(proc: subprocess.Popen[Any], timeout: float = 5.0) -> None:
-    """Stop a process we started, by PID: terminate, wait, then kill if needed."""
+    """Stop a process we started, by PID: end its input (a stdio server stops at EOF),
+    terminate, wait, then kill if needed."""
+    if proc.stdin is not None and not proc.stdin.closed:
+        with contextlib.suppress(OSError):  # unflushed input to a dead process
+            proc.stdin.close()
     if proc.poll() is None:
         proc.terminate()
         try:
@@ -150,9 +154,6 @@ def stop_process(proc: subprocess.Popen[Any], timeout: float = 5.0) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout)
-    if proc.stdin is not None and not proc.stdin.closed:
-        with contextlib.suppress(OSError):  # unflushed input to a dead process
-            proc.stdin.close()
 
 
 @contextmanager
