@@ -45,6 +45,9 @@ ENVIRONMENT: dict[str, str] = {
     "MCPTASK_SERVER": "A server command to run over stdio, when the line names no server "
     "(as `--server`).",
     "MCPTASK_PROFILE": "The saved profile to use, when the line names no server (as `--profile`).",
+    "MCPTASK_CONFIG": "An MCP client config file whose servers `--profile` names (as `--config`).",
+    "MCPTASK_CONFIG_ENV": "Environment variables the `--config` file's placeholders may read, "
+    "comma-separated (as `--config-env`).",
     "MCPTASK_TOKEN": "A bearer token sent as `Authorization: Bearer …` (as `--token-file`).",
     "MCPTASK_AUTH": "How to sign in: `auto`, `client-credentials`, `browser` or `none` "
     "(as `--auth`).",

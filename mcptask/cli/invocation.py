@@ -9,6 +9,7 @@ with its StoreFailure, a StateError (exit 2), instead.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -68,7 +69,7 @@ class Invocation:
         remember_session: bool = True,
         force_sign_in: bool = False,
     ) -> None:
-        from mcptask.cli import settings
+        from mcptask.cli import profile_choice, settings
         from mcptask.store import profiles
 
         self.common = common
@@ -76,11 +77,13 @@ class Invocation:
         self.profiles_path = profiles.profiles_path()
         self.resolved = settings.resolve(
             common,
-            book=lambda: profiles.load(self.profiles_path),
+            book=profile_choice.profile_book(common, os.environ),
             keep_session=keep_session,
             force_sign_in=force_sign_in,
         )
-        self._remember_session = remember_session
+        # A --config file's server is not a saved profile: its session is not saved either.
+        from_config = profile_choice.config_file(common, os.environ) is not None
+        self._remember_session = remember_session and not from_config
         self.settings = self.resolved.settings
         for warning in self.resolved.warnings:
             self.screen.warn(warning)

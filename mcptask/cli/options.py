@@ -72,6 +72,24 @@ class Common:
             autocompletion=complete_profile,
         ),
     ] = None
+    config: Annotated[
+        Path | None,
+        _server(
+            "--config",
+            help="An MCP client config file (mcpServers, or VS Code's servers): --profile "
+            "names one of its servers (env MCPTASK_CONFIG).",
+            dir_okay=False,
+        ),
+    ] = None
+    config_env: Annotated[
+        list[str] | None,
+        _server(
+            "--config-env",
+            metavar="NAME",
+            help="Let the --config file's placeholders read this environment variable "
+            "(repeatable; none is read otherwise).",
+        ),
+    ] = None
     header: Annotated[
         list[str] | None,
         _server("--header", "-H", help="Extra HTTP header 'Name: value' (repeatable)."),

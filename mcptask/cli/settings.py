@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from mcptask.auth.config import AUTH_METHODS, AuthSettings, plain_remote
 from mcptask.cli.options import Common
+from mcptask.cli.profile_choice import ENV_SERVER, ENV_URL, profile_in_use
 from mcptask.errors import AuthError, UsageError
 from mcptask.store.paths import tokens_path
 from mcptask.store.profiles import Profile, ProfileBook, Reference, Value
@@ -30,10 +31,7 @@ from mcptask.transport.redact import is_sensitive_header
 if TYPE_CHECKING:
     from mcptask.client.connection import ConnectionSettings
 
-ENV_URL = "MCPTASK_URL"
-ENV_SERVER = "MCPTASK_SERVER"
 ENV_TOKEN = "MCPTASK_TOKEN"
-ENV_PROFILE = "MCPTASK_PROFILE"
 
 
 @dataclass(frozen=True)
@@ -294,32 +292,6 @@ def _terminal() -> bool:
         return os.isatty(sys.stdin.fileno()) and os.isatty(sys.stderr.fileno())
     except (OSError, ValueError, AttributeError):
         return False
-
-
-def profile_in_use(
-    line: Common, book: ProfileBook | Callable[[], ProfileBook], env: Mapping[str, str]
-) -> Profile | None:
-    def opened() -> ProfileBook:
-        return book if isinstance(book, ProfileBook) else book()
-
-    if line.profile:
-        if line.url or line.server:
-            raise UsageError(
-                "give the server either with --profile or with --url/--server, not both "
-                "(a profile's credentials go only to its own server)"
-            )
-        return opened().get(line.profile)
-    if line.url or line.server:
-        return None
-    named = env.get(ENV_PROFILE)
-    if named:
-        if env.get(ENV_URL) or env.get(ENV_SERVER):
-            raise UsageError(f"both {ENV_PROFILE} and {ENV_URL}/{ENV_SERVER} are set; unset one")
-        return opened().get(named)
-    if env.get(ENV_URL) or env.get(ENV_SERVER):
-        return None
-    default = opened()
-    return default.profiles.get(default.default) if default.default else None
 
 
 def _token_source(line: Common, base: Profile) -> tuple[Value | None, str]:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -37,7 +38,13 @@ def forget(
     """
     import os
 
-    from mcptask.cli.settings import ENV_PROFILE, ENV_SERVER, ENV_URL, profile_in_use
+    from mcptask.cli.profile_choice import (
+        ENV_PROFILE,
+        ENV_SERVER,
+        ENV_URL,
+        profile_book,
+        profile_in_use,
+    )
     from mcptask.output.views.saved import ForgetView, Forgotten
     from mcptask.store.known_tasks import KnownTasks
 
@@ -52,9 +59,7 @@ def forget(
     if common.profile or profile_from_env:
         # A profile's tasks are recorded under its name: forget those, not everyone's. (No
         # server named at all means every server's, not the default profile's.)
-        from mcptask.store import profiles as store
-
-        chosen = profile_in_use(common, lambda: store.load(store.profiles_path()), os.environ)
+        chosen = profile_in_use(common, profile_book(common, os.environ), os.environ)
         if chosen is not None:
             url, command, profile = chosen.url, chosen.server, chosen.name
     identity = identity_of(url, command, profile) if url or command else None
@@ -83,6 +88,15 @@ def profiles(
             autocompletion=complete_profile,
         ),
     ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="List the servers of this MCP client config file instead, placeholders as "
+            "written (nothing is read from the environment).",
+            dir_okay=False,
+        ),
+    ] = None,
     output: OutputOption = None,
     no_color: Annotated[bool, typer.Option("--no-color", help="No colours (also NO_COLOR).")] = (
         False
@@ -97,6 +111,15 @@ def profiles(
     path = store.profiles_path()
     if delete is not None and default is not None:
         raise UsageError("give either --delete or --default, not both")
+    if config is not None:
+        from mcptask.store.client_configs import read_client_config
+
+        if delete is not None or default is not None:
+            raise UsageError(
+                "--config files are read only: --delete and --default change saved profiles"
+            )
+        view.show(_shown(read_client_config(config)))
+        return
     if delete is not None:
         store.delete_profile(path, delete)
         screen.note(f"deleted profile {delete!r}")

@@ -159,11 +159,10 @@ def logout(
 def _server_url(common: Common) -> str:
     """The URL whose tokens to forget: from the line, the profile or MCPTASK_URL, with no
     credential read (logging out is what one does when they are gone)."""
-    from mcptask.cli.settings import ENV_URL, profile_in_use
-    from mcptask.store import profiles
+    from mcptask.cli.profile_choice import ENV_URL, profile_book, profile_in_use
     from mcptask.transport.redact import display_url
 
-    profile = profile_in_use(common, lambda: profiles.load(profiles.profiles_path()), os.environ)
+    profile = profile_in_use(common, profile_book(common, os.environ), os.environ)
     url = common.url or (profile.url if profile else None) or os.environ.get(ENV_URL)
     if common.server or (profile is not None and profile.server) or not url:
         raise UsageError("logout forgets the tokens of Streamable HTTP servers: give a URL")
