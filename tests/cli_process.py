@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,53 @@ def run_mcptask(
     timeout: float = 120.0,
 ) -> Result:
     """Run `mcptask ARGS`, with a clean environment apart from `env`, and capture everything."""
+    completed = subprocess.run(
+        [*mcptask_argv(), *args],
+        input=stdin if stdin is not None else "",
+        capture_output=True,
+        text=True,
+        env=_environment(env),
+        timeout=timeout,
+        check=False,
+    )
+    return Result(completed.returncode, completed.stdout, completed.stderr)
+
+
+def run_mcptask_until(
+    ready: tuple[str, ...], then: Callable[[], object], *args: str, timeout: float = 60.0
+) -> Result:
+    """Run `mcptask ARGS` as run_mcptask does, but with stdout and stderr in one pipe (the
+    Result's stdout holds both, in order); once that has shown every fragment of `ready`,
+    call `then` (a change the running command is to see), and wait for the exit."""
+    process = subprocess.Popen(
+        [*mcptask_argv(), *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=_environment(None),
+    )
+    try:
+        assert process.stdout is not None
+        written = []
+        awaited = set(ready)
+        for line in process.stdout:
+            written.append(line)
+            awaited = {fragment for fragment in awaited if fragment not in line}
+            if not awaited:
+                break
+        assert not awaited, f"mcptask ended without writing {awaited}: {''.join(written)}"
+        then()
+        rest, _ = process.communicate(timeout=timeout)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return Result(process.returncode, "".join(written) + rest, "")
+
+
+def _environment(env: dict[str, str] | None) -> dict[str, str]:
+    """Ours without MCPTASK_*, no colours, 200 columns, mcptask on PATH, and `env`."""
     environment = {
         key: value for key, value in os.environ.items() if not key.startswith("MCPTASK_")
     }
@@ -67,16 +115,7 @@ def run_mcptask(
     bin_dir = str(Path(sys.executable).parent)
     environment["PATH"] = os.pathsep.join([bin_dir, environment.get("PATH", "")])
     environment.update(env or {})
-    completed = subprocess.run(
-        [*mcptask_argv(), *args],
-        input=stdin if stdin is not None else "",
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=timeout,
-        check=False,
-    )
-    return Result(completed.returncode, completed.stdout, completed.stderr)
+    return environment
 
 
 def unused_port() -> int:

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.cli_process import Result, reference_stdio_command, run_mcptask
+from tests.cli_process import Result, reference_stdio_command, run_mcptask, run_mcptask_until
 from tests.conftest import StartServer
 
 MODERN_META = {
@@ -35,7 +35,7 @@ def target(request: pytest.FixtureRequest, reference_server: StartServer) -> Opt
     return make
 
 
-def start_modern_job(url: str, *steps: tuple[float, str, str]) -> str:
+def start_modern_job(url: str, *steps: tuple[float, str, str], on_cancel: str | None = None) -> str:
     """A stateless 2026-07-28 `tools/call` of `long_job`; returns the task id it created."""
     body = {
         "jsonrpc": "2.0",
@@ -43,7 +43,10 @@ def start_modern_job(url: str, *steps: tuple[float, str, str]) -> str:
         "method": "tools/call",
         "params": {
             "name": "long_job",
-            "arguments": {"steps": [list(s) for s in steps]},
+            "arguments": {
+                "steps": [list(s) for s in steps],
+                **({"onCancel": on_cancel} if on_cancel else {}),
+            },
             "_meta": MODERN_META,
         },
     }
@@ -249,7 +252,8 @@ def test_modern_cancel_ids_from_stdin(target: Options) -> None:
 
 
 def changes(stdout: str) -> list[tuple[str, str | None, str]]:
-    lines = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    """The changes -o jsonl printed (lines of a -v wire log among them left out)."""
+    lines = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
     return [(line["taskId"], line["previous"], line["status"]) for line in lines]
 
 
@@ -258,13 +262,20 @@ def test_watch_over_http_with_and_without_pushes(
     reference_server: StartServer, notify: str
 ) -> None:
     url = reference_server("--protocol-eras", "modern", notify, "--poll-interval", "5000")
-    task = start_modern_job(url, (2.0, "completed", "done"))
+    task = start_modern_job(url, (600.0, "completed", "never"), on_cancel="complete")
     interval = [] if notify == "--notify" else ["--interval", "0.2"]
-    result = run_mcptask("watch", task, "--url", url, "-o", "jsonl", "-v", *interval)
-    assert result.code == 0, result.stderr
+    # Once the watch has seen the task working (and its subscription is acknowledged, where
+    # the server pushes), another process's cancel makes the job complete (onCancel=complete).
+    pushed = ["subscriptions/acknowledged"] if notify == "--notify" else []
+    result = run_mcptask_until(
+        ('"previous":null', *pushed),
+        lambda: run_mcptask("cancel", task, "--url", url),
+        *("watch", task, "--url", url, "-o", "jsonl", "-v", *interval),
+    )  # stdout and stderr in one: the output lines and the wire log
+    assert result.code == 0, result.stdout
     assert (task, "working", "completed") in changes(result.stdout)
-    assert '"subscriptions/listen"' in result.stderr
-    assert ('"notifications/tasks"' in result.stderr) == (notify == "--notify")
+    assert '"subscriptions/listen"' in result.stdout
+    assert ('"notifications/tasks"' in result.stdout) == (notify == "--notify")
 
 
 def test_watch_over_stdio_through_input_required(tmp_path: Path) -> None:

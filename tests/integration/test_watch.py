@@ -7,15 +7,20 @@ import os
 import re
 import select
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import httpx
 import pexpect
 import pytest
 
-from tests.cli_process import mcptask_argv, reference_stdio_command, run_mcptask
+from tests.cli_process import (
+    Result,
+    mcptask_argv,
+    reference_stdio_command,
+    run_mcptask,
+    run_mcptask_until,
+)
 from tests.conftest import StartServer
 from tests.reference_server_process import stop_process
 
@@ -73,7 +78,8 @@ def _result(response: httpx.Response) -> Any:
 
 
 def changes(stdout: str) -> list[tuple[str, str | None, str]]:
-    lines = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    """The changes -o jsonl printed (lines of a -v wire log among them left out)."""
+    lines = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
     return [(line["taskId"], line["previous"], line["status"]) for line in lines]
 
 
@@ -119,49 +125,30 @@ def test_exit_status_reports_a_failed_task(server: str) -> None:
     assert only_fine.code == 0
 
 
-def watch_until_completed(url: str, ready: str) -> tuple[int, str, str]:
+def watch_until_completed(url: str, *ready: str) -> tuple[Result, str]:
     """`watch TASK -v -o jsonl` of a job that runs until cancelled: once the watch has
-    written `ready` (its output and wire log, in one pipe), another process's cancel makes
-    the job complete (onCancel=complete). Returns the exit code, the task id and what the
-    watch wrote."""
+    written `ready` (output and wire log, in one pipe), another process's cancel makes the
+    job complete (onCancel=complete). Returns what the watch did, and the task id."""
     task = start_job(url, (600.0, "completed", "never"), on_cancel="complete")
-    watcher = subprocess.Popen(
-        [*mcptask_argv(), "watch", task, "--url", url, "-v", "-o", "jsonl"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+    result = run_mcptask_until(
+        ('"previous":null', *ready),  # the watch has seen the task working
+        lambda: run_mcptask("cancel", task, "--url", url),
+        *("watch", task, "--url", url, "-v", "-o", "jsonl"),
     )
-    try:
-        assert watcher.stdout is not None
-        before = "".join(iter_until(watcher.stdout, ready))
-        run_mcptask("cancel", task, "--url", url)
-        rest, _ = watcher.communicate(timeout=30)
-    finally:
-        stop_process(watcher)
-    return watcher.returncode, task, before + rest
-
-
-def iter_until(stream: IO[str], fragment: str) -> Iterator[str]:
-    """The lines of `stream` up to the first that holds `fragment` (which must come)."""
-    for line in stream:
-        yield line
-        if fragment in line:
-            return
-    raise AssertionError(f"{fragment!r} never came")
+    return result, task
 
 
 def test_push_notifications_are_used_when_offered(reference_server: StartServer) -> None:
     # The 2025-11-25 push path: the session's GET stream (test_modern.py covers listen).
     url = reference_server("--notify", "--poll-interval", "5000", "--protocol-eras", "legacy")
-    code, _, written = watch_until_completed(url, ready="< GET stream 200")
-    assert code == 0, written
-    assert "notifications/tasks/status" in written
+    result, _ = watch_until_completed(url, "< GET stream 200")
+    assert result.code == 0, result.stdout
+    assert "notifications/tasks/status" in result.stdout
     quiet = reference_server("--no-notify", "--poll-interval", "200")
-    code, task, written = watch_until_completed(quiet, ready='"previous":null')
-    assert code == 0
-    assert "notifications/tasks/status" not in written
-    output = "".join(line for line in written.splitlines(keepends=True) if line.startswith("{"))
-    assert (task, "working", "completed") in changes(output)
+    polled, task = watch_until_completed(quiet)
+    assert polled.code == 0
+    assert "notifications/tasks/status" not in polled.stdout
+    assert (task, "working", "completed") in changes(polled.stdout)
 
 
 def test_watch_over_stdio_with_scripted_tasks(tmp_path: Path) -> None:
