@@ -39,6 +39,7 @@ COMMANDS = {
     "cancel": "cancel:cancel",
     "watch": "watch:watch",
     "forget": "local:forget",
+    "handles": "handles:handles",
     "profiles": "local:profiles",
     "login": "servers:login",
     "logout": "servers:logout",

@@ -52,6 +52,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "mcptask forget 786512e2 --url http://127.0.0.1:8765/mcp",
         "mcptask forget --all",
     ),
+    "handles": (
+        "mcptask handles --profile prod > handles.json",
+        "mcptask handles --profile prod --import handles.json",
+        "mcptask handles --url http://127.0.0.1:8765/mcp -o jsonl",
+    ),
     "profiles": (
         "mcptask profiles",
         "mcptask profiles --default staging",

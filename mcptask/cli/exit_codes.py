@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from mcptask.errors import ExitCode
 from mcptask.operations.answer import AnswerReport
+from mcptask.operations.handles import ImportReport
 from mcptask.operations.outcomes import CancelReport
 from mcptask.operations.result import ResultReport
 from mcptask.operations.start import StartReport
@@ -34,7 +35,7 @@ ANSWER_CODES: dict[str, ExitCode] = {
 
 
 def exit_code_for(
-    report: CancelReport | WatchReport | ResultReport | StartReport | AnswerReport,
+    report: CancelReport | WatchReport | ResultReport | StartReport | AnswerReport | ImportReport,
 ) -> ExitCode:
     """The exit code a report implies; interrupted (130) outranks the rest."""
     if report.interrupted:
@@ -56,6 +57,8 @@ def exit_code_for(
         return RESULT_CODES[report.kind]
     if isinstance(report, AnswerReport):
         return ANSWER_CODES[report.kind]
+    if isinstance(report, ImportReport):  # a handle whose task is gone, or an error: 6
+        return ExitCode.TASK_FAILED if report.failed else ExitCode.OK
     # start: a task was made (0); the server ran the call at once: as `result` would (0 or 9).
     is_error = report.result is not None and report.result.get("isError") is True
     return ExitCode.RESULT_IS_ERROR if is_error else ExitCode.OK

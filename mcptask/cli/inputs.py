@@ -116,13 +116,17 @@ def _args_option(args: str) -> JsonObject:
 
 def read_json(path: str, source: str) -> Any:
     """The JSON value in file `path` (`-`: stdin); errors name it as `source`."""
+    return _parsed(read_text(path, source), source)
+
+
+def read_text(path: str, source: str) -> str:
+    """The text of file `path` (`-`: stdin); errors name it as `source`."""
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        return sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read {source}: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise UsageError(f"{source} is not UTF-8 text") from None
-    return _parsed(text, source)
 
 
 def _parsed(text: str, source: str) -> Any:

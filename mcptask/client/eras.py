@@ -117,6 +117,9 @@ class Era(ABC):
             error if isinstance(error, dict) else None,
         )
 
+    handle_generation: str
+    """The generation of this era's task handles in the official tasks library (ext-tasks)."""
+
     join_refusal: str | None = None
     """Why an existing session cannot be joined in this era, None when it can."""
 
@@ -134,6 +137,7 @@ class LegacyEra(Era):
     """
 
     name = LEGACY_ERA
+    handle_generation = "v1"
 
     def stamp(self, method: str, params: JsonObject | None) -> Stamped:
         return params, None  # as they are: the session carries the version
@@ -179,6 +183,7 @@ class ModernEra(Era):
     that carry their version and capabilities in `_meta`; no sessions and no `tasks/list`."""
 
     name = MODERN_ERA
+    handle_generation = "v2"
 
     def stamp(self, method: str, params: JsonObject | None) -> Stamped:
         """With the modern `_meta`, and the HTTP headers that mirror the body."""

@@ -162,10 +162,10 @@ class Server:
     url: str
     state: Path
 
-    def run(self, *args: str, state: Path | None = None) -> Result:
+    def run(self, *args: str, state: Path | None = None, stdin: str | None = None) -> Result:
         """`mcptask ARGS --url URL`, with this server's record (or `state`)."""
         env = {"MCPTASK_STATE_DIR": str(state or self.state)}
-        return run_mcptask(*args, "--url", self.url, env=env)
+        return run_mcptask(*args, "--url", self.url, env=env, stdin=stdin)
 
     @property
     def legacy(self) -> bool:
@@ -272,6 +272,22 @@ def test_answer(server: Server) -> None:
     assert rest[0]["sent"] == {"name-1": {"action": "accept", "content": {"name": "Ada"}}}
     idle = document("answer.json", server.run("answer", "working-001", "x=1", "-o", "json"))
     assert idle["outcome"] == "not-waiting"
+
+
+def test_handles(server: Server, tmp_path: Path) -> None:
+    task_id = server.run("start", "long_job", "seconds:=60", "-o", "ids", state=tmp_path).stdout
+    written = document("handles.json", server.run("handles", state=tmp_path))
+    assert [handle["taskId"] for handle in written] == [task_id.strip()]
+    assert written[0]["generation"] == ("v1" if server.legacy else "v2")
+    lines("handles-line.json", server.run("handles", "-o", "jsonl", state=tmp_path))
+    handles = json.dumps([*written, {**written[0], "taskId": "nope"}])
+    taken = server.run("handles", "--import", "-", "-o", "json", stdin=handles)
+    assert [h["outcome"] for h in document("handles-import.json", taken)["handles"]] == [
+        "recorded",
+        "gone",
+    ]
+    again = server.run("handles", "--import", "-", "-o", "jsonl", stdin=handles)
+    lines("handles-import-line.json", again)
 
 
 def test_cancel_and_forget(server: Server, tmp_path: Path) -> None:
