@@ -11,13 +11,11 @@ import argparse
 import os
 from pathlib import Path
 
-from mcptask.reference_server.config import OAuthConfig, PreRegistered
+from mcptask.reference_server.config import OAuthConfig, PreRegistered, ServerConfig
 from mcptask.reference_server.scripting import bounded
 
 REQUIRE_TOKEN_ENV = "MCPTASK_REFERENCE_REQUIRE_TOKEN"
 OAUTH_CLIENTS_ENV = "MCPTASK_REFERENCE_OAUTH_CLIENTS"
-DEFAULT_CONNECTION_IDLE_SECONDS = 60
-DEFAULT_SESSION_IDLE_SECONDS = 3600
 VISIBLE = "visible to other users of this machine (ps); prefer"
 
 
@@ -41,20 +39,20 @@ def add_access_arguments(parser: argparse.ArgumentParser, http: argparse._Argume
     http.add_argument(
         "--connection-idle-timeout",
         type=SECONDS,
-        default=DEFAULT_CONNECTION_IDLE_SECONDS,
+        default=ServerConfig.connection_idle_seconds,
         dest="connection_idle_seconds",
         metavar="SECONDS",
         help="close a connection that sends no request for this long; 0: never "
-        f"(default {DEFAULT_CONNECTION_IDLE_SECONDS})",
+        f"(default {ServerConfig.connection_idle_seconds:g})",
     )
     http.add_argument(
         "--session-idle-timeout",
         type=SECONDS,
-        default=DEFAULT_SESSION_IDLE_SECONDS,
+        default=ServerConfig.session_idle_seconds,
         dest="session_idle_seconds",
         metavar="SECONDS",
         help="forget a 2025-11-25 session unused for this long (then 404); an open GET "
-        f"stream keeps it in use; 0: never (default {DEFAULT_SESSION_IDLE_SECONDS})",
+        f"stream keeps it in use; 0: never (default {ServerConfig.session_idle_seconds:g})",
     )
 
     group = parser.add_argument_group(
@@ -75,9 +73,10 @@ def add_access_arguments(parser: argparse.ArgumentParser, http: argparse._Argume
     group.add_argument(
         "--oauth-token-ttl",
         type=int,
-        default=3600,
+        default=OAuthConfig.token_ttl_seconds,
         metavar="SECONDS",
-        help="lifetime of access tokens (default 3600); refresh tokens renew them",
+        help=f"lifetime of access tokens (default {OAuthConfig.token_ttl_seconds}); refresh "
+        "tokens renew them",
     )
     group.add_argument(
         "--oauth-client",

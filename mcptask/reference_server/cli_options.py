@@ -28,9 +28,8 @@ from mcptask.reference_server.scripting import (
 )
 
 PROG = "mcptask reference-server"
-DEFAULT_HTTP = "127.0.0.1:8765"
-DEFAULT_CANCEL_DELAY_MS = 1000
-DEFAULT_MODERN_CANCEL_DELAY_MS = 300
+# The defaults are ServerConfig's (its class attributes).
+DEFAULT_HTTP = f"{ServerConfig.host}:{ServerConfig.port}"
 
 
 class UsageError(Exception):
@@ -115,16 +114,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--poll-interval",
         type=bounded(int, 0),
         dest="poll_interval_ms",
-        default=500,
+        default=ServerConfig.poll_interval_ms,
         metavar="MS",
-        help="pollInterval reported on every task (default 500)",
+        help=f"pollInterval reported on every task (default {ServerConfig.poll_interval_ms})",
     )
     tasks.add_argument(
         "--page-size",
         type=bounded(int, 1),
-        default=50,
+        default=ServerConfig.page_size,
         metavar="N",
-        help="tasks per tasks/list page (default 50)",
+        help=f"tasks per tasks/list page (default {ServerConfig.page_size})",
     )
     tasks.add_argument(
         "--scope",
@@ -147,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="MS",
         help="delay of cooperative cancels; negative: never cancel (default "
-        f"{DEFAULT_CANCEL_DELAY_MS})",
+        f"{ServerConfig.cancel_delay_ms})",
     )
     cancel.add_argument(
         "--modern-cancel-delay",
@@ -155,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MS",
         help="2026-07-28: tasks/cancel acknowledges at once and the task turns 'cancelled' "
         "this much later; negative: ack-only, never cancels (default: --cancel-delay when "
-        f"given, else {DEFAULT_MODERN_CANCEL_DELAY_MS})",
+        f"given, else {ServerConfig.modern_cancel_delay_ms})",
     )
     cancel.add_argument(
         "--complete-on-cancel",
@@ -218,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     faults.add_argument(
         "--latency",
         type=bounded(int, 0),
-        default=0,
+        default=ServerConfig.latency_ms,
         dest="latency_ms",
         metavar="MS",
         help="sleep before answering each tasks/* request",
@@ -235,9 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
     misc = parser.add_argument_group("other")
     misc.add_argument(
         "--server-name",
-        default="mcptask-reference",
+        default=ServerConfig.server_name,
         metavar="NAME",
-        help="serverInfo.name (default mcptask-reference)",
+        help=f"serverInfo.name (default {ServerConfig.server_name})",
     )
     misc.add_argument(
         "--log", action="store_true", dest="log_requests", help="log every request on stderr"
@@ -289,12 +288,9 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
         switches = fault_switches(args)
     except ValueError as exc:
         raise UsageError(f"{exc} (see --help)") from None
-    cancel_delay = DEFAULT_CANCEL_DELAY_MS if args.cancel_delay is None else args.cancel_delay
-    modern_cancel_delay = next(
-        delay
-        for delay in (args.modern_cancel_delay, args.cancel_delay, DEFAULT_MODERN_CANCEL_DELAY_MS)
-        if delay is not None
-    )
+    cancel_delay = ServerConfig.cancel_delay_ms if args.cancel_delay is None else args.cancel_delay
+    delays = (args.modern_cancel_delay, args.cancel_delay, ServerConfig.modern_cancel_delay_ms)
+    modern_cancel_delay = next(delay for delay in delays if delay is not None)
     copied = {f.name: getattr(args, f.name) for f in fields(ServerConfig) if f.name in args}
     return replace(
         ServerConfig(**copied),
