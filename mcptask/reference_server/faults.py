@@ -22,7 +22,6 @@ from random import Random
 from typing import NoReturn
 
 from mcptask.reference_server.config import (
-    DEFAULT_OVERSIZE_BYTES,
     HTTP_ONLY_KINDS,
     STDIO_KINDS,
     Fault,
@@ -215,8 +214,6 @@ def padded(response: JsonObject, at_least: int) -> PaddedAnswer:
 
 # -- the command line of the fault switches ------------------------------------------------
 
-DEFAULTS = FaultSwitches()
-
 DESCRIPTION = """\
 Transient faults in a share of the task requests, for testing clients; all off by default.
 Task requests: every JSON-RPC request whose method starts with tasks/ (2025-11-25: tasks/get, \
@@ -278,25 +275,25 @@ def add_fault_switches(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--fault-retry-after",
         type=bounded(int, 0),
-        default=DEFAULTS.retry_after_s,
+        default=FaultSwitches.retry_after_s,
         metavar="SECONDS",
         help="Retry-After of busy and rate-limited, retry: of sse-cut (x1000 ms) "
-        f"(default {DEFAULTS.retry_after_s})",
+        f"(default {FaultSwitches.retry_after_s})",
     )
     group.add_argument(
         "--fault-delay",
         type=bounded(int, 0),
-        default=DEFAULTS.delay_ms,
+        default=FaultSwitches.delay_ms,
         metavar="MS",
-        help=f"how late a slow answer comes (default {DEFAULTS.delay_ms})",
+        help=f"how late a slow answer comes (default {FaultSwitches.delay_ms})",
     )
     group.add_argument(
         "--fault-oversize",
         type=bounded(int, 1),
-        default=DEFAULT_OVERSIZE_BYTES,
+        default=FaultSwitches.oversize_bytes,
         metavar="BYTES",
         help="an oversized answer is larger than this (default "
-        f"{DEFAULT_OVERSIZE_BYTES}: 33 MiB, over mcptask's 32 MiB bound)",
+        f"{FaultSwitches.oversize_bytes}: 33 MiB, over mcptask's 32 MiB bound)",
     )
     group.add_argument(
         "--die-after",
