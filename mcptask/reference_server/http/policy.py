@@ -11,9 +11,9 @@ import re
 from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
+from mcptask.reference_server.oauth.clients import LOOPBACK_HOSTS
 from mcptask.reference_server.oauth.server import Refusal
 
-LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 REALM = "mcptask-reference"
 
 # The Base64 sentinel form of a header value (streamable-http.mdx, "Value Encoding").
@@ -43,7 +43,7 @@ def origin_allowed(origin: str) -> bool:
         return False
     if parts.scheme != "http" or parts.username or parts.path or parts.query:
         return False
-    return parts.hostname in LOCAL_HOSTS
+    return parts.hostname in LOOPBACK_HOSTS
 
 
 def is_loopback(host: str) -> bool:
