@@ -14,8 +14,8 @@ from mcptask.reference_server.cli_options import PROG
 from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.eras.router import Router
 from mcptask.reference_server.faults import FaultPlan
-from mcptask.reference_server.http import serve_http
 from mcptask.reference_server.http.policy import is_loopback
+from mcptask.reference_server.http.server import serve_http
 from mcptask.reference_server.scripting import OnCancel
 from mcptask.reference_server.stdio import StdioServer
 from mcptask.reference_server.store import TaskStore

@@ -30,7 +30,7 @@ import httpx
 from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.eras.router import Router
 from mcptask.reference_server.faults import FaultPlan
-from mcptask.reference_server.http import http_server as make_http_server
+from mcptask.reference_server.http.server import http_server as make_http_server
 from mcptask.reference_server.server import populate
 from mcptask.reference_server.stdio import StdioServer
 from mcptask.reference_server.store import TaskStore

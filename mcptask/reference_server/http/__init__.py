@@ -1,7 +1,3 @@
 """Streamable HTTP for both protocol eras: server (checks every request gets, then the
 router's era endpoint: legacy, modern), framing (bytes on the wire, faults), policy (Origin,
 tokens, headers) and sessions. It knows nothing about task semantics."""
-
-from mcptask.reference_server.http.server import ENDPOINT, http_server, serve_http
-
-__all__ = ["ENDPOINT", "http_server", "serve_http"]
