@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcptask.client.session import McpClient
-from mcptask.errors import RpcError, TaskNotFound, UsageError
-from mcptask.operations.polling import PollLoop, poll_delay
+from mcptask.errors import TaskNotFound, UsageError
+from mcptask.operations.polling import follow_task
 from mcptask.operations.schema_check import check_against
 from mcptask.protocol.inputs import (
     ELICITATION,
@@ -160,34 +160,27 @@ def send_answers(
     if wait_timeout <= 0:
         return AnswerReport(task_id, asked, responses, task, "sent")
     answered = set(responses)
-    seen: list[Task | None] = [task]
 
-    def settled() -> bool:
-        latest = seen[-1]
-        if latest is None or latest.status != INPUT_REQUIRED:
+    def settled(latest: Task) -> bool:
+        """A new status, or none of the answered requests still asked."""
+        if latest.status != INPUT_REQUIRED:
             return True
         return not answered & {request.key for request in read_input_requests(latest)}
 
-    def observe(_: str, answer: Task | RpcError) -> None:
-        if isinstance(answer, TaskNotFound):
-            seen.append(None)
-        elif isinstance(answer, RpcError):
-            raise answer
-        else:
-            seen.append(answer)
-
-    PollLoop(
-        fetch=client.get_task,
-        pending=lambda: [] if len(seen) > 1 and settled() else [task_id],
-        observe=observe,
-        delay=lambda: poll_delay([seen[-1]]),
-        wait=sleep,
-        stop=stop,
-    ).run(deadline=time.monotonic() + wait_timeout)
-    latest = seen[-1]
-    if latest is None:
+    # The first tasks/get after an acknowledged update may still show the old round.
+    deadline = time.monotonic() + wait_timeout
+    try:
+        latest = follow_task(
+            client,
+            task,
+            lambda seen: seen is not task and settled(seen),
+            deadline=deadline,
+            wait=sleep,
+            stop=stop,
+        )
+    except TaskNotFound:
         return AnswerReport(task_id, asked, responses, None, "gone")
-    if len(seen) == 1 or not settled():
+    if latest is task or not settled(latest):
         kind = "interrupted" if stop() else "unchanged"
         return AnswerReport(task_id, asked, responses, latest, kind, interrupted=stop())
     asks_now = read_input_requests(latest) if latest.status == INPUT_REQUIRED else []

@@ -85,6 +85,36 @@ class PollLoop:
             self.wait(delay if remaining is None else min(delay, remaining))
 
 
+def follow_task(
+    client: McpClient,
+    first: Task,
+    settled: Callable[[Task], bool],
+    *,
+    deadline: float,
+    wait: Callable[[float], object] = time.sleep,
+    stop: Callable[[], bool] = lambda: False,
+) -> Task:
+    """`tasks/get` one task, from `first`, until `settled` says so, `deadline` (a
+    `time.monotonic` value) or `stop`; the task as last seen. An error answer propagates
+    (TaskNotFound: the server no longer knows it)."""
+    seen = [first]
+
+    def observe(_: str, answer: Task | RpcError) -> None:
+        if isinstance(answer, RpcError):
+            raise answer
+        seen.append(answer)
+
+    PollLoop(
+        fetch=client.get_task,
+        pending=lambda: [] if settled(seen[-1]) else [first.taskId],
+        observe=observe,
+        delay=lambda: poll_delay([seen[-1]]),
+        wait=wait,
+        stop=stop,
+    ).run(deadline=deadline)
+    return seen[-1]
+
+
 @dataclass(frozen=True)
 class PageRound:
     """What one round read from the pages."""

@@ -9,8 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mcptask.client.session import McpClient
-from mcptask.errors import RpcError
-from mcptask.operations.polling import PollLoop, poll_delay
+from mcptask.operations.polling import follow_task
 from mcptask.protocol.tasks import INPUT_REQUIRED, Task, is_terminal
 from mcptask.protocol.tools import TaskOutcome
 
@@ -44,22 +43,8 @@ def fetch_result(
     TaskNotFound propagates: there is no result of a task the server does not know."""
     latest = client.get_task(task_id)
     if not _settled(latest):
-        seen: list[Task] = [latest]
-
-        def observe(_: str, answer: Task | RpcError) -> None:
-            if isinstance(answer, RpcError):
-                raise answer
-            seen.append(answer)
-
-        PollLoop(
-            fetch=client.get_task,
-            pending=lambda: [] if _settled(seen[-1]) else [task_id],
-            observe=observe,
-            delay=lambda: poll_delay([seen[-1]]),
-            wait=sleep,
-            stop=stop,
-        ).run(deadline=time.monotonic() + wait_timeout)
-        latest = seen[-1]
+        deadline = time.monotonic() + wait_timeout
+        latest = follow_task(client, latest, _settled, deadline=deadline, wait=sleep, stop=stop)
     if not is_terminal(latest.status):
         return ResultReport(latest, None, interrupted=stop())
     return ResultReport(latest, client.task_outcome(latest))

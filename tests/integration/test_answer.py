@@ -172,7 +172,7 @@ def test_a_person_answers_field_by_field(fixtures: Callable[..., tuple[str, str]
     child.sendline("y")
     child.expect("Send it")
     child.sendline("y")
-    child.expect("the task completed")
+    child.expect("the answer was taken")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
