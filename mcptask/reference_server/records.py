@@ -128,11 +128,11 @@ class TaskRecord:
         if self.terminal:
             return False
         view = self.view
-        input_key = view.input_key
+        input_key, requests = view.input_key, view.input_requests
         if input_requests is not None:
-            input_key = None
+            input_key, requests = None, MappingProxyType(dict(input_requests))
         elif status != INPUT_REQUIRED:
-            input_key, input_requests = None, NO_INPUT_REQUESTS
+            input_key, requests = None, NO_INPUT_REQUESTS
             self.input_names = {}
         elif view.status != INPUT_REQUIRED:
             input_key = self.next_input_key()
@@ -145,11 +145,7 @@ class TaskRecord:
             status=status,
             status_message=message,
             input_key=input_key,
-            input_requests=(
-                view.input_requests
-                if input_requests is None
-                else MappingProxyType(dict(input_requests))
-            ),
+            input_requests=requests,
             result=result,
             error=error,
         )
