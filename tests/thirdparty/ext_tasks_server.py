@@ -15,6 +15,9 @@ Binds 127.0.0.1 (port 0 = a free port, the default), prints exactly one line
   text, or raises a tool error when ``outcome == "failed"``.
 - ``required_job(seconds=30)``: task support ``required``.
 - ``greet(name)``: plain synchronous tool.
+- ``confirm_deploy(target)``: task support ``required``; asks whether to deploy (a form
+  elicitation, FastMCP's guard pattern: the task waits in ``input_required`` until
+  ``tasks/update`` answers), then says what it did.
 
 The conformance runner's SEP-2663 fixtures are there too (``slow_compute``, ``failing_job``,
 ``protocol_error_job``), so ``@modelcontextprotocol/conformance`` 0.2.0's tasks-* scenarios
@@ -29,7 +32,8 @@ import socket
 import sys
 from typing import Literal
 
-from fastmcp import FastMCP
+import mcp_types
+from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.utilities.tasks import TaskConfig
 from fastmcp_tasks import TasksExtension
@@ -54,6 +58,29 @@ async def required_job(seconds: float = 30.0) -> str:
     """Like long_job, but only ever runs as a task."""
     await asyncio.sleep(seconds)
     return f"required_job completed after {seconds:g} s"
+
+
+@mcp.tool(task=TaskConfig(mode="required"))
+async def confirm_deploy(target: str, ctx: Context) -> str | mcp_types.InputRequiredResult:
+    """Asks whether to deploy `target` (a form elicitation, the guard pattern), then says
+    what it did."""
+    answer = (ctx.input_responses or {}).get("confirm")
+    if answer is None:
+        schema = {
+            "type": "object",
+            "properties": {"confirm": {"type": "boolean", "title": "Deploy"}},
+            "required": ["confirm"],
+        }
+        params = mcp_types.ElicitRequestFormParams(
+            message=f"Deploy {target}?", requested_schema=schema
+        )
+        return mcp_types.InputRequiredResult(
+            input_requests={"confirm": mcp_types.ElicitRequest(params=params)}
+        )
+    content = getattr(answer, "content", None) or {}
+    if getattr(answer, "action", None) == "accept" and content.get("confirm") is True:
+        return f"deployed {target}"
+    return f"kept {target}: not confirmed"
 
 
 @mcp.tool

@@ -606,3 +606,24 @@ def test_watch_of_a_finished_task_prints_one_line(server: str, tasks: Tasks) -> 
     posts = wire_posts(result.stderr)
     assert_modern_wire(posts, server)
     assert "tasks/get" in [post.method for post in posts]
+
+
+def test_answer_a_task_that_asks_through_fastmcps_guard_pattern(server: str) -> None:
+    started = mcptask("start", "confirm_deploy", "target=prod", "--url", server, "-o", "ids")
+    assert started.code == 0, started.stderr
+    task_id = started.stdout.strip()
+    asked = mcptask("get", task_id, "--url", server, "-o", "json")
+    for _ in range(50):  # the worker parks the task in input_required after its first leg
+        if asked.json()["status"] == "input_required":
+            break
+        asked = mcptask("get", task_id, "--url", server, "-o", "json")
+    (key,) = asked.json()["inputRequests"]
+    misfit = mcptask("answer", task_id, "--url", server, 'confirm:="yes"')
+    misfit.assert_one_line_error(2, "field 'confirm'", "not of type 'boolean'")
+    answered = mcptask("answer", task_id, "--url", server, "confirm=yes", "--wait-timeout", "60")
+    assert answered.code == 0, answered.stderr
+    report = answered.json()
+    assert report["sent"] == {key: {"action": "accept", "content": {"confirm": True}}}
+    assert report["outcome"] in ("working", "completed")
+    result = mcptask("result", task_id, "--url", server, "--wait-timeout", "60", "-o", "json")
+    assert result.json()["result"]["content"][0]["text"] == "deployed prod"
