@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 _LIVE_COLUMNS = ("TASK ID", "STATUS", "MESSAGE", "AGE", "SINCE CHANGE")
+AGES_EVERY_SECONDS = 2.0
+"""How often the live table is redrawn when only its ages move (every second while they
+count seconds): a redraw of a screenful of tasks costs some 15 ms (bench/watch_idle_cpu.py)."""
 
 
 class WatchView(View[WatchReport]):
@@ -34,8 +38,10 @@ class WatchView(View[WatchReport]):
         super().__init__(screen)
         live = screen.format == "table" and screen.out.is_terminal
         self._live: Live | None = None
-        self._frame: object = None
-        """What the live table last showed, and at which screen size."""
+        self._shown: object = None
+        """What the live table last showed but its ages, and at which screen size."""
+        self._ages: object = None
+        self._drawn = 0.0
         if live:
             from rich.live import Live
 
@@ -57,15 +63,18 @@ class WatchView(View[WatchReport]):
                 self.redraw(watch)
 
     def redraw(self, watch: Watch) -> None:
-        """After a polling round: redraw the live table, if what it shows has changed (the
-        other outputs print changes)."""
+        """After a polling round: redraw the live table if what it shows has changed, at
+        once, or if only its ages have, every AGES_EVERY_SECONDS (the other outputs print
+        changes). Idle, with every age in minutes, it is redrawn once a minute."""
         if self._live is None:
             return
         size = self.screen.out.size
         texts = _live_table(watch, size.height - 3)
-        if (size, texts) != self._frame:  # idle, with every age in minutes: once a minute
-            self._frame = (size, texts)
-            self._live.update(_live_renderable(texts), refresh=True)
+        shown, ages, now = (size, *texts[:3], texts[5]), texts[3:5], time.monotonic()
+        if shown == self._shown and (ages == self._ages or now - self._drawn < AGES_EVERY_SECONDS):
+            return
+        self._shown, self._ages, self._drawn = shown, ages, now
+        self._live.update(_live_renderable(texts), refresh=True)
 
     def change(self, change: Change) -> None:
         """One task changed: a timestamped line, or a JSON line."""

@@ -1,17 +1,19 @@
 """watch's change lines never pass server text through unsanitized; its live table is redrawn
-only when what it shows changes."""
+when what it shows changes, and when only its ages do, every few seconds."""
 
 from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 from typing import cast
 
 import pytest
 
 from mcptask.operations.watch import Change, Watch, WatchedTask
 from mcptask.output.screen import Screen
+from mcptask.output.views import watch as watch_view
 from mcptask.output.views.watch import WatchView
 from mcptask.protocol.tasks import Task
 
@@ -40,10 +42,12 @@ class Watched:
         return 1.0
 
 
-def test_the_live_table_is_redrawn_only_when_what_it_shows_changes(
+def test_the_live_table_is_redrawn_when_what_it_shows_changes_and_ages_every_few_seconds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("TTY_COMPATIBLE", "1")  # Rich takes the StringIO for a terminal
+    clock = [1000.0]
+    monkeypatch.setattr(watch_view, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     out = io.StringIO()
     view = WatchView(Screen("table", color=False, stdout=out, stderr=io.StringIO()))
     long_ago = datetime.now(UTC) - timedelta(minutes=90)  # every age reads 1h throughout
@@ -51,13 +55,21 @@ def test_the_live_table_is_redrawn_only_when_what_it_shows_changes(
     assert task is not None
     watched = Watched({"t1": WatchedTask("t1", task, changed_at=long_ago)})
     watch = cast(Watch, watched)
+
+    def drawn() -> str:
+        """What this redraw wrote."""
+        before = len(out.getvalue())
+        view.redraw(watch)
+        return out.getvalue()[before:]
+
     with view.following(watch):
-        view.redraw(watch)
-        drawn = out.getvalue()
-        assert "t1" in drawn
-        assert "1 working" in drawn
-        view.redraw(watch)
-        assert out.getvalue() == drawn
+        first = drawn()
+        assert "t1" in first
+        assert "1 working" in first
+        assert drawn() == ""  # nothing changed
+        watched.tasks["t1"].changed_at = long_ago - timedelta(hours=2)
+        assert drawn() == ""  # only an age, and too soon
+        clock[0] += watch_view.AGES_EVERY_SECONDS
+        assert "3h" in drawn()
         watched.pushes_seen = 1
-        view.redraw(watch)
-        assert "status pushes: 1" in out.getvalue()[len(drawn) :]
+        assert "status pushes: 1" in drawn()  # at once
