@@ -1,8 +1,9 @@
 """mcptask's task handles against the official tasks library, `@modelcontextprotocol/ext-tasks`
 0.2.2 (pinned in tests/conformance/npm, run by the pinned Node 22): the library resumes a
 task from a handle `mcptask handles` wrote, and `mcptask handles --import` takes in a handle
-the library saved. Both over real sockets to the reference server (2025-11-25: the library's
-plain session form; its 2026-07-28 form needs an adapter of the host's own)."""
+the library saved, then cancels its task. Both over real sockets to the reference server
+(2025-11-25: the library's plain session form; its 2026-07-28 form needs an adapter of the
+host's own)."""
 
 from __future__ import annotations
 
@@ -120,4 +121,10 @@ def test_mcptask_takes_in_a_handle_the_library_saved(
             }
         ]
         known = run_mcptask("list", "--known", "--url", url, "-o", "ids", env=env)
+        cancelled = run_mcptask(
+            "cancel", "--all-working", "--known", "--yes", "--url", url, "-o", "json", env=env
+        )
     assert known.stdout.split() == [reference["taskId"]]
+    assert cancelled.code == 0, cancelled.stderr
+    (outcome,) = cancelled.json()["results"]
+    assert (outcome["taskId"], outcome["outcome"]) == (reference["taskId"], "cancelled")
