@@ -5,6 +5,7 @@ marker expression selects them (`pytest -m network`) or when their path is named
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import tempfile
@@ -52,6 +53,18 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     if collection_path.parent == TESTS and collection_path.name in NETWORK_TIERS:
         return True if not _selects_network(config) else None
     return None
+
+
+XDIST = importlib.util.find_spec("xdist") is not None
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    if not XDIST:  # an environment installed before pytest-xdist joined the test extras
+        parser.addoption("--numprocesses", help="ignored: pytest-xdist is not installed")
+
+
+def pytest_report_header() -> str | None:
+    return None if XDIST else "pytest-xdist is not installed: one process (pip install '.[test]')"
 
 
 @pytest.hookimpl(optionalhook=True)
