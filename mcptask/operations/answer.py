@@ -137,7 +137,8 @@ def check_responses(asked: list[InputRequest], responses: JsonObject) -> None:
         content = response.get("content", {})
         if not isinstance(content, dict):
             raise UsageError(f"the answer to {key!r}: content must be a JSON object")
-        check = check_against(request.schema, content)
+        secrets = [form_field.name for form_field in request.fields if form_field.secret]
+        check = check_against(request.schema, content, hidden=secrets)
         if check.problem is not None:
             where = f"field {check.where!r}" if check.where else "the form"
             raise UsageError(f"the answer to {key!r} does not fit: {where}: {check.problem}")

@@ -5,6 +5,7 @@ can backtrack for hours)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from mcptask.errors import TimedOut, time_bound
@@ -26,8 +27,12 @@ class SchemaCheck:
     unusable: str | None = None
 
 
-def check_against(schema: JsonObject, value: JsonObject) -> SchemaCheck:
-    """Validate `value` against `schema` (JSON Schema; 2020-12 unless it says otherwise)."""
+def check_against(
+    schema: JsonObject, value: JsonObject, *, hidden: Collection[str] = ()
+) -> SchemaCheck:
+    """Validate `value` against `schema` (JSON Schema; 2020-12 unless it says otherwise).
+    `hidden`: properties whose values are secret: a mismatch there names the rule it breaks,
+    never the value (jsonschema's messages quote it)."""
     # Imported here: jsonschema is needed by `start` and `answer` alone.
     import jsonschema
     from jsonschema import validators
@@ -55,4 +60,12 @@ def check_against(schema: JsonObject, value: JsonObject) -> SchemaCheck:
     if best is None:
         return SchemaCheck()
     where = "/".join(str(part) for part in best.absolute_path)
-    return SchemaCheck(best.message, where, len(errors) - 1)
+    message = best.message
+    if best.absolute_path and best.absolute_path[0] in hidden:
+        quoted = repr(best.instance)  # jsonschema's messages start so: "'abc' is too short"
+        message = (
+            "the value (hidden)" + message[len(quoted) :]
+            if message.startswith(quoted)
+            else f"the value (hidden) breaks its {best.validator} rule"
+        )
+    return SchemaCheck(message, where, len(errors) - 1)

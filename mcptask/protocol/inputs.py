@@ -83,6 +83,7 @@ class FormField:
     def coerce(self, text: str) -> Any:
         """A typed answer (KEY=VALUE, a prompt) as this field's type; ValueError says why not."""
         kind = self.type
+        shown = "the value (hidden)" if self.secret else repr(text)
         try:
             if kind == "integer":
                 return int(text)
@@ -90,12 +91,12 @@ class FormField:
                 number = float(text)
                 return int(number) if number.is_integer() and "." not in text else number
         except ValueError:
-            raise ValueError(f"{self.name}: {text!r} is not a {kind}") from None
+            raise ValueError(f"{self.name}: {shown} is not a {kind}") from None
         if kind == "boolean":
             word = text.strip().lower()
             if word in TRUE_WORDS or word in FALSE_WORDS:
                 return word in TRUE_WORDS
-            raise ValueError(f"{self.name}: {text!r} is not true or false")
+            raise ValueError(f"{self.name}: {shown} is not true or false")
         return text
 
 

@@ -279,7 +279,12 @@ SECRET_FORM = {
             "type": "object",
             "properties": {
                 "vault": {"type": "string", "enum": ["dev", "prod"], "default": "dev"},
-                "passphrase": {"type": "string", "format": "password", "minLength": 4},
+                "passphrase": {
+                    "type": "string",
+                    "format": "password",
+                    "minLength": 4,
+                    "default": "server-default-pw",
+                },
             },
             "required": ["vault", "passphrase"],
         },
@@ -309,6 +314,8 @@ def test_a_secret_is_sent_but_never_shown(asking: Callable[..., AskingServer]) -
         {"unlock": {"action": "accept", "content": {"vault": "dev", "passphrase": "s3cret-words"}}}
     ]
     assert "s3cret-words" not in transcript
+    assert "abc" not in transcript  # not even in why it was refused
+    assert "server-default-pw" not in transcript
     scripted = asking({"unlock": SECRET_FORM})
     sent = run_mcptask(
         "answer", "t1", "--url", scripted.url, "vault=prod", "passphrase=hunter22", "-o", "json"
@@ -317,6 +324,16 @@ def test_a_secret_is_sent_but_never_shown(asking: Callable[..., AskingServer]) -
     assert "hunter22" not in sent.stdout + sent.stderr
     assert sent.json()["sent"]["unlock"]["content"]["passphrase"] == "<hidden>"
     assert scripted.updates[0]["unlock"]["content"]["passphrase"] == "hunter22"
+
+
+def test_a_secret_that_does_not_fit_is_refused_without_showing_it(
+    asking: Callable[..., AskingServer],
+) -> None:
+    server = asking({"unlock": SECRET_FORM})
+    refused = run_mcptask("answer", "t1", "--url", server.url, "vault=dev", "passphrase=q7%")
+    refused.assert_one_line_error(2, "field 'passphrase'", "(hidden) is too short")
+    assert "q7%" not in refused.stderr
+    assert server.updates == []
 
 
 def test_a_url_request_shows_its_host_and_is_accepted_only_when_asked(

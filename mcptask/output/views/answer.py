@@ -118,6 +118,7 @@ class AnswerView(View["AnswerReport"]):
                 choices=choices,
                 default=None if default is None else clean(_typed_text(default)),
                 password=form_field.secret,
+                show_default=not form_field.secret,
                 console=self.screen.err,
             )
             if not text and not form_field.required:
@@ -128,7 +129,8 @@ class AnswerView(View["AnswerReport"]):
                 self.screen.warn(str(exc))
                 continue
             one_field = {"type": "object", "properties": {form_field.name: form_field.schema}}
-            check = check_against(one_field, {form_field.name: value})
+            hidden = [form_field.name] if form_field.secret else []
+            check = check_against(one_field, {form_field.name: value}, hidden=hidden)
             if check.problem is None:
                 return value
             self.screen.warn(f"{name}: {check.problem}")

@@ -122,3 +122,12 @@ def test_secret_fields_are_hidden_in_what_is_shown() -> None:
         "approval": {"action": "accept", "content": {"go": True, "pw": HIDDEN}}
     }
     assert sent["approval"]["content"]["pw"] == "hunter2"  # what is sent is left untouched
+
+
+def test_a_secret_that_does_not_fit_is_refused_without_showing_it() -> None:
+    pin = form("pin", {"pin": {"type": "string", "format": "password", "pattern": "^[0-9]+$"}})
+    with pytest.raises(UsageError, match=r"field 'pin': the value \(hidden\) does not match"):
+        build([pin], ("pin", "hunter2", False))
+    with pytest.raises(UsageError) as refused:
+        build([pin], ("pin", "hunter2", False))
+    assert "hunter2" not in refused.value.message

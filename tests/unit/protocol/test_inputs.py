@@ -110,3 +110,10 @@ def test_a_silent_input_required_task_shows_what_it_asks() -> None:
     assert task_message(asking({"k1": FORM}, statusMessage="Waiting")) == "Waiting"
     assert task_message(asking("broken")) == ""
     assert task_message(Task("t", "working")) == ""
+
+
+def test_a_secret_that_is_not_the_fields_type_is_refused_without_showing_it() -> None:
+    pin = FormField("pin", {"type": "integer", "writeOnly": True}, required=True)
+    with pytest.raises(ValueError, match=r"^pin: the value \(hidden\) is not a integer") as info:
+        pin.coerce("12x9")
+    assert "12x9" not in str(info.value)
