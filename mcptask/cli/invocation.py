@@ -85,13 +85,20 @@ class Invocation:
         from_config = profile_choice.config_file(common, os.environ) is not None
         self._remember_session = remember_session and not from_config
         self.settings = self.resolved.settings
+        self.hidden: set[str] = set()
+        """Text the wire log never shows (the values of an answer's secret fields)."""
         for warning in self.resolved.warnings:
             self.screen.warn(warning)
 
     @property
     def log(self) -> Callable[[str], None] | None:
         """Where -v sends the wire log (None without -v)."""
-        return self.screen.note if self.common.verbose else None
+        return self._log_line if self.common.verbose else None
+
+    def _log_line(self, line: str) -> None:
+        from mcptask.transport.redact import scrub
+
+        self.screen.note(scrub(line, self.hidden))
 
     @functools.cached_property
     def record(self) -> KnownTasks | None:

@@ -4,6 +4,7 @@ moves on, bounded by the wait timeout."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -187,6 +188,22 @@ def send_answers(
     asks_now = read_input_requests(latest) if latest.status == INPUT_REQUIRED else []
     kind = latest.status if latest.status in SETTLED_KINDS else "unchanged"
     return AnswerReport(task_id, asked, responses, latest, kind, asks_now=asks_now)
+
+
+def secret_texts(asked: list[InputRequest], responses: JsonObject) -> set[str]:
+    """The secret field values of `responses` as the wire log could show them: JSON-encoded
+    (ASCII-escaped, as mcptask sends them, or not, as a server may echo them), and as is."""
+    texts: set[str] = set()
+    for request in asked:
+        response = responses.get(request.key)
+        content = response.get("content") if isinstance(response, dict) else None
+        if not isinstance(content, dict):
+            continue
+        for form_field in request.fields:
+            if form_field.secret and form_field.name in content:
+                value = content[form_field.name]
+                texts |= {json.dumps(value), json.dumps(value, ensure_ascii=False), str(value)}
+    return texts
 
 
 def _only(asked: list[InputRequest], key: str | None) -> InputRequest:

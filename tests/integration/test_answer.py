@@ -336,6 +336,18 @@ def test_a_secret_that_does_not_fit_is_refused_without_showing_it(
     assert server.updates == []
 
 
+def test_the_wire_log_never_shows_a_secret(asking: Callable[..., AskingServer]) -> None:
+    server = asking({"unlock": SECRET_FORM})
+    answer = ["vault=dev", 'passphrase=pa"ss-ß', "-v"]
+    sent = run_mcptask("answer", "t1", "--url", server.url, *answer)
+    assert sent.code == 0, sent.stderr
+    assert server.updates[0]["unlock"]["content"]["passphrase"] == 'pa"ss-ß'
+    assert "tasks/update" in sent.stderr
+    assert "ss-\\u00df" not in sent.stderr  # as sent: JSON, ASCII-escaped
+    assert "ss-ß" not in sent.stderr
+    assert '"passphrase":<redacted>' in sent.stderr
+
+
 def test_a_url_request_shows_its_host_and_is_accepted_only_when_asked(
     asking: Callable[..., AskingServer],
 ) -> None:

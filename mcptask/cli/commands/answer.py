@@ -96,6 +96,7 @@ def answer(
                     action=actions[0] if actions else None,
                     from_file=file_answer,
                 )
+            invocation.hidden.update(answering.secret_texts(asked, responses))
             with StopSignal() as stop:
                 report = answering.send_answers(
                     client,
