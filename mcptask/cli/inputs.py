@@ -99,6 +99,8 @@ def parse_typed_item(item: str) -> tuple[str, Any, bool]:
         return key, json.loads(value), True
     except ValueError as exc:
         raise UsageError(f"tool argument {key}:= is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise UsageError(f"tool argument {key}:= is nested too deeply") from None
 
 
 def _args_option(args: str) -> JsonObject:
@@ -134,3 +136,5 @@ def _parsed(text: str, source: str) -> Any:
         return json.loads(text)
     except ValueError as exc:
         raise UsageError(f"{source} is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise UsageError(f"{source} is nested too deeply") from None

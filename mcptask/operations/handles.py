@@ -57,13 +57,15 @@ def read_handles(text: str, source: str) -> list[JsonObject]:
     """Serialized task references from JSON text: one, a list, or one per line (JSONL);
     UsageError naming the source (and the handle) when they are not."""
     try:
-        parsed = json.loads(text)
-        handles = parsed if isinstance(parsed, list) else [parsed]
-    except ValueError:
         try:
+            parsed = json.loads(text)
+            handles = parsed if isinstance(parsed, list) else [parsed]
+        except ValueError:
             handles = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except ValueError as exc:
-            raise UsageError(f"{source} is not JSON nor JSON lines ({exc})") from None
+    except ValueError as exc:
+        raise UsageError(f"{source} is not JSON nor JSON lines ({exc})") from None
+    except RecursionError:  # the JSON, or one of its lines
+        raise UsageError(f"{source} is nested too deeply") from None
     for number, handle in enumerate(handles, 1):
         problem = _problem(handle)
         if problem is not None:

@@ -48,6 +48,8 @@ def read_client_config(path: Path) -> ProfileBook:
         document = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise UsageError(f"{path}: nested too deeply: not a config file") from None
     entries = _entries(path, document)
     profiles = {name: _profile(path, name, entry) for name, entry in entries.items()}
     # One server needs no name; several do (-P NAME).
