@@ -96,7 +96,7 @@ def parse_typed_item(item: str) -> tuple[str, Any, bool]:
     if not raw_json:
         return key, value, False
     try:
-        return key, json.loads(value), True
+        return key, json.loads(value, parse_constant=_not_json), True
     except ValueError as exc:
         raise UsageError(f"tool argument {key}:= is not valid JSON ({exc})") from None
     except RecursionError:
@@ -133,8 +133,13 @@ def read_text(path: str, source: str) -> str:
 
 def _parsed(text: str, source: str) -> Any:
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_not_json)
     except ValueError as exc:
         raise UsageError(f"{source} is not valid JSON ({exc})") from None
     except RecursionError:
         raise UsageError(f"{source} is nested too deeply") from None
+
+
+def _not_json(constant: str) -> Any:
+    """Refuse the NaN and Infinity Python's parser takes: they cannot be sent as JSON."""
+    raise ValueError(f"{constant} is not a JSON number")

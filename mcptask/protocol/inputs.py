@@ -10,6 +10,7 @@ trusted: the views sanitize it before it is shown.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -89,6 +90,8 @@ class FormField:
                 return int(text)
             if kind == "number":
                 number = float(text)
+                if not math.isfinite(number):  # not a JSON number: nothing could send it
+                    raise ValueError
                 return int(number) if number.is_integer() and "." not in text else number
         except ValueError:
             raise ValueError(f"{self.name}: {shown} is not a {kind}") from None

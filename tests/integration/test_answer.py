@@ -348,6 +348,26 @@ def test_the_wire_log_never_shows_a_secret(asking: Callable[..., AskingServer]) 
     assert '"passphrase":<redacted>' in sent.stderr
 
 
+@pytest.mark.parametrize(
+    ("items", "stdin"),
+    [
+        (["size=inf"], None),
+        (["size=NaN"], None),
+        (["size:=Infinity"], None),
+        (["--from-file", "-"], '{"action": "accept", "content": {"size": NaN}}'),
+    ],
+)
+def test_a_number_json_cannot_carry_is_refused(
+    asking: Callable[..., AskingServer], items: list[str], stdin: str | None
+) -> None:
+    schema = {"type": "object", "properties": {"size": {"type": "number"}}}
+    ask = {"method": "elicitation/create", "params": {"requestedSchema": schema}}
+    server = asking({"size": ask})
+    refused = run_mcptask("answer", "t1", "--url", server.url, *items, stdin=stdin)
+    refused.assert_one_line_error(2, "is not")
+    assert server.updates == []
+
+
 def test_a_url_request_shows_its_host_and_is_accepted_only_when_asked(
     asking: Callable[..., AskingServer],
 ) -> None:
