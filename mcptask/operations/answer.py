@@ -74,6 +74,7 @@ def build_responses(
     items: list[tuple[str, Any, bool]],
     action: str | None,
     from_file: object,
+    warn: Callable[[str], object],
 ) -> JsonObject:
     """The `inputResponses` the command line gives, checked against what the task asks.
 
@@ -81,7 +82,7 @@ def build_responses(
     field's type. `action` (`accept`, `decline`, `cancel`) answers the request `key` names, or
     every elicitation when no key is given. `from_file` is a map of key to response (when its
     keys are all the task's keys), else one response, to the request `key` names or the only
-    one. Nothing given is a usage error.
+    one. Nothing given is a usage error; `warn` says what could not be checked.
     """
     by_key = {request.key: request for request in asked}
     if key is not None and key not in by_key:
@@ -111,14 +112,17 @@ def build_responses(
             "no answer given: give the fields as KEY=VALUE items (KEY:=JSON for raw JSON), "
             "--from-file FILE, --accept (a URL request), --decline or --cancel"
         )
-    check_responses(asked, responses)
+    check_responses(asked, responses, warn=warn)
     return responses
 
 
-def check_responses(asked: list[InputRequest], responses: JsonObject) -> None:
+def check_responses(
+    asked: list[InputRequest], responses: JsonObject, *, warn: Callable[[str], object]
+) -> None:
     """Refuse (UsageError naming the key and field) an answer that does not fit what was
     asked: an unknown key, an elicitation action that does not exist, form content that does
-    not match the requested schema."""
+    not match the requested schema. A schema that cannot be used is `warn`ed of: the server
+    then judges the answer itself."""
     by_key = {request.key: request for request in asked}
     if not responses:
         raise UsageError("the answer answers none of the task's requests; nothing was sent")
@@ -140,6 +144,10 @@ def check_responses(asked: list[InputRequest], responses: JsonObject) -> None:
             raise UsageError(f"the answer to {key!r}: content must be a JSON object")
         secrets = [form_field.name for form_field in request.fields if form_field.secret]
         check = check_against(request.schema, content, hidden=secrets)
+        if check.unusable is not None:
+            warn(
+                f"the form of {key!r} cannot be used ({check.unusable}): its answer was not checked"
+            )
         if check.problem is not None:
             where = f"field {check.where!r}" if check.where else "the form"
             raise UsageError(f"the answer to {key!r} does not fit: {where}: {check.problem}")

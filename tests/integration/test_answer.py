@@ -368,6 +368,20 @@ def test_a_number_json_cannot_carry_is_refused(
     assert server.updates == []
 
 
+def test_a_form_that_cannot_be_checked_is_sent_with_a_warning(
+    asking: Callable[..., AskingServer],
+) -> None:
+    schema = {"type": "object", "properties": {"size": {"type": "no-such-type"}}}
+    server = asking(
+        {"odd": {"method": "elicitation/create", "params": {"requestedSchema": schema}}}
+    )
+    sent = run_mcptask("answer", "t1", "--url", server.url, "size=3")
+    assert sent.code == 0, sent.stderr
+    assert "the form of 'odd' cannot be used" in sent.stderr
+    assert "its answer was not checked" in sent.stderr
+    assert server.updates == [{"odd": {"action": "accept", "content": {"size": "3"}}}]
+
+
 def test_a_url_request_shows_its_host_and_is_accepted_only_when_asked(
     asking: Callable[..., AskingServer],
 ) -> None:

@@ -84,7 +84,7 @@ def answer(
             view.questions(task_id, asked, always=interactive)
             if interactive:
                 responses = view.ask(asked)
-                answering.check_responses(asked, responses)
+                answering.check_responses(asked, responses, warn=invocation.screen.warn)
                 if not view.confirm(asked, responses):
                     view.show(answering.not_waiting(task, interrupted=True))
                     raise typer.Exit(int(ExitCode.INTERRUPTED))
@@ -95,6 +95,7 @@ def answer(
                     items=parsed,
                     action=actions[0] if actions else None,
                     from_file=file_answer,
+                    warn=invocation.screen.warn,
                 )
             invocation.hidden.update(answering.secret_texts(asked, responses))
             with StopSignal() as stop:

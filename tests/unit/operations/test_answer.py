@@ -33,10 +33,14 @@ URL = InputRequest("visit", "elicitation/create", {"mode": "url", "url": "https:
 SAMPLING = InputRequest("llm", "sampling/createMessage", {"messages": []})
 
 
+WARNINGS: list[str] = []
+
+
 def build(asked: list[InputRequest], *items: tuple[str, Any, bool], **options: Any) -> Any:
     options.setdefault("key", None)
     options.setdefault("action", None)
     options.setdefault("from_file", None)
+    options.setdefault("warn", WARNINGS.append)
     return build_responses(asked, items=list(items), **options)
 
 
@@ -111,7 +115,7 @@ def test_no_answer_at_all_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="no answer given"):
         build([NAME])
     with pytest.raises(UsageError, match="answers none"):
-        check_responses([NAME], {})
+        check_responses([NAME], {}, warn=WARNINGS.append)
 
 
 def test_secret_fields_are_hidden_in_what_is_shown() -> None:
@@ -131,3 +135,13 @@ def test_a_secret_that_does_not_fit_is_refused_without_showing_it() -> None:
     with pytest.raises(UsageError) as refused:
         build([pin], ("pin", "hunter2", False))
     assert "hunter2" not in refused.value.message
+
+
+def test_a_form_whose_schema_cannot_be_used_is_sent_with_a_warning() -> None:
+    broken = form("broken", {"x": {"type": "no-such-type"}})
+    WARNINGS.clear()
+    answer = build([broken], ("x", "1", False))
+    assert answer["broken"]["content"] == {"x": "1"}
+    [warning] = WARNINGS
+    assert warning.startswith("the form of 'broken' cannot be used (")
+    assert warning.endswith("): its answer was not checked")
