@@ -404,6 +404,41 @@ def test_a_url_request_shows_its_host_and_is_accepted_only_when_asked(
     assert server.updates == [{"visit": {"action": "accept"}}]
 
 
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "-new-window", "https://ok.example/x"])
+def test_a_browser_is_opened_only_for_a_web_url(
+    asking: Callable[..., AskingServer],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    url: str,
+) -> None:
+    opened = tmp_path / "opened"
+    browser = tmp_path / "browser"
+    browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {opened}\n')
+    browser.chmod(0o755)
+    monkeypatch.setenv("BROWSER", str(browser))
+    visit = {"method": "elicitation/create", "params": {"mode": "url", "url": url}}
+    server = asking({"visit": visit})
+    child = spawn("answer", "t1", "--url", server.url)
+    child.expect(r"accept, decline or cancel\?")
+    child.sendline("accept")
+    if url.startswith("https"):
+        child.expect("Open the URL in a browser")
+        child.sendline("y")
+    else:
+        child.expect("opens no browser: not an http")
+    child.expect("Have you finished at the site")
+    child.sendline("n")
+    child.expect("Send it")
+    child.sendline("n")
+    child.expect(pexpect.EOF)
+    child.close()
+    if url.startswith("https"):
+        assert opened.read_text() == url
+    else:
+        assert not opened.exists()
+    assert server.updates == []
+
+
 def test_sampling_is_answered_only_from_a_file(asking: Callable[..., AskingServer]) -> None:
     sampling = {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}}
     server = asking({"llm": sampling})

@@ -86,7 +86,9 @@ class AnswerView(View["AnswerReport"]):
             if action != "accept":
                 responses[request.key] = elicitation_response(action)
             elif request.is_url:
-                if Confirm.ask("Open the URL in a browser?", default=False, console=console):
+                if not request.url.lower().startswith(("https://", "http://")):
+                    self.screen.warn(f"{label} opens no browser: not an http(s) URL")
+                elif Confirm.ask("Open the URL in a browser?", default=False, console=console):
                     import webbrowser
 
                     webbrowser.open(request.url)
