@@ -142,6 +142,13 @@ def check_responses(
         content = response.get("content", {})
         if not isinstance(content, dict):
             raise UsageError(f"the answer to {key!r}: content must be a JSON object")
+        fields = [form_field.name for form_field in request.fields]
+        unknown = [name for name in content if name not in fields]
+        if unknown:  # a form is its fields, whatever additionalProperties says
+            raise UsageError(
+                f"the form of {key!r} has no field {unknown[0]!r} "
+                f"(its fields: {', '.join(fields) or 'none'})"
+            )
         secrets = [form_field.name for form_field in request.fields if form_field.secret]
         check = check_against(request.schema, content, hidden=secrets)
         if check.unusable is not None:

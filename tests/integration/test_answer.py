@@ -125,6 +125,11 @@ def test_a_file_answers_both_and_a_misfit_sends_nothing(
     misfit.assert_one_line_error(2, "'confirm-1'", "field 'confirm'", "not of type 'boolean'")
     unchanged = run_mcptask("get", task_id, "--url", url, "-o", "json").json()
     assert set(unchanged["inputRequests"]) == {"name-1", "confirm-1"}
+    answer["confirm-1"]["content"] = {"confirm": True, "force": True}
+    unknown = run_mcptask(
+        "answer", task_id, "--url", url, "--from-file", "-", stdin=json.dumps(answer)
+    )
+    unknown.assert_one_line_error(2, "the form of 'confirm-1' has no field 'force'")
     answer["confirm-1"]["content"] = {"confirm": True}
     path = tmp_path / "answer.json"
     path.write_text(json.dumps(answer))
