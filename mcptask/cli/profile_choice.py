@@ -76,8 +76,8 @@ def _chosen_profile(
         if env.get(ENV_URL) or env.get(ENV_SERVER):
             raise UsageError(f"both {ENV_PROFILE} and {ENV_URL}/{ENV_SERVER} are set; unset one")
         return opened().get(named)
-    if env.get(ENV_URL) or env.get(ENV_SERVER):
-        return None
+    if (env.get(ENV_URL) or env.get(ENV_SERVER)) and not line.config:
+        return None  # --config on the line names the server, as --url would
     default = opened()
     if from_config and default.default is None:
         raise UsageError(

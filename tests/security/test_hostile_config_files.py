@@ -64,3 +64,12 @@ def test_a_config_files_servers_are_used_by_name(tmp_path: Path) -> None:
     assert shown.code == 0, shown.stderr
     assert shown.json()["path"] == str(config)
     assert [profile["name"] for profile in shown.json()["profiles"]] == ["demo", "other"]
+
+
+def test_a_config_file_on_the_line_wins_over_the_environments_server(tmp_path: Path) -> None:
+    command, *args = reference_stdio_command("--seed", "working=1").split()
+    config = write(tmp_path / ".mcp.json", {"demo": {"command": command, "args": args}})
+    env = {"MCPTASK_URL": "http://127.0.0.1:9/mcp"}
+    listed = run_mcptask("list", "--config", str(config), "-o", "ids", env=env)
+    assert listed.code == 0, listed.stderr
+    assert listed.stdout.split() == ["working-001"]
