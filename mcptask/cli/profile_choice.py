@@ -60,13 +60,20 @@ def _chosen_profile(
     def opened() -> ProfileBook:
         return book if isinstance(book, ProfileBook) else book()
 
+    def named_in_book(name: str) -> Profile:
+        profiles = opened()
+        if from_config and name not in profiles.profiles:  # not a saved profile's advice
+            known = ", ".join(sorted(profiles.profiles)) or "none"
+            raise UsageError(f"{profiles.path} has no server {name!r} (its servers: {known})")
+        return profiles.get(name)
+
     if line.profile:
         if line.url or line.server:
             raise UsageError(
                 "give the server either with --profile or with --url/--server, not both "
                 "(a profile's credentials go only to its own server)"
             )
-        return opened().get(line.profile)
+        return named_in_book(line.profile)
     if line.url or line.server:
         if line.config:
             raise UsageError("--config names servers by --profile; give no --url/--server")
@@ -75,7 +82,7 @@ def _chosen_profile(
     if named:
         if env.get(ENV_URL) or env.get(ENV_SERVER):
             raise UsageError(f"both {ENV_PROFILE} and {ENV_URL}/{ENV_SERVER} are set; unset one")
-        return opened().get(named)
+        return named_in_book(named)
     if (env.get(ENV_URL) or env.get(ENV_SERVER)) and not line.config:
         return None  # --config on the line names the server, as --url would
     default = opened()

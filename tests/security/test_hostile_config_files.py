@@ -60,6 +60,9 @@ def test_a_config_files_servers_are_used_by_name(tmp_path: Path) -> None:
     assert listed.stdout.split() == ["working-002", "working-001"]
     unnamed = run_mcptask("list", "--config", str(config))
     unnamed.assert_one_line_error(2, "has 2 servers", "demo, other")
+    unknown = run_mcptask("list", "--config", str(config), "-P", "nope")
+    unknown.assert_one_line_error(2, "has no server 'nope'", "its servers: demo, other")
+    assert "--save" not in unknown.stderr  # a saved profile's advice does not apply
     shown = run_mcptask("profiles", "--config", str(config), "-o", "json")
     assert shown.code == 0, shown.stderr
     assert shown.json()["path"] == str(config)
