@@ -68,4 +68,7 @@ def check_against(
             if message.startswith(quoted)
             else f"the value (hidden) breaks its {best.validator} rule"
         )
+    for name in hidden:  # a rule of the whole value quotes it whole: "{'pw': 'abc'} has ..."
+        if name in value:
+            message = message.replace(repr(value[name]), "<hidden>")
     return SchemaCheck(message, where, len(errors) - 1)

@@ -145,3 +145,12 @@ def test_a_form_whose_schema_cannot_be_used_is_sent_with_a_warning() -> None:
     [warning] = WARNINGS
     assert warning.startswith("the form of 'broken' cannot be used (")
     assert warning.endswith("): its answer was not checked")
+
+
+def test_a_rule_of_the_whole_form_does_not_quote_its_secret() -> None:
+    pin = form("pin", {"pin": {"type": "string", "writeOnly": True}, "n": {"type": "integer"}})
+    pin.schema["maxProperties"] = 1
+    with pytest.raises(UsageError) as refused:
+        build([pin], ("pin", "hunter2", False), ("n", "1", False))
+    assert "has too many properties" in refused.value.message
+    assert "hunter2" not in refused.value.message
