@@ -29,7 +29,10 @@ MAX_CONFIG_BYTES = 1024 * 1024
 _PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
 _ENV_NAME = re.compile(r"(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?", re.DOTALL)
 _STDIO_KEYS = frozenset({"command", "args", "env", "type", "description", "disabled"})
-_HTTP_KEYS = frozenset({"url", "type", "headers", "description", "disabled"})
+_HTTP_KEYS = frozenset({"url", "serverUrl", "type", "headers", "description", "disabled"})
+_HTTP_TYPES = (None, "http", "streamable-http", "streamableHttp")
+# VS Code's mcp.json is JSONC: strings are kept whole; comments and trailing commas go.
+_JSONC = re.compile(r'("(?:[^"\\]|\\.)*")|//[^\n]*|/\*.*?\*/|,(?=\s*[}\]])', re.DOTALL)
 """Keys a server entry may have; any other (`cwd`, `envFile`, ...) changes how the server
 runs in a way mcptask does not follow, so the entry is refused rather than run otherwise."""
 
@@ -45,13 +48,21 @@ def read_client_config(path: Path) -> ProfileBook:
     if len(data) > MAX_CONFIG_BYTES:
         raise UsageError(f"{path}: larger than {MAX_CONFIG_BYTES // 1024} KiB: not a config file")
     try:
-        document = json.loads(data)
+        text = data.decode("utf-8-sig")
+        for _ in range(2):  # twice: a comment may stand between a trailing comma and its `]`
+            text = _JSONC.sub(lambda match: match.group(1) or "", text)
+        document = json.loads(text)
     except (ValueError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: not valid JSON ({exc})") from None
     except RecursionError:
         raise UsageError(f"{path}: nested too deeply: not a config file") from None
     entries = _entries(path, document)
-    profiles = {name: _profile(path, name, entry) for name, entry in entries.items()}
+    profiles = {
+        name: _profile(path, name, entry)
+        for name, entry in entries.items()
+        # As the clients do: a server marked disabled is not there.
+        if not (isinstance(entry, dict) and entry.get("disabled") is True)
+    }
     # One server needs no name; several do (-P NAME).
     default = next(iter(profiles)) if len(profiles) == 1 else None
     return ProfileBook(path, profiles, default)
@@ -132,8 +143,11 @@ def _profile(path: Path, name: str, entry: Any) -> Profile:
     unknown = sorted(set(entry) - (_STDIO_KEYS if stdio else _HTTP_KEYS))
     if unknown:
         raise UsageError(f"{where}: mcptask cannot follow {', '.join(unknown)} here")
-    if entry.get("type") in ("sse",):
+    kind = entry.get("type")
+    if kind == "sse":
         raise UsageError(f"{where}: the HTTP+SSE transport (2024-11-05) is not served")
+    if kind not in ((None, "stdio") if stdio else _HTTP_TYPES):
+        raise UsageError(f"{where}: type {kind!r} does not fit a {'command' if stdio else 'url'}")
     if stdio:
         command, args = entry.get("command"), entry.get("args", [])
         if not isinstance(command, str) or not command:
@@ -142,7 +156,7 @@ def _profile(path: Path, name: str, entry: Any) -> Profile:
             raise UsageError(f"{where}: args must be a list of strings")
         env = _strings(where, "env", entry.get("env", {}))
         return Profile(name=name, server=shlex.join([command, *args]), env=dict(env))
-    url = entry.get("url")
+    url = entry.get("url", entry.get("serverUrl"))  # serverUrl: Windsurf's name for it
     if not isinstance(url, str) or not url:
         raise UsageError(f"{where}: needs a url (HTTP) or a command (stdio)")
     headers = _strings(where, "headers", entry.get("headers", {}))

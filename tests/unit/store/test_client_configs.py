@@ -47,6 +47,24 @@ def test_vs_code_servers_and_a_single_server_is_the_default(tmp_path: Path) -> N
     assert book.profiles["only"].server == "srv"
 
 
+def test_jsonc_a_bom_disabled_servers_and_windsurfs_server_url(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    text = """{
+      // VS Code's mcp.json is JSONC
+      "servers": {
+        "a": {"command": "srv", "args": ["x // kept", "y,]",], /* a comment */},
+        "off": {"command": "srv", "disabled": true},
+        "wind": {"serverUrl": "https://w.example/mcp",  // a comment before the bracket
+        },
+      },
+    }"""
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    book = read_client_config(path)
+    assert list(book.profiles) == ["a", "wind"]
+    assert shlex.split(book.profiles["a"].server or "") == ["srv", "x // kept", "y,]"]
+    assert book.profiles["wind"].url == "https://w.example/mcp"
+
+
 @pytest.mark.parametrize(
     ("document", "message"),
     [
@@ -60,6 +78,8 @@ def test_vs_code_servers_and_a_single_server_is_the_default(tmp_path: Path) -> N
         ({"mcpServers": {"x": {"command": "a", "args": "b c"}}}, "args must be a list"),
         ({"mcpServers": {"x": {"command": "a", "env": {"A": 1}}}}, "env must be an object"),
         ({"mcpServers": {"x": {"type": "http"}}}, "needs a url"),
+        ({"mcpServers": {"x": {"type": "stdio", "url": "https://a"}}}, "does not fit a url"),
+        ({"mcpServers": {"x": {"type": "http", "command": "srv"}}}, "does not fit a command"),
     ],
 )
 def test_a_file_mcptask_cannot_use_is_one_line_naming_it(
