@@ -81,26 +81,27 @@ def parse_item(item: str) -> tuple[str, Any]:
     return key, value
 
 
-def parse_typed_item(item: str) -> tuple[str, Any, bool]:
-    """`parse_item`, and whether the value came as JSON (`KEY:=JSON`) rather than text."""
+def parse_typed_item(item: str, what: str = "tool argument") -> tuple[str, Any, bool]:
+    """`parse_item`, and whether the value came as JSON (`KEY:=JSON`) rather than text
+    (`what` names the item in errors)."""
     match = _ITEM.fullmatch(item)
     if match is None:
         raise UsageError(
-            f"tool argument {item!r} is neither KEY=VALUE (a string) nor KEY:=JSON (a JSON "
+            f"{what} {item!r} is neither KEY=VALUE (a string) nor KEY:=JSON (a JSON "
             "value); options go before '--'"
         )
     escaped_key, raw_json, value = match.groups()
     key = _ESCAPE.sub(r"\1", escaped_key)
     if not key:
-        raise UsageError(f"tool argument {item!r} has no KEY before '='")
+        raise UsageError(f"{what} {item!r} has no KEY before '='")
     if not raw_json:
         return key, value, False
     try:
         return key, json.loads(value, parse_constant=_not_json), True
     except ValueError as exc:
-        raise UsageError(f"tool argument {key}:= is not valid JSON ({exc})") from None
+        raise UsageError(f"{what} {key}:= is not valid JSON ({exc})") from None
     except RecursionError:
-        raise UsageError(f"tool argument {key}:= is nested too deeply") from None
+        raise UsageError(f"{what} {key}:= is nested too deeply") from None
 
 
 def _args_option(args: str) -> JsonObject:

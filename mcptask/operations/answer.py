@@ -11,10 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcptask.client.session import McpClient
-from mcptask.errors import TaskNotFound, UsageError
+from mcptask.errors import McptaskError, ProtocolViolation, TaskNotFound, UsageError
 from mcptask.operations.polling import follow_task
+from mcptask.operations.result import DEFAULT_WAIT_SECONDS
 from mcptask.operations.schema_check import check_against
 from mcptask.protocol.inputs import (
+    ACTIONS,
     ELICITATION,
     InputRequest,
     elicitation_response,
@@ -22,8 +24,6 @@ from mcptask.protocol.inputs import (
 )
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import INPUT_REQUIRED, Task
-
-DEFAULT_WAIT_SECONDS = 30.0
 
 SETTLED_KINDS = ("working", "completed", "input_required", "failed", "cancelled")
 """What a task did after the answer: its new status (`input_required`: it asks again, or
@@ -34,7 +34,8 @@ asks for the rest)."""
 class AnswerReport:
     """What the task asked, what was sent, and how the task was last seen.
 
-    `kind`: a status of SETTLED_KINDS; `sent` (not followed: --wait-timeout 0); `unchanged`
+    `kind`: a status of SETTLED_KINDS; `sent` (not followed: --wait-timeout 0, or following
+    failed after the answer was sent: `follow_error` says why); `unchanged`
     (still waiting on the answered requests when time ran out: the server takes answers
     eventually); `gone` (the server no longer knows the task); `not-waiting` (the task did
     not wait for input: nothing was sent); `interrupted` (nothing was sent, or the follow-up
@@ -49,6 +50,8 @@ class AnswerReport:
     interrupted: bool = False
     asks_now: list[InputRequest] = field(default_factory=list)
     """What the task asks after the answer (kind `input_required`)."""
+    follow_error: str | None = None
+    """Why the task could not be followed after the answer was sent (kind `sent`)."""
 
 
 def read_questions(client: McpClient, task_id: str) -> tuple[Task, list[InputRequest]]:
@@ -58,7 +61,13 @@ def read_questions(client: McpClient, task_id: str) -> tuple[Task, list[InputReq
     task = client.get_task(task_id)
     if task.status != INPUT_REQUIRED:
         return task, []
-    return task, read_input_requests(task)
+    asked = read_input_requests(task)
+    if not asked:
+        raise ProtocolViolation(
+            f"task {task_id} is input_required, but the server's tasks/get says nothing of "
+            "what it asks (no inputRequests): there is nothing to answer"
+        )
+    return task, asked
 
 
 def not_waiting(task: Task, *, interrupted: bool = False) -> AnswerReport:
@@ -135,7 +144,7 @@ def check_responses(
         if request.method != ELICITATION:
             continue  # sampling and roots answers come whole from a file, as given
         action = response.get("action")
-        if action not in ("accept", "decline", "cancel"):
+        if action not in ACTIONS:
             raise UsageError(f"the answer to {key!r} needs an action: accept, decline or cancel")
         if action != "accept" or request.is_url:
             continue
@@ -197,6 +206,8 @@ def send_answers(
         )
     except TaskNotFound:
         return AnswerReport(task_id, asked, responses, None, "gone")
+    except McptaskError as exc:  # said, so that nobody answers twice
+        return AnswerReport(task_id, asked, responses, task, "sent", follow_error=exc.message)
     if latest is task or not settled(latest):
         kind = "interrupted" if stop() else "unchanged"
         return AnswerReport(task_id, asked, responses, latest, kind, interrupted=stop())

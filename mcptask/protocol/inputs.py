@@ -20,8 +20,6 @@ from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task
 
 ELICITATION = "elicitation/create"
-SAMPLING = "sampling/createMessage"
-ROOTS = "roots/list"
 ACTIONS = ("accept", "decline", "cancel")
 FIELD_TYPES = ("string", "number", "integer", "boolean")
 """The types a form field may have (the spec's requestedSchema is flat)."""

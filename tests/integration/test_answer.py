@@ -214,9 +214,11 @@ class AskingServer(Background):
     """A 2026-07-28 server with one task, `t1`, that asks `requests` until tasks/update
     answers them all, then completes; it keeps every answer it got."""
 
-    def __init__(self, requests: dict[str, Any], message: str = "") -> None:
+    def __init__(self, requests: Any, message: str = "") -> None:
         self.requests = requests
         self.message = message
+        self.after: dict[str, Any] = {"status": "completed"}
+        """What tasks/get says of the task once answered."""
         self.updates: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         owner = self
@@ -254,7 +256,7 @@ class AskingServer(Background):
                 return {"resultType": "complete"}
             task: dict[str, Any] = {"resultType": "complete", "taskId": "t1", "ttlMs": None}
             if self.updates:
-                return {**task, "status": "completed", "pollIntervalMs": 100}
+                return {**task, **self.after, "pollIntervalMs": 100}
             task.update(status="input_required", inputRequests=self.requests, pollIntervalMs=100)
             if self.message:
                 task["statusMessage"] = self.message
@@ -265,7 +267,7 @@ class AskingServer(Background):
 def asking() -> Iterator[Callable[..., AskingServer]]:
     servers: list[AskingServer] = []
 
-    def make(requests: dict[str, Any], message: str = "") -> AskingServer:
+    def make(requests: Any, message: str = "") -> AskingServer:
         server = AskingServer(requests, message)
         server.__enter__()
         servers.append(server)
@@ -499,3 +501,43 @@ def test_start_watch_stops_at_its_wait_timeout_on_a_task_that_asks(target: Targe
     assert json.loads(watched.stdout.splitlines()[-1])["status"] == "input_required"
     alone = run_mcptask("start", "long_job", *server, "--wait-timeout", "1")
     alone.assert_one_line_error(2, "--wait-timeout applies to --watch")
+
+
+def test_an_input_required_task_that_asks_nothing_is_the_servers_fault(
+    asking: Callable[..., AskingServer],
+) -> None:
+    server = asking({})
+    result = run_mcptask("answer", "t1", "--url", server.url, "answer=x")
+    result.assert_one_line_error(8, "says nothing of what it asks")
+    assert server.updates == []
+
+
+def test_an_answer_sent_but_not_followed_says_so(asking: Callable[..., AskingServer]) -> None:
+    server = asking({"unlock": SECRET_FORM})
+    server.after = {"status": "input_required", "inputRequests": "broken"}
+    result = run_mcptask(
+        "answer", "t1", "--url", server.url, "vault=dev", "passphrase=long-enough", "-o", "json"
+    )
+    assert result.code == 0, result.stderr
+    assert result.json()["outcome"] == "sent"
+    assert "the answer was sent, but the task could not be followed" in result.stderr
+    assert "mcptask get t1" in result.stderr
+    assert len(server.updates) == 1
+
+
+def test_key_on_a_terminal_asks_only_that_request(
+    fixtures: Callable[..., tuple[str, str]],
+) -> None:
+    url, task_id = fixtures("multi_input")
+    child = spawn("answer", task_id, "--url", url, "--key", "confirm-1")
+    child.expect(r"\[confirm-1\] accept, decline or cancel\?")
+    child.sendline("accept")
+    child.expect(r"confirm \(boolean, required\)")
+    child.sendline("yes")
+    child.expect("Send it")
+    child.sendline("y")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert isinstance(child.logfile_read, io.StringIO)
+    assert "[name-1] accept" not in child.logfile_read.getvalue()

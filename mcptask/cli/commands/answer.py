@@ -67,7 +67,7 @@ def answer(
     actions = [name for name, given in flags.items() if given]
     if len(actions) > 1:
         raise UsageError("give one of --accept, --decline and --cancel")
-    parsed = [parse_typed_item(item) for item in items or []]
+    parsed = [parse_typed_item(item, what="form field") for item in items or []]
     file_answer = None
     if from_file is not None:
         where = "stdin" if from_file == "-" else repr(from_file)
@@ -83,7 +83,10 @@ def answer(
         else:
             view.questions(task_id, asked, always=interactive)
             if interactive:
-                responses = view.ask(asked)
+                chosen = [request for request in asked if key in (None, request.key)]
+                if not chosen:
+                    raise UsageError(f"the task asks nothing under key {key!r}")
+                responses = view.ask(chosen)
                 answering.check_responses(asked, responses, warn=invocation.screen.warn)
                 if not view.confirm(asked, responses):
                     view.show(answering.not_waiting(task, interrupted=True))

@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from mcptask.output.sanitize import clean, clean_block
 from mcptask.output.views.base import View
-from mcptask.protocol.inputs import ELICITATION, FormField, InputRequest, elicitation_response
+from mcptask.protocol.inputs import (
+    ACTIONS,
+    ELICITATION,
+    FormField,
+    InputRequest,
+    elicitation_response,
+)
 from mcptask.protocol.jsonrpc import JsonObject
 
 if TYPE_CHECKING:
@@ -27,7 +33,7 @@ _SAID = {
     "answer {id}",
     "failed": "the task failed after the answer",
     "cancelled": "the task was cancelled after the answer",
-    "sent": "the answer was sent (not followed: --wait-timeout 0)",
+    "sent": "the answer was sent (the task was not followed)",
     "unchanged": "the answer was sent, but the task still waits on it (the server may take it "
     "later: mcptask get {id})",
     "gone": "the answer was sent, and then the server no longer knew the task",
@@ -79,7 +85,7 @@ class AnswerView(View["AnswerReport"]):
                 continue
             action = Prompt.ask(
                 Text.assemble((label, "magenta"), " accept, decline or cancel?"),
-                choices=["accept", "decline", "cancel"],
+                choices=list(ACTIONS),
                 default="accept",
                 console=console,
             )
@@ -146,6 +152,14 @@ class AnswerView(View["AnswerReport"]):
         return Confirm.ask("Send it?", default=False, console=self.screen.err)
 
     # -- the outcome ----------------------------------------------------------------------------
+
+    def show(self, shown: AnswerReport) -> None:
+        super().show(shown)
+        if shown.follow_error is not None:
+            self.screen.warn(
+                f"the answer was sent, but the task could not be followed afterwards "
+                f"({shown.follow_error}): mcptask get {clean(shown.task_id)} tells where it is"
+            )
 
     def table(self, shown: AnswerReport) -> None:
         status = shown.latest.status if shown.latest is not None else "-"
