@@ -3,13 +3,17 @@ in docs/reference/exit-codes.md)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mcptask.errors import ExitCode
-from mcptask.operations.answer import AnswerReport
-from mcptask.operations.handles import ImportReport
 from mcptask.operations.outcomes import CancelReport
 from mcptask.operations.result import ResultReport
 from mcptask.operations.start import StartReport
 from mcptask.operations.watch import WatchReport
+
+if TYPE_CHECKING:
+    from mcptask.operations.answer import AnswerReport
+    from mcptask.operations.handles import ImportReport
 
 RESULT_CODES: dict[str, ExitCode] = {
     "completed": ExitCode.OK,
@@ -55,6 +59,10 @@ def exit_code_for(
         return ExitCode.PENDING if report.tasks and unsettled else ExitCode.OK
     if isinstance(report, ResultReport):
         return RESULT_CODES[report.kind]
+    # Imported here: every cancel and watch would otherwise load answer's and handles' code.
+    from mcptask.operations.answer import AnswerReport
+    from mcptask.operations.handles import ImportReport
+
     if isinstance(report, AnswerReport):
         return ANSWER_CODES[report.kind]
     if isinstance(report, ImportReport):  # a handle whose task is gone, or an error: 6

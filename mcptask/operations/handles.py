@@ -12,7 +12,6 @@ server knows its task.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +33,8 @@ def endpoint_id(url: str | None, command: str | None) -> str:
         if url
         else {"transport": "stdio", "command": command}
     )
+    import hashlib  # here: OpenSSL's load is paid by the commands that need it only
+
     canonical = json.dumps(descriptor, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return f"{NAMESPACE}:v1:sha256:{hashlib.sha256(canonical.encode()).hexdigest()}"
 
