@@ -221,14 +221,8 @@ def secret_texts(asked: list[InputRequest], responses: JsonObject) -> set[str]:
     (ASCII-escaped, as mcptask sends them, or not, as a server may echo them), and as is."""
     texts: set[str] = set()
     for request in asked:
-        response = responses.get(request.key)
-        content = response.get("content") if isinstance(response, dict) else None
-        if not isinstance(content, dict):
-            continue
-        for form_field in request.fields:
-            if form_field.secret and form_field.name in content:
-                value = content[form_field.name]
-                texts |= {json.dumps(value), json.dumps(value, ensure_ascii=False), str(value)}
+        for value in request.secrets_in(responses.get(request.key)).values():
+            texts |= {json.dumps(value), json.dumps(value, ensure_ascii=False), str(value)}
     return texts
 
 

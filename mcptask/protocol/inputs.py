@@ -153,6 +153,13 @@ class InputRequest:
             for name, schema in properties.items()
         ]
 
+    def secrets_in(self, response: object) -> dict[str, object]:
+        """The values of this form's secret fields that `response` (an answer) holds."""
+        content = response.get("content") if isinstance(response, dict) else None
+        if not isinstance(content, dict):
+            return {}
+        return {f.name: content[f.name] for f in self.fields if f.secret and f.name in content}
+
 
 def read_input_requests(task: Task) -> list[InputRequest]:
     """The requests an `input_required` task carries (none for any other, or a legacy task,

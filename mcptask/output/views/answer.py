@@ -225,13 +225,13 @@ def _wire(request: InputRequest) -> JsonObject:
 
 def _masked(asked: list[InputRequest], responses: JsonObject) -> JsonObject:
     """The responses with every secret field's value replaced by HIDDEN."""
-    secrets = {request.key: {f.name for f in request.fields if f.secret} for request in asked}
+    by_key = {request.key: request for request in asked}
     masked: JsonObject = {}
     for key, response in responses.items():
-        content = response.get("content") if isinstance(response, dict) else None
-        hidden = secrets.get(key, set())
-        if isinstance(content, dict) and hidden & set(content):
-            content = {n: HIDDEN if n in hidden else v for n, v in content.items()}
+        request = by_key.get(key)
+        hidden = request.secrets_in(response) if request is not None else {}
+        if hidden:
+            content = {n: HIDDEN if n in hidden else v for n, v in response["content"].items()}
             response = {**response, "content": content}
         masked[key] = response
     return masked
