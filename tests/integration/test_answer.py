@@ -185,7 +185,7 @@ def test_a_person_answers_field_by_field(fixtures: Callable[..., tuple[str, str]
     assert "name=carol, confirm=True" in result.stdout
 
 
-@pytest.mark.parametrize("stop", ["ctrl-c", "say-no"])
+@pytest.mark.parametrize("stop", ["ctrl-c", "ctrl-d", "say-no"])
 def test_stopping_at_the_prompt_sends_nothing(
     fixtures: Callable[..., tuple[str, str]], stop: str
 ) -> None:
@@ -194,6 +194,9 @@ def test_stopping_at_the_prompt_sends_nothing(
     child.expect(r"accept, decline or cancel\?")
     if stop == "ctrl-c":
         child.sendintr()
+    elif stop == "ctrl-d":  # end of input at the prompt: Click makes it an abort
+        child.sendeof()
+        child.expect("interrupted")
     else:
         child.sendline("accept")
         child.expect(r"confirm \(boolean, required\)")
