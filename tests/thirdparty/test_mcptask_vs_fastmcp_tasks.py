@@ -612,11 +612,11 @@ def test_answer_a_task_that_asks_through_fastmcps_guard_pattern(server: str) -> 
     started = mcptask("start", "confirm_deploy", "target=prod", "--url", server, "-o", "ids")
     assert started.code == 0, started.stderr
     task_id = started.stdout.strip()
-    asked = mcptask("get", task_id, "--url", server, "-o", "json")
     for _ in range(50):  # the worker parks the task in input_required after its first leg
-        if asked.json()["status"] == "input_required":
-            break
         asked = mcptask("get", task_id, "--url", server, "-o", "json")
+        if asked.code == 0 and asked.json()["status"] == "input_required":
+            break
+    assert asked.code == 0, asked.stderr
     (key,) = asked.json()["inputRequests"]
     misfit = mcptask("answer", task_id, "--url", server, 'confirm:="yes"')
     misfit.assert_one_line_error(2, "field 'confirm'", "not of type 'boolean'")
