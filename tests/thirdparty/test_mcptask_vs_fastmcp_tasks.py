@@ -26,6 +26,7 @@ import queue
 import re
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -612,9 +613,11 @@ def test_answer_a_task_that_asks_through_fastmcps_guard_pattern(server: str) -> 
     started = mcptask("start", "confirm_deploy", "target=prod", "--url", server, "-o", "ids")
     assert started.code == 0, started.stderr
     task_id = started.stdout.strip()
-    for _ in range(50):  # the worker parks the task in input_required after its first leg
+    parked_by = time.monotonic() + 60  # the worker parks the task after its first leg
+    while True:
         asked = mcptask("get", task_id, "--url", server, "-o", "json")
-        if asked.code == 0 and asked.json()["status"] == "input_required":
+        parked = asked.code == 0 and asked.json()["status"] == "input_required"
+        if parked or time.monotonic() > parked_by:
             break
     assert asked.code == 0, asked.stderr
     (key,) = asked.json()["inputRequests"]
