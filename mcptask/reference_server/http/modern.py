@@ -27,8 +27,10 @@ from mcptask.reference_server.wire import Reply
 
 # How often an idle subscriptions/listen stream checks whether its client went away.
 STREAM_POLL_SECONDS = 0.25
-# How long shutdown waits for open listen streams to send their closing response.
-SHUTDOWN_GRACE_SECONDS = 1.0
+# How long shutdown waits for open listen streams to send their closing response. Generous:
+# each writer only has to wake up and write one chunk, which on a loaded machine (a CI run
+# with parallel tests) took longer than the 1 s this used to be.
+SHUTDOWN_GRACE_SECONDS = 5.0
 
 
 class ModernEndpoint:
