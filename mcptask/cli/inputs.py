@@ -67,7 +67,7 @@ def tool_arguments(items: list[str], args: str | None) -> JsonObject:
     arguments: JsonObject = _args_option(args) if args is not None else {}
     given: set[str] = set()
     for item in items:
-        key, value = parse_item(item)
+        key, value, _ = parse_item(item)
         if key in given:
             raise UsageError(f"argument {key!r} is given twice")
         given.add(key)
@@ -75,15 +75,9 @@ def tool_arguments(items: list[str], args: str | None) -> JsonObject:
     return arguments
 
 
-def parse_item(item: str) -> tuple[str, Any]:
-    """One `KEY=VALUE` (a string) or `KEY:=JSON` (any JSON value)."""
-    key, value, _ = parse_typed_item(item)
-    return key, value
-
-
-def parse_typed_item(item: str, what: str = "tool argument") -> tuple[str, Any, bool]:
-    """`parse_item`, and whether the value came as JSON (`KEY:=JSON`) rather than text
-    (`what` names the item in errors)."""
+def parse_item(item: str, what: str = "tool argument") -> tuple[str, Any, bool]:
+    """One `KEY=VALUE` (a string) or `KEY:=JSON` (any JSON value), and whether the value
+    came as JSON (`what` names the item in errors)."""
     match = _ITEM.fullmatch(item)
     if match is None:
         raise UsageError(
@@ -96,12 +90,7 @@ def parse_typed_item(item: str, what: str = "tool argument") -> tuple[str, Any, 
         raise UsageError(f"{what} {item!r} has no KEY before '='")
     if not raw_json:
         return key, value, False
-    try:
-        return key, json.loads(value, parse_constant=_not_json), True
-    except ValueError as exc:
-        raise UsageError(f"{what} {key}:= is not valid JSON ({exc})") from None
-    except RecursionError:
-        raise UsageError(f"{what} {key}:= is nested too deeply") from None
+    return key, _parsed(value, f"{what} {key}:="), True
 
 
 def _args_option(args: str) -> JsonObject:

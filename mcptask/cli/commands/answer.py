@@ -57,7 +57,7 @@ def answer(
     checked against what the task asks before anything is sent.
     """
     from mcptask.cli.exit_codes import exit_code_for
-    from mcptask.cli.inputs import parse_typed_item, read_json
+    from mcptask.cli.inputs import parse_item, read_json
     from mcptask.cli.signals import StopSignal
     from mcptask.operations import answer as answering
     from mcptask.output.views.answer import AnswerView
@@ -67,7 +67,7 @@ def answer(
     actions = [name for name, given in flags.items() if given]
     if len(actions) > 1:
         raise UsageError("give one of --accept, --decline and --cancel")
-    parsed = [parse_typed_item(item, what="form field") for item in items or []]
+    parsed = [parse_item(item, what="form field") for item in items or []]
     file_answer = None
     if from_file is not None:
         where = "stdin" if from_file == "-" else repr(from_file)
