@@ -46,6 +46,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "mcptask watch --known",
         "mcptask watch --status working --exit-status",
         "mcptask watch abc123 --wait-timeout 60",
+        "mcptask watch abc123 --answer",
         "mcptask watch --forever -o jsonl >> tasks.log",
     ),
     "forget": (

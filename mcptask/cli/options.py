@@ -38,6 +38,14 @@ TaskIdArgument = Annotated[
 ServerUrlArgument = Annotated[
     str | None, typer.Argument(help="The server URL (else --url, --profile or MCPTASK_URL).")
 ]
+AnswerOption = Annotated[
+    bool,
+    typer.Option(
+        "--answer",
+        help="On a terminal: when a task waits for input, pause, ask as mcptask answer does, "
+        "send the answer and go on watching.",
+    ),
+]
 KnownOption = Annotated[
     bool,
     typer.Option(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -40,6 +41,21 @@ class StopSignal:
         """Make the client's waits between retries end at once, and its retries stop, when
         the user asks to stop."""
         client.retry = replace(client.retry, sleep=self.event.wait, stopped=lambda: self.stopped)
+
+    @contextmanager
+    def prompting(self) -> Iterator[None]:
+        """While a prompt waits for a line: Ctrl-C (or end of input) ends the prompt at once
+        and counts as the request to stop (a flag alone would leave the prompt waiting)."""
+        if signal.SIGINT in self._previous:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            yield
+        except (KeyboardInterrupt, EOFError):
+            self._requested = True
+            self._stop_now()
+        finally:
+            if signal.SIGINT in self._previous:
+                signal.signal(signal.SIGINT, self._on_signal)
 
     @property
     def stopped(self) -> bool:

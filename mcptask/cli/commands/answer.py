@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from mcptask.cli.invocation import Invocation
 from mcptask.cli.options import Common, TaskIdArgument, finite, with_server_options
 from mcptask.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from mcptask.output.views.answer import AnswerView
+    from mcptask.protocol.inputs import InputRequest
+    from mcptask.protocol.jsonrpc import JsonObject
 
 
 @with_server_options
@@ -86,11 +91,11 @@ def answer(
                 chosen = [request for request in asked if key in (None, request.key)]
                 if not chosen:
                     raise UsageError(f"the task asks nothing under key {key!r}")
-                responses = view.ask(chosen)
-                answering.check_responses(asked, responses, warn=invocation.screen.warn)
-                if not view.confirm(asked, responses):
+                confirmed = ask_on_terminal(view, chosen, asked)
+                if confirmed is None:
                     view.show(answering.not_waiting(task, interrupted=True))
                     raise typer.Exit(int(ExitCode.INTERRUPTED))
+                responses = confirmed
             else:
                 responses = answering.build_responses(
                     asked,
@@ -113,3 +118,15 @@ def answer(
                 )
     view.show(report)
     raise typer.Exit(int(exit_code_for(report)))
+
+
+def ask_on_terminal(
+    view: AnswerView, chosen: list[InputRequest], asked: list[InputRequest]
+) -> JsonObject | None:
+    """The person's answers to the `chosen` requests of all that was `asked`, checked, or
+    None when they would not send them."""
+    from mcptask.operations.answer import check_responses
+
+    responses = view.ask(chosen)
+    check_responses(asked, responses, warn=view.screen.warn)
+    return responses if view.confirm(asked, responses) else None

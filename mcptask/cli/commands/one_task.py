@@ -8,7 +8,13 @@ from typing import Annotated
 import typer
 
 from mcptask.cli.invocation import Invocation
-from mcptask.cli.options import Common, TaskIdArgument, finite, with_server_options
+from mcptask.cli.options import (
+    AnswerOption,
+    Common,
+    TaskIdArgument,
+    finite,
+    with_server_options,
+)
 from mcptask.errors import ExitCode, UsageError
 
 
@@ -52,6 +58,7 @@ def start(
             help="With --watch: stop after this many seconds (exit 7 if unsettled).",
         ),
     ] = None,
+    answer: AnswerOption = False,
     *,
     common: Common,
 ) -> None:
@@ -59,7 +66,7 @@ def start(
 
     The arguments are checked against the tool's inputSchema before anything is sent.
     """
-    from mcptask.cli.commands.watch import follow
+    from mcptask.cli.commands.watch import answering_check, follow
     from mcptask.cli.exit_codes import exit_code_for
     from mcptask.cli.inputs import tool_arguments
     from mcptask.cli.signals import StopSignal
@@ -72,6 +79,7 @@ def start(
     if ttl is not None and ttl <= 0:
         raise UsageError("--ttl takes a positive number of seconds")
     for flag, given in (
+        ("--answer", answer),
         ("--exit-status", exit_status),
         ("--wait-timeout", wait_timeout is not None),
     ):
@@ -82,6 +90,7 @@ def start(
     )
     # Like watch: lines of changes by default, also without a terminal.
     invocation = Invocation(common, default_output="table" if watch else None)
+    answering_check(invocation, answer)
     view = StartView(invocation.screen, watching=watch)
     with invocation.client() as client:
         # A Ctrl-C now lets the call in flight finish: a task it creates is recorded and
@@ -96,7 +105,7 @@ def start(
         options = WatchOptions(
             task_ids=[report.task.taskId], timeout=wait_timeout, exit_status=exit_status
         )
-        watched = follow(client, view.watch_view(), options)
+        watched = follow(client, view.watch_view(), options, invocation, answer=answer)
     raise typer.Exit(int(exit_code_for(watched)))
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterable
 from dataclasses import replace
+from shlex import quote
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -10,6 +13,7 @@ import typer
 from mcptask.cli.completion import complete_task_id
 from mcptask.cli.invocation import Invocation
 from mcptask.cli.options import (
+    AnswerOption,
     Common,
     KnownOption,
     StatusOption,
@@ -17,11 +21,12 @@ from mcptask.cli.options import (
     statuses,
     with_server_options,
 )
-from mcptask.errors import UsageError
+from mcptask.errors import McptaskError, UsageError
 
 if TYPE_CHECKING:
+    from mcptask.cli.signals import StopSignal
     from mcptask.client.session import McpClient
-    from mcptask.operations.watch import WatchOptions, WatchReport
+    from mcptask.operations.watch import WatchedTask, WatchOptions, WatchReport
     from mcptask.output.views.watch import WatchView
 
 
@@ -54,6 +59,7 @@ def watch(
         bool,
         typer.Option("--exit-status", help="Exit 7 unless every watched task ended completed."),
     ] = False,
+    answer: AnswerOption = False,
     *,
     common: Common,
 ) -> None:
@@ -71,6 +77,7 @@ def watch(
     if known and task_ids:
         raise UsageError("--known watches the recorded tasks; give either ids or --known")
     invocation = Invocation(common, default_output="table")
+    answering_check(invocation, answer)
     view = WatchView(invocation.screen)
     options = WatchOptions(
         task_ids=list(dict.fromkeys(task_ids or [])),
@@ -95,21 +102,44 @@ def watch(
                     WatchReport([], interrupted=False, timed_out=False, exit_status=exit_status)
                 )
                 raise typer.Exit(0)
-        report = follow(client, view, options)
+        report = follow(client, view, options, invocation, answer=answer)
     raise typer.Exit(int(exit_code_for(report)))
 
 
-def follow(client: McpClient, view: WatchView, options: WatchOptions) -> WatchReport:
-    """Watch until settled (or Ctrl-C), show the end as `view` does; returns the report."""
+def answering_check(invocation: Invocation, answer: bool) -> None:
+    """--answer asks on a terminal: refuse it without one (scripts answer with `answer`)."""
+    if answer and not (sys.stdin.isatty() and invocation.screen.err_is_terminal):
+        raise UsageError(
+            "--answer asks on a terminal, and stdin or stderr is not one: answer with "
+            "mcptask answer ID and the answer as items or --from-file"
+        )
+
+
+def follow(
+    client: McpClient,
+    view: WatchView,
+    options: WatchOptions,
+    invocation: Invocation,
+    *,
+    answer: bool = False,
+) -> WatchReport:
+    """Watch until settled (or Ctrl-C), show the end as `view` does; returns the report.
+    Tasks that wait for input are asked on the terminal (`answer`), else named with the
+    command that answers them."""
     from mcptask.cli.signals import StopSignal
     from mcptask.operations.watch import Watch
 
+    if answer:
+        client.require("update")
     stop = StopSignal(on_stop=lambda: watcher.wake())
     stop.cuts_retries_short(client)
+    questions = Questions(client, invocation, view, stop, answer=answer)
     reader_left = False
 
     def round_done() -> None:
         nonlocal reader_left
+        if questions.meet(watcher.tasks.values()):
+            watcher.wake()  # an answer went out: look at the task again at once
         view.redraw(watcher)
         if not reader_left and view.screen.reader_left():
             # `watch | head -1`: nobody reads on, so watching ends (as a list's output does)
@@ -131,3 +161,96 @@ def follow(client: McpClient, view: WatchView, options: WatchOptions) -> WatchRe
     report = replace(report, interrupted=stop.stopped and not reader_left)
     view.show(report)
     return report
+
+
+class Questions:
+    """What watched tasks in `input_required` ask, met once per round of questions: asked on
+    the terminal with the live table paused and the answer sent (`answer`), else named on
+    stderr with the command that answers it. A request met once is not met again while its
+    task still shows it (the server takes answers eventually)."""
+
+    def __init__(
+        self,
+        client: McpClient,
+        invocation: Invocation,
+        view: WatchView,
+        stop: StopSignal,
+        *,
+        answer: bool,
+    ) -> None:
+        self._client = client
+        self._invocation = invocation
+        self._view = view
+        self._stop = stop
+        self._answer = answer
+        self._met: dict[str, frozenset[str]] = {}
+        """Task id to the request keys met while it has been waiting for input."""
+
+    def meet(self, tasks: Iterable[WatchedTask]) -> bool:
+        """Meet the new questions among `tasks`; True when an answer was sent."""
+        from mcptask.protocol.inputs import read_input_requests
+        from mcptask.protocol.tasks import INPUT_REQUIRED
+
+        if not self._client.server.task_support.update:
+            return False  # a server that takes no answers: its tasks ask nothing we can name
+        sent = False
+        for watched in list(tasks):
+            task = watched.task
+            if task is None or task.status != INPUT_REQUIRED:
+                self._met.pop(watched.task_id, None)
+                continue
+            try:  # a listed task may not carry its requests: then only a new wait is met
+                keys = frozenset(request.key for request in read_input_requests(task))
+            except McptaskError:
+                keys = frozenset()
+            met = self._met.get(watched.task_id)
+            if met is not None and keys <= met:
+                continue
+            self._met[watched.task_id] = (met or frozenset()) | keys
+            if self._stop.stopped:
+                break
+            sent |= self._meet_one(watched.task_id)
+        return sent
+
+    def _meet_one(self, task_id: str) -> bool:
+        """Read what the task asks now, then name it or ask it; True when answered."""
+        from mcptask.cli.commands.answer import ask_on_terminal
+        from mcptask.operations import answer as answering
+        from mcptask.output.views.answer import AnswerView
+        from mcptask.protocol.inputs import read_input_requests, task_message
+        from mcptask.protocol.tasks import INPUT_REQUIRED
+
+        screen = self._invocation.screen
+        try:
+            task = self._client.get_task(task_id)
+            asked = read_input_requests(task) if task.status == INPUT_REQUIRED else []
+        except McptaskError as exc:
+            screen.warn(f"{task_id}: cannot read what it asks: {exc.message}")
+            return False
+        self._met[task_id] |= {request.key for request in asked}
+        if not asked:
+            return False
+        if not self._answer:
+            what = task_message(task) or "waits for input"
+            screen.note(f"task {task_id} {what} (answer with: mcptask answer {quote(task_id)})")
+            return False
+        view = AnswerView(screen)
+        with self._view.paused():
+            view.questions(task_id, asked, always=True)
+            try:
+                with self._stop.prompting():
+                    responses = ask_on_terminal(view, asked, asked)
+            except UsageError as exc:
+                screen.warn(f"{task_id}: {exc.message}; nothing was sent")
+                return False
+            if self._stop.stopped or responses is None:
+                screen.warn(f"{task_id}: nothing was sent")
+                return False
+            self._invocation.hidden.update(answering.secret_texts(asked, responses))
+            try:
+                answering.send_answers(self._client, task, asked, responses, wait_timeout=0)
+            except McptaskError as exc:
+                screen.warn(f"{task_id}: the answer was not sent: {exc.message}")
+                return False
+            screen.note(f"task {task_id}: the answer was sent; watching on")
+        return True

@@ -62,6 +62,20 @@ class WatchView(View[WatchReport]):
             finally:
                 self.redraw(watch)
 
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Take the live table off the screen while the block runs (a prompt), then put it
+        back."""
+        if self._live is None:
+            yield
+            return
+        self._live.stop()
+        try:
+            yield
+        finally:
+            self._shown = None  # draw it again at once
+            self._live.start()
+
     def redraw(self, watch: Watch) -> None:
         """After a polling round: redraw the live table if what it shows has changed, at
         once, or if only its ages have, every AGES_EVERY_SECONDS (the other outputs print

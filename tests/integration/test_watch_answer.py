@@ -1,0 +1,96 @@
+"""`watch --answer` and `start --watch --answer` end to end: the real process, on a real
+terminal (pexpect), against the reference server's conformance fixture tools, which ask for a
+boolean form; and `watch` without --answer, which names the command that answers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pexpect
+import pytest
+
+from tests.cli_process import run_mcptask
+from tests.conftest import StartServer
+from tests.integration.test_answer import fixtures, spawn
+from tests.reference_server_process import FIXTURES_ARG
+
+__all__ = ["fixtures"]  # the fixture, shared with test_answer.py
+
+Fixtures = Callable[..., tuple[str, str]]
+
+
+def finish(child: pexpect.spawn) -> int:
+    child.expect(pexpect.EOF)
+    child.close()
+    return int(child.exitstatus if child.exitstatus is not None else -1)
+
+
+def answer_the_form(child: pexpect.spawn, confirm: str) -> None:
+    child.expect(r"\[confirm-1\] accept, decline or cancel\?")
+    child.sendline("accept")
+    child.expect(r"confirm \(boolean, required\)")
+    child.sendline(confirm)
+    child.expect("Send it")
+
+
+def test_start_watch_answer_asks_sends_and_follows_on(reference_server: StartServer) -> None:
+    url = reference_server("--protocol-eras", "modern", FIXTURES_ARG)
+    child = spawn("start", "confirm_delete", "filename=a.txt", "--watch", "--answer", "--url", url)
+    child.expect(r"Task ID\s+(\S+)")
+    task_id = child.match.group(1)
+    answer_the_form(child, "true")
+    child.sendline("y")
+    child.expect("the answer was sent; watching on")
+    child.expect("completed")
+    assert finish(child) == 0, child.logfile_read.getvalue()
+    result = run_mcptask("result", task_id, "--url", url, "-o", "json")
+    assert "Deleted a.txt" in result.stdout
+
+
+def test_a_refused_answer_is_not_asked_again_and_ctrl_c_sends_nothing(fixtures: Fixtures) -> None:
+    url, task_id = fixtures("confirm_delete", "filename=b.txt")
+    child = spawn("watch", task_id, "--answer", "--interval", "0.1", "--url", url)
+    answer_the_form(child, "true")
+    child.sendline("n")  # not sent; the same question is not asked again on the next rounds
+    child.expect(f"{task_id}: nothing was sent")
+    with pytest.raises(pexpect.TIMEOUT):
+        child.expect(r"accept, decline or cancel\?", timeout=1.5)
+    child.sendintr()
+    assert finish(child) == 130
+    still = run_mcptask("get", task_id, "--url", url, "-o", "json").json()
+    assert still["status"] == "input_required"
+
+
+def test_ctrl_c_at_the_prompt_stops_the_watch_and_sends_nothing(fixtures: Fixtures) -> None:
+    url, task_id = fixtures("confirm_delete", "filename=c.txt")
+    child = spawn("watch", task_id, "--answer", "--url", url)
+    child.expect(r"accept, decline or cancel\?")
+    child.sendintr()
+    assert finish(child) == 130
+    still = run_mcptask("get", task_id, "--url", url, "-o", "json").json()
+    assert still["status"] == "input_required"
+
+
+def test_without_answer_watch_names_the_command_that_answers(fixtures: Fixtures) -> None:
+    url, task_id = fixtures("confirm_delete", "filename=d.txt")
+    watched = run_mcptask("watch", task_id, "--url", url, "--wait-timeout", "1")
+    assert watched.code == 7, watched.stderr
+    assert f"answer with: mcptask answer {task_id}" in watched.stderr
+    assert watched.stderr.count("answer with:") == 1  # once per question, not per round
+
+
+def test_answer_without_a_terminal_is_a_usage_error(fixtures: Fixtures) -> None:
+    url, task_id = fixtures("confirm_delete", "filename=e.txt")
+    result = run_mcptask("watch", task_id, "--answer", "--url", url)
+    result.assert_one_line_error(2, "--answer asks on a terminal", "mcptask answer ID")
+    started = run_mcptask("start", "confirm_delete", "filename=f.txt", "--answer", "--url", url)
+    started.assert_one_line_error(2, "--answer applies to --watch")
+
+
+def test_answer_on_a_legacy_server_is_refused_before_watching(
+    reference_server: StartServer,
+) -> None:
+    url = reference_server("--protocol-eras", "legacy", "--seed", "input_required=1")
+    child = spawn("watch", "input_required-001", "--answer", "--url", url)
+    child.expect("2026-07-28 servers only")
+    assert finish(child) == 5
