@@ -1,12 +1,9 @@
-"""The `mcptask` Typer app, and the one place where exceptions become exit codes.
-
-Commands are functions in `mcptask.cli.commands`; they raise mcptask errors and end
-with `typer.Exit(code)` where `cli.exit_codes` decided the code of a report. `run` turns
-everything else into one line on stderr and a documented exit code, never a traceback.
+"""The `mcptask` Typer app, and the one place where exceptions become exit codes: `run`
+turns them into one line on stderr and a documented exit code, never a traceback (commands
+end with `typer.Exit(code)` where `cli.exit_codes` decided the code of a report).
 
 The root is a lazy group (as hatch's `LazyGroup`): a command's module is imported, and its
-Click command built, only when that command is looked up: to run it, to complete it, or to
-list it in the root's help.
+Click command built, only when that command is looked up.
 """
 
 from __future__ import annotations
@@ -106,17 +103,17 @@ def _print_help(ctx: Any, param: object, value: bool) -> None:
         raise typer.Exit()
 
 
-def _in_declared_order(names: list[str], ctx: Any) -> list[str]:
-    """The help option's names as declared (-h, --help): Click gathers them in a set, which
-    iterates in another order in each process (and completion would list them so)."""
-    return [name for name in ctx.help_option_names if name in names]
-
-
-def _printing_through_screen(option: Any) -> Any:
+def _help_option(option: Any) -> Any:
     """Click's help option, printing the page as any output is printed (`_print_help`)."""
     if option is not None:
         option.callback = _print_help
     return option
+
+
+def _in_declared_order(names: list[str], ctx: Any) -> list[str]:
+    """The help option's names as declared (-h, --help): Click gathers them in a set, which
+    iterates in another order in each process (and completion would list them so)."""
+    return [name for name in ctx.help_option_names if name in names]
 
 
 class Command(TyperCommand):
@@ -133,7 +130,7 @@ class Command(TyperCommand):
                     formatter.write_text(example)
 
     def get_help_option(self, ctx: Any) -> Any:
-        return _printing_through_screen(super().get_help_option(ctx))
+        return _help_option(super().get_help_option(ctx))
 
     def get_help_option_names(self, ctx: Any) -> list[str]:
         return _in_declared_order(super().get_help_option_names(ctx), ctx)
@@ -194,11 +191,10 @@ class LazyGroup(TyperGroup):
 
     def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
         """Command names without building the commands (Typer's would, for their help);
-        option names as Typer offers them."""
+        option names as Typer offers them (no command name starts with "-")."""
         if incomplete.startswith("-"):
-            return super().shell_complete(ctx, incomplete)  # no command name starts with "-"
-        names = [name for name in COMMANDS if name.startswith(incomplete)]
-        return [CommandName(self, name) for name in names]
+            return super().shell_complete(ctx, incomplete)
+        return [CommandName(self, name) for name in COMMANDS if name.startswith(incomplete)]
 
     def format_options(self, ctx: Any, formatter: Any) -> None:
         _write_sections(self, ctx, formatter)
@@ -207,7 +203,7 @@ class LazyGroup(TyperGroup):
             formatter.write_dl(rows)
 
     def get_help_option(self, ctx: Any) -> Any:
-        return _printing_through_screen(super().get_help_option(ctx))
+        return _help_option(super().get_help_option(ctx))
 
     def get_help_option_names(self, ctx: Any) -> list[str]:
         return _in_declared_order(super().get_help_option_names(ctx), ctx)
