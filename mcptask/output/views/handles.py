@@ -20,11 +20,8 @@ class ExportView(View[list[JsonObject]]):
     command = "handles"
     formats = ("json", "jsonl")
 
-    def show(self, shown: list[JsonObject]) -> None:
-        if self.screen.format == "json":
-            self.screen.json(shown)
-        else:
-            self.jsonl(shown)
+    def document(self, shown: list[JsonObject]) -> object:
+        return shown
 
     def lines(self, shown: list[JsonObject]) -> Iterable[object]:
         return shown
@@ -58,8 +55,6 @@ class ImportView(View["ImportReport"]):
         )
 
     def document(self, shown: ImportReport) -> JsonObject:
-        """`handles --import -o json`: `{"endpointId", "handles": [{"taskId", "outcome",
-        "status", "message"}]}`."""
         return {"endpointId": shown.endpoint, "handles": list(self.lines(shown))}
 
     def lines(self, shown: ImportReport) -> Iterable[JsonObject]:
