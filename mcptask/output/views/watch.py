@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, ClassVar
@@ -17,7 +17,6 @@ from mcptask.protocol.inputs import task_message
 from mcptask.protocol.jsonrpc import JsonObject
 
 if TYPE_CHECKING:
-    from rich.console import Group
     from rich.live import Live
     from rich.text import Text
 
@@ -36,19 +35,16 @@ class WatchView(View[WatchReport]):
 
     def __init__(self, screen: Screen) -> None:
         super().__init__(screen)
-        live = screen.format == "table" and screen.out.is_terminal
         self._live: Live | None = None
         self._shown: object = None
         """What the live table last showed but its ages, and at which screen size."""
         self._ages: object = None
         self._drawn = 0.0
-        if live:
+        if screen.format == "table" and screen.out.is_terminal:
             from rich.live import Live
 
             # No redraw thread: the view is redrawn after each polling round, so idle means idle.
             self._live = Live(console=screen.out, auto_refresh=False)
-        self._lines = screen.format == "table" and not live
-        self._json_lines = screen.format == "jsonl"
 
     @contextmanager
     def following(self, watch: Watch) -> Iterator[None]:
@@ -82,19 +78,26 @@ class WatchView(View[WatchReport]):
         changes). Idle, with every age in minutes, it is redrawn once a minute."""
         if self._live is None:
             return
+        from rich.console import Group
+        from rich.table import Table
+
         size = self.screen.out.size
-        texts = _live_table(watch, size.height - 3)
-        shown, ages, now = (size, *texts[:3], texts[5]), texts[3:5], time.monotonic()
+        *columns, footer = _live_table(watch, size.height - 3)
+        shown, ages, now = (size, *columns[:3], footer), columns[3:], time.monotonic()
         if shown == self._shown and (ages == self._ages or now - self._drawn < AGES_EVERY_SECONDS):
             return
         self._shown, self._ages, self._drawn = shown, ages, now
-        self._live.update(_live_renderable(texts), refresh=True)
+        table = Table(box=None, header_style="bold", pad_edge=False)
+        for header in _LIVE_COLUMNS:
+            table.add_column(header, overflow="ellipsis", no_wrap=True)
+        table.add_row(*columns)
+        self._live.update(Group(table, footer), refresh=True)
 
     def change(self, change: Change) -> None:
         """One task changed: a timestamped line, or a JSON line."""
-        if self._json_lines:
+        if self.screen.format == "jsonl":
             self.screen.json_line(change.to_json())
-        elif self._lines:
+        elif self.screen.format == "table" and self._live is None:
             status = clean(change.status)
             moved = f"{clean(change.previous)} -> {status}" if change.previous else status
             message = f"  {clean(change.message)}" if change.message else ""
@@ -106,20 +109,16 @@ class WatchView(View[WatchReport]):
         self.screen.warn(f"{task_id}: server error: {message}")
 
     def show(self, shown: WatchReport) -> None:
-        """The final document (json), then why the watch ended, if that needs saying."""
-        super().show(shown)
+        """The final document (json: the other outputs showed each change as it came), then
+        why the watch ended, if that needs saying."""
+        if self.screen.format == "json":
+            self.screen.json(self.document(shown))
         if shown.interrupted:
             return
         if not shown.tasks:
             self.screen.warn("no tasks to watch")
         elif shown.timed_out:
             self.screen.warn("timed out with tasks still running")
-
-    def table(self, shown: WatchReport) -> None:
-        """Nothing more: the changes are on screen already."""
-
-    def jsonl(self, shown: WatchReport) -> None:
-        """Nothing more: every change went out as a line."""
 
     def document(self, shown: WatchReport) -> JsonObject:
         """`watch -o json`: every task as last seen, and how the watch ended."""
@@ -134,9 +133,6 @@ class SilentWatchView(WatchView):
     """`start --watch -o ids`: the id was printed; the watch prints nothing more on stdout."""
 
     formats: ClassVar[tuple[OutputFormat, ...]] = ("ids",)
-
-    def ids(self, shown: object) -> Iterable[str]:
-        return []
 
 
 def _watched_document(watched: WatchedTask) -> JsonObject:
@@ -187,15 +183,3 @@ def _live_table(watch: Watch, max_rows: int) -> tuple[Text, ...]:
         f"   polling every {watch.poll_interval():g}s   {pushes}   Ctrl-C to stop", style="dim"
     )
     return (*columns, footer)
-
-
-def _live_renderable(frame: tuple[Text, ...]) -> Group:
-    from rich.console import Group
-    from rich.table import Table
-
-    *columns, footer = frame
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for header in _LIVE_COLUMNS:
-        table.add_column(header, overflow="ellipsis", no_wrap=True)
-    table.add_row(*columns)
-    return Group(table, footer)
