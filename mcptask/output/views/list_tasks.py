@@ -99,23 +99,18 @@ class ListView(View[Listing]):
                 tables.print_id_table(self.screen.out, tables.task_table(shown))
             return len(tasks)
         render = self._id_line if output == "ids" else _jsonl_line
-        listed = 0
         if sort_key is None:  # each page as it comes
             for page in pages:
-                listed += len(page)
                 if page:
                     self.screen.text("".join([render(task) for task in page]))
                     self._printed += len(page)
                 if self.screen.reader_gone:
                     break
-            return listed
+            return self._printed
         # Only the rendered text of each task is kept, with its key: far less than the tasks.
-        keyed: list[tuple[int, str]] = []
-        for page in pages:
-            listed += len(page)
-            keyed += [(sort_key(task), render(task)) for task in page]
+        keyed = [(sort_key(task), render(task)) for page in pages for task in page]
         keyed.sort(key=itemgetter(0), reverse=True)  # stable: ties keep the order they came
-        texts = [text for _, text in keyed[:limit]]
+        listed, texts = len(keyed), [text for _, text in keyed[:limit]]
         del keyed
         for start in range(0, len(texts), WRITE_TASKS):
             self.screen.text("".join(texts[start : start + WRITE_TASKS]))
