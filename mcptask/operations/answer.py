@@ -185,13 +185,15 @@ def send_answers(
     client.update_task(task_id, responses)
     if wait_timeout <= 0:
         return AnswerReport(task_id, asked, responses, task, "sent")
-    answered = set(responses)
+    answered = {request.key: request for request in asked if request.key in responses}
 
     def settled(latest: Task) -> bool:
-        """A new status, or none of the answered requests still asked."""
+        """A new status, or none of the answered requests still asked (a key asked anew with
+        another question is a new request: the task asks again)."""
         if latest.status != INPUT_REQUIRED:
             return True
-        return not answered & {request.key for request in read_input_requests(latest)}
+        now = {request.key: request for request in read_input_requests(latest)}
+        return all(now.get(key) != request for key, request in answered.items())
 
     # The first tasks/get after an acknowledged update may still show the old round.
     deadline = time.monotonic() + wait_timeout

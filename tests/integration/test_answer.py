@@ -528,6 +528,21 @@ def test_an_answer_sent_but_not_followed_says_so(asking: Callable[..., AskingSer
     assert len(server.updates) == 1
 
 
+def test_the_same_key_asked_anew_is_a_new_question(asking: Callable[..., AskingServer]) -> None:
+    server = asking({"unlock": SECRET_FORM})
+    again: dict[str, Any] = json.loads(json.dumps(SECRET_FORM))
+    again["params"]["message"] = "Wrong: try again"
+    server.after = {"status": "input_required", "inputRequests": {"unlock": again}}
+    result = run_mcptask(
+        "answer", "t1", "--url", server.url, "vault=dev", "passphrase=long-enough", "-o", "json"
+    )
+    assert result.code == 0, result.stderr
+    assert result.json()["outcome"] == "input_required"  # not "unchanged" after a long wait
+    assert result.json()["task"]["inputRequests"]["unlock"]["params"]["message"] == (
+        "Wrong: try again"
+    )
+
+
 def test_key_on_a_terminal_asks_only_that_request(
     fixtures: Callable[..., tuple[str, str]],
 ) -> None:
