@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from shlex import quote
 from typing import TYPE_CHECKING, Annotated
 
@@ -133,7 +133,7 @@ def follow(
         client.require("update")
     stop = StopSignal(on_stop=lambda: watcher.wake())
     stop.cuts_retries_short(client)
-    questions = Questions(client, invocation, view, stop, answer=answer)
+    questions = Questions(client, invocation, view, stop, answer)
     reader_left = False
 
     def round_done() -> None:
@@ -163,51 +163,43 @@ def follow(
     return report
 
 
+@dataclass
 class Questions:
     """What watched tasks in `input_required` ask, met once per round of questions: asked on
     the terminal with the live table paused and the answer sent (`answer`), else named on
     stderr with the command that answers it. A request met once is not met again while its
     task still shows it (the server takes answers eventually)."""
 
-    def __init__(
-        self,
-        client: McpClient,
-        invocation: Invocation,
-        view: WatchView,
-        stop: StopSignal,
-        *,
-        answer: bool,
-    ) -> None:
-        self._client = client
-        self._invocation = invocation
-        self._view = view
-        self._stop = stop
-        self._answer = answer
-        self._met: dict[str, frozenset[str]] = {}
-        """Task id to the request keys met while it has been waiting for input."""
+    client: McpClient
+    invocation: Invocation
+    view: WatchView
+    stop: StopSignal
+    answer: bool
+    met: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Task id to the request keys met while it has been waiting for input."""
 
     def meet(self, tasks: Iterable[WatchedTask]) -> bool:
         """Meet the new questions among `tasks`; True when an answer was sent."""
         from mcptask.protocol.inputs import read_input_requests
         from mcptask.protocol.tasks import INPUT_REQUIRED
 
-        if not self._client.server.task_support.update:
+        if not self.client.server.task_support.update:
             return False  # a server that takes no answers: its tasks ask nothing we can name
         sent = False
         for watched in list(tasks):
             task = watched.task
             if task is None or task.status != INPUT_REQUIRED:
-                self._met.pop(watched.task_id, None)
+                self.met.pop(watched.task_id, None)
                 continue
             try:  # a listed task may not carry its requests: then only a new wait is met
                 keys = frozenset(request.key for request in read_input_requests(task))
             except McptaskError:
                 keys = frozenset()
-            met = self._met.get(watched.task_id)
-            if met is not None and keys <= met:
+            before = self.met.get(watched.task_id)
+            if before is not None and keys <= before:
                 continue
-            self._met[watched.task_id] = (met or frozenset()) | keys
-            if self._stop.stopped:
+            self.met[watched.task_id] = (before or frozenset()) | keys
+            if self.stop.stopped:
                 break
             sent |= self._meet_one(watched.task_id)
         return sent
@@ -220,35 +212,35 @@ class Questions:
         from mcptask.protocol.inputs import read_input_requests, task_message
         from mcptask.protocol.tasks import INPUT_REQUIRED
 
-        screen = self._invocation.screen
+        screen = self.invocation.screen
         try:
-            task = self._client.get_task(task_id)
+            task = self.client.get_task(task_id)
             asked = read_input_requests(task) if task.status == INPUT_REQUIRED else []
         except McptaskError as exc:
             screen.warn(f"{task_id}: cannot read what it asks: {exc.message}")
             return False
-        self._met[task_id] |= {request.key for request in asked}
+        self.met[task_id] |= {request.key for request in asked}
         if not asked:
             return False
-        if not self._answer:
+        if not self.answer:
             what = task_message(task) or "waits for input"
             screen.note(f"task {task_id} {what} (answer with: mcptask answer {quote(task_id)})")
             return False
         view = AnswerView(screen)
-        with self._view.paused():
+        with self.view.paused():
             view.questions(task_id, asked, always=True)
             try:
-                with self._stop.prompting():
+                with self.stop.prompting():
                     responses = ask_on_terminal(view, asked, asked)
             except UsageError as exc:
                 screen.warn(f"{task_id}: {exc.message}; nothing was sent")
                 return False
-            if self._stop.stopped or responses is None:
+            if self.stop.stopped or responses is None:
                 screen.warn(f"{task_id}: nothing was sent")
                 return False
-            self._invocation.hidden.update(answering.secret_texts(asked, responses))
+            self.invocation.hidden.update(answering.secret_texts(asked, responses))
             try:
-                answering.send_answers(self._client, task, asked, responses, wait_timeout=0)
+                answering.send_answers(self.client, task, asked, responses, wait_timeout=0)
             except McptaskError as exc:
                 screen.warn(f"{task_id}: the answer was not sent: {exc.message}")
                 return False
