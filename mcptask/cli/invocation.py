@@ -87,13 +87,10 @@ class Invocation:
         self.settings = self.resolved.settings
         self.hidden: set[str] = set()
         """Text the wire log never shows (the values of an answer's secret fields)."""
+        self.log: Callable[[str], None] | None = self._log_line if common.verbose else None
+        """Where -v sends the wire log (None without -v)."""
         for warning in self.resolved.warnings:
             self.screen.warn(warning)
-
-    @property
-    def log(self) -> Callable[[str], None] | None:
-        """Where -v sends the wire log (None without -v)."""
-        return self._log_line if self.common.verbose else None
 
     def _log_line(self, line: str) -> None:
         from mcptask.transport.redact import scrub
