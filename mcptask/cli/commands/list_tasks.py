@@ -40,10 +40,9 @@ def list_tasks(
     from mcptask.operations.listing import ORDERS, newest_first_key, refresh_known, task_pages
     from mcptask.output.views.list_tasks import Listing, ListView
 
-    chosen = next((known_order for known_order in ORDERS if known_order == order), None)
-    if chosen is None:
+    if order not in ORDERS:
         raise UsageError(f"--order takes {' or '.join(ORDERS)}, not {order!r}")
-    if known and chosen == "server":
+    if known and order == "server":
         raise UsageError(
             "--known lists the recorded tasks newest first; --order server is for the server's list"
         )
@@ -61,7 +60,7 @@ def list_tasks(
         if recorded is None:
             client.require("list")
             # Printed while the pages are read, inside the connection's block.
-            newest = chosen == "newest"
+            newest = order == "newest"
             pages = task_pages(client, statuses=wanted, limit=None if newest else limit)
             view.stream(pages, about, sort_key=newest_first_key if newest else None, limit=limit)
             return
