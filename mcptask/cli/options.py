@@ -35,6 +35,12 @@ StatusOption = Annotated[
 TaskIdArgument = Annotated[
     str, typer.Argument(metavar="ID", help="The task id.", autocompletion=complete_task_id)
 ]
+task_ids_argument = functools.partial(
+    typer.Argument, metavar="[ID]...", autocompletion=complete_task_id
+)
+"""Task ids, TAB-completed from the record of known tasks; each command says what they are."""
+wait_timeout_option = functools.partial(typer.Option, "--wait-timeout", min=0.0)
+"""--wait-timeout: seconds; each command says what it waits for."""
 ServerUrlArgument = Annotated[
     str | None, typer.Argument(help="The server URL (else --url, --profile or MCPTASK_URL).")
 ]

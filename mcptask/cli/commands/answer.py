@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mcptask.cli.invocation import Invocation
-from mcptask.cli.options import Common, TaskIdArgument, finite, with_server_options
+from mcptask.cli.options import (
+    Common,
+    TaskIdArgument,
+    finite,
+    wait_timeout_option,
+    with_server_options,
+)
 from mcptask.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
@@ -46,11 +52,7 @@ def answer(
     cancel: Annotated[bool, typer.Option("--cancel", help="Cancel the request(s).")] = False,
     wait_timeout: Annotated[
         float,
-        typer.Option(
-            "--wait-timeout",
-            min=0.0,
-            help="Seconds to follow the task after the answer (0: send and stop).",
-        ),
+        wait_timeout_option(help="Seconds to follow the task after the answer (0: send and stop)."),
     ] = 30.0,
     *,
     common: Common,

@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from mcptask.cli.completion import complete_task_id
 from mcptask.cli.inputs import read_ids
 from mcptask.cli.invocation import Invocation
 from mcptask.cli.options import (
@@ -15,6 +14,8 @@ from mcptask.cli.options import (
     StatusOption,
     finite,
     statuses,
+    task_ids_argument,
+    wait_timeout_option,
     with_server_options,
 )
 from mcptask.errors import ExitCode, UsageError
@@ -23,12 +24,7 @@ from mcptask.errors import ExitCode, UsageError
 @with_server_options
 def cancel(
     task_ids: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="[ID]...",
-            help="Task ids to cancel; '-' reads ids from stdin.",
-            autocompletion=complete_task_id,
-        ),
+        list[str] | None, task_ids_argument(help="Task ids to cancel; '-' reads ids from stdin.")
     ] = None,
     all_working: Annotated[
         bool,
@@ -50,8 +46,7 @@ def cancel(
         bool, typer.Option("--no-wait", help="Do not poll tasks/get to confirm the outcome.")
     ] = False,
     wait_timeout: Annotated[
-        float,
-        typer.Option("--wait-timeout", min=0.0, help="Seconds to wait for confirmation, per run."),
+        float, wait_timeout_option(help="Seconds to wait for confirmation, per run.")
     ] = 5.0,
     *,
     common: Common,

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mcptask.cli.completion import complete_profile, complete_task_id
+from mcptask.cli.completion import complete_profile
 from mcptask.cli.invocation import identity_of, screen_for
-from mcptask.cli.options import Common, OutputOption, with_server_options
+from mcptask.cli.options import Common, OutputOption, task_ids_argument, with_server_options
 from mcptask.errors import UsageError
 
 if TYPE_CHECKING:
@@ -20,12 +20,7 @@ if TYPE_CHECKING:
 
 @with_server_options
 def forget(
-    task_ids: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="[ID]...", help="Task ids to forget.", autocompletion=complete_task_id
-        ),
-    ] = None,
+    task_ids: Annotated[list[str] | None, task_ids_argument(help="Task ids to forget.")] = None,
     all_tasks: Annotated[
         bool, typer.Option("--all", help="Forget every recorded task (of this server).")
     ] = False,

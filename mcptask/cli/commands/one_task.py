@@ -13,6 +13,7 @@ from mcptask.cli.options import (
     Common,
     TaskIdArgument,
     finite,
+    wait_timeout_option,
     with_server_options,
 )
 from mcptask.errors import ExitCode, UsageError
@@ -52,10 +53,8 @@ def start(
     ] = False,
     wait_timeout: Annotated[
         float | None,
-        typer.Option(
-            "--wait-timeout",
-            min=0.0,
-            help="With --watch: stop after this many seconds (exit 7 if unsettled).",
+        wait_timeout_option(
+            help="With --watch: stop after this many seconds (exit 7 if unsettled)."
         ),
     ] = None,
     answer: AnswerOption = False,
@@ -130,11 +129,7 @@ def result(
     task_id: TaskIdArgument,
     wait_timeout: Annotated[
         float,
-        typer.Option(
-            "--wait-timeout",
-            min=0.0,
-            help="Seconds to wait for the task to finish (exit 7 if it has not).",
-        ),
+        wait_timeout_option(help="Seconds to wait for the task to finish (exit 7 if it has not)."),
     ] = 30.0,
     *,
     common: Common,

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mcptask.cli.completion import complete_task_id
 from mcptask.cli.invocation import Invocation
 from mcptask.cli.options import (
     AnswerOption,
@@ -19,6 +18,8 @@ from mcptask.cli.options import (
     StatusOption,
     finite,
     statuses,
+    task_ids_argument,
+    wait_timeout_option,
     with_server_options,
 )
 from mcptask.errors import McptaskError, UsageError
@@ -33,12 +34,7 @@ if TYPE_CHECKING:
 @with_server_options
 def watch(
     task_ids: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="[ID]...",
-            help="Tasks to watch (default: the listed ones).",
-            autocompletion=complete_task_id,
-        ),
+        list[str] | None, task_ids_argument(help="Tasks to watch (default: the listed ones).")
     ] = None,
     status: StatusOption = None,
     known: KnownOption = False,
@@ -51,9 +47,7 @@ def watch(
     ] = False,
     watch_timeout: Annotated[
         float | None,
-        typer.Option(
-            "--wait-timeout", min=0.0, help="Stop after this many seconds (exit 7 if unsettled)."
-        ),
+        wait_timeout_option(help="Stop after this many seconds (exit 7 if unsettled)."),
     ] = None,
     exit_status: Annotated[
         bool,
