@@ -5,7 +5,6 @@ import functools
 import inspect
 import math
 import os
-import typing
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -266,12 +265,12 @@ def with_server_options(command: Function) -> Function:
         shared = {option.name: arguments.pop(option.name) for option in _SHARED}
         command(common=_merged(ctx, shared), **arguments)
 
-    hints = typing.get_type_hints(command, include_extras=True)
-    own = [p for p in inspect.signature(command).parameters.values() if p.name != "common"]
+    signature = inspect.signature(command, eval_str=True)
+    own = [p for p in signature.parameters.values() if p.name != "common"]
     context = inspect.Parameter(
         "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context
     )
-    parameters = [context, *(p.replace(annotation=hints[p.name]) for p in own), *_SHARED]
+    parameters = [context, *own, *_SHARED]
     functools.update_wrapper(run_command, command)
     run_command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     run_command.__annotations__ = {p.name: p.annotation for p in parameters}
