@@ -33,22 +33,20 @@ def handles(
     from mcptask.operations import handles as task_handles
     from mcptask.output.views.handles import ExportView, ImportView
 
-    if import_from is None:
-        invocation = Invocation(common, default_output="json")
+    taken = None
+    if import_from is not None:
+        source = "stdin" if import_from == "-" else f"--import {import_from!r}"
+        taken = task_handles.read_handles(read_text(import_from, source), source)
+    invocation = Invocation(common, default_output="json" if taken is None else None)
+    settings = invocation.settings
+    endpoint = task_handles.endpoint_id(settings.url, settings.server_command)
+    if taken is None:
         export_view = ExportView(invocation.screen)
-        endpoint = task_handles.endpoint_id(
-            invocation.settings.url, invocation.settings.server_command
-        )
         ids = invocation.known_ids()
         with invocation.client(rejoin=ids) as client:
             export_view.show(task_handles.export_handles(client, ids, endpoint))
         return
-    source = "stdin" if import_from == "-" else f"--import {import_from!r}"
-    taken = task_handles.read_handles(read_text(import_from, source), source)
-    invocation = Invocation(common)
     view = ImportView(invocation.screen)
-    settings = invocation.settings
-    endpoint = task_handles.endpoint_id(settings.url, settings.server_command)
     with invocation.client() as client, StopSignal() as stop:
         report = task_handles.import_handles(client, taken, endpoint, stop=lambda: stop.stopped)
     view.show(report)
