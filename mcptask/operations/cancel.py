@@ -24,7 +24,7 @@ from mcptask.errors import (
     UnsupportedError,
     UsageError,
 )
-from mcptask.operations.confirmations import Confirmations, worth_overlapping
+from mcptask.operations.confirmations import Confirmations
 from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome, Target
 from mcptask.operations.polling import PollLoop, poll_delay
 from mcptask.protocol.tasks import CANCELLED, Task, is_terminal
@@ -62,7 +62,7 @@ class CancelRun:
     on_result: Callable[[CancelResult], None] = lambda result: None
     on_progress: Callable[[], None] = lambda: None
     overlap: bool | None = None
-    """Confirm while the next cancels go out; None: where it pays (`_worth_overlapping`)."""
+    """Confirm while the next cancels go out; None: where it pays (`Confirmations`)."""
     _results: dict[str, CancelResult] = field(default_factory=dict)
     _awaiting: dict[str, _Awaiting] = field(default_factory=dict)
     _confirmations: Confirmations = field(init=False)
@@ -73,9 +73,7 @@ class CancelRun:
         """Cancel every target; whatever happens, every target is in the report exactly once."""
         ordered = list(targets)
         self._order = {target.task_id: index for index, target in enumerate(ordered)}
-        self._confirmations = Confirmations(
-            self.client.get_task, overlap=self._worth_overlapping, stopped=self.stop
-        )
+        self._confirmations = Confirmations(self.client, overlap=self.overlap, stopped=self.stop)
         report = CancelReport(results=[])
         try:
             self._cancel_each(ordered)
@@ -191,17 +189,10 @@ class CancelRun:
             note = None if answer else "cancel acknowledged"
             self._awaiting[target.task_id] = _Awaiting(target, answer, note)
             last = self._order[target.task_id] == len(self._order) - 1  # nothing to go beside
-            self._confirmations.ask(target.task_id, last=last)
+            confirmed = self._confirmations.ask(target.task_id, last=last)
+            if confirmed is not None:
+                self._observe(target.task_id, confirmed)
             self._settle(wait=False)
-
-    def _worth_overlapping(self) -> bool:
-        """By default, only where the transport carries two requests at once (HTTP, not stdio)
-        and the server is far enough away for it to pay."""
-        if self.overlap is not None:
-            return self.overlap
-        return self.client.transport.concurrent and worth_overlapping(
-            self.client.round_trips.typical
-        )
 
     def _classify_refusal(self, target: Target, refusal: CancelRefused) -> None:
         """A refused cancel: the message of an invalid params error is not standardised, so

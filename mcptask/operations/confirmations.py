@@ -3,11 +3,11 @@ cancels. Over a slow link it sends the confirmations on a thread of its own whil
 cancels go out, so that a bulk cancel costs one round trip per task, not two.
 
 The cancels stay on the caller's thread, strictly one after the other. A confirmation is
-sent at once there, or, where `overlap()` says it pays, by one worker thread in the order
-asked (over HTTP the worker's get and the next cancel travel side by side). The answers are
+sent at once there, or, where overlapping pays, by one worker thread in the order asked (over
+HTTP the worker's get and the next cancel travel side by side). The worker's answers are
 applied back on the caller's thread (`settled`), where every outcome is decided and shown.
-Once `stopped()` says so, or the run ends, no confirmation is sent any more: its task ends
-with what its cancel's answer said.
+Once `stopped()` says so, or the run ends, the worker sends nothing more: its tasks end with
+what their cancel's answer said.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from mcptask.client.session import McpClient
 from mcptask.errors import RpcError
 from mcptask.protocol.tasks import Task
 
@@ -47,19 +48,22 @@ class _Confirmation:
 
 
 class Confirmations:
-    """`tasks/get` for accepted cancels: sent when asked for, or by a worker thread."""
+    """`tasks/get` for accepted cancels: sent at once, or by a worker thread. `overlap`: use
+    the worker (where a cancel follows); None: where the transport carries two requests at
+    once (HTTP, not stdio) and the server is far enough away for it to pay."""
 
     def __init__(
         self,
-        fetch: Callable[[str], Task],
+        client: McpClient,
         *,
-        overlap: Callable[[], bool] = lambda: False,
+        overlap: bool | None = None,
         stopped: Callable[[], bool] = lambda: False,
     ) -> None:
-        self._fetch = fetch
+        self._client = client
         self._overlap = overlap
         self._stopped = stopped
         self._pending: deque[_Confirmation] = deque()
+        """The worker's confirmations not yet applied, in the order asked (and answered)."""
         self._queue: queue.SimpleQueue[_Confirmation | None] = queue.SimpleQueue()
         self._closing = False
         self._worker: threading.Thread | None = None
@@ -74,40 +78,37 @@ class Confirmations:
         """The next cancel waits for the oldest confirmation first."""
         return len(self._pending) >= OUTSTANDING
 
-    def ask(self, task_id: str, *, last: bool = False) -> None:
-        """Confirm one accepted cancel: on the worker where `overlap()` says it pays and a
-        cancel follows (not `last`), else at once. A failure other than the server's error
-        answer is raised from here (at once) or from `settled` (on the worker)."""
-        confirmation = _Confirmation(task_id)
-        if last or not self._overlap():
-            self._send(confirmation)
-            if confirmation.failure is not None:
-                raise confirmation.failure
-            self._pending.append(confirmation)
-            return
+    def ask(self, task_id: str, *, last: bool = False) -> Task | RpcError | None:
+        """Confirm one accepted cancel: at once, returning the answer; or, where overlapping
+        pays and a cancel follows (not `last`), on the worker, returning None (`settled` gives
+        the answer). Any failure but the server's error answer is raised (from `settled`)."""
+        if last or not self._overlapping():
+            try:
+                return self._client.get_task(task_id)
+            except RpcError as exc:
+                return exc
         if self._worker is None:
             # A daemon: a request the worker is in never keeps the process from exiting.
             self._worker = threading.Thread(target=self._work, name="confirmations", daemon=True)
             self._worker.start()
+        confirmation = _Confirmation(task_id)
         self._pending.append(confirmation)
         self._queue.put(confirmation)
+        return None
 
     def settled(
         self, *, wait: bool, count: int | None = None
     ) -> Iterator[tuple[str, Task | RpcError]]:
-        """The answers that are in, in the order asked (one still out on the worker holds
-        back only itself and those after it on the worker); with `wait`, all of them (or the
-        first `count`), waiting for each. A confirmation that was never sent yields nothing;
-        one that failed raises its failure (the rest stay)."""
-        taken = index = 0
-        while index < len(self._pending) and (count is None or taken < count):
-            confirmation = self._pending[index]
-            if not confirmation.done.is_set():
-                if not wait:
-                    index += 1
-                    continue
-                confirmation.done.wait()
-            del self._pending[index]
+        """The worker's answers that are in, in the order asked; with `wait`, all of them (or
+        the first `count`), waiting for each. A confirmation that was never sent yields
+        nothing; one that failed raises its failure (the rest stay)."""
+        taken = 0
+        while self._pending and (count is None or taken < count):
+            confirmation = self._pending[0]
+            if not wait and not confirmation.done.is_set():
+                return  # the worker answers in order: none after it is in either
+            confirmation.done.wait()
+            self._pending.popleft()
             taken += 1
             if confirmation.failure is not None:
                 raise confirmation.failure
@@ -126,19 +127,22 @@ class Confirmations:
     def abandon(self) -> None:
         self._pending.clear()
 
+    def _overlapping(self) -> bool:
+        if self._overlap is not None:
+            return self._overlap
+        client = self._client
+        return client.transport.concurrent and worth_overlapping(client.round_trips.typical)
+
     def _work(self) -> None:
         while (confirmation := self._queue.get()) is not None:
             if self._closing or self._stopped():
                 confirmation.done.set()  # never sent
                 continue
-            self._send(confirmation)
-
-    def _send(self, confirmation: _Confirmation) -> None:
-        try:
-            confirmation.answer = self._fetch(confirmation.task_id)
-        except RpcError as exc:
-            confirmation.answer = exc
-        except BaseException as exc:  # handed to the caller's thread, raised there
-            confirmation.failure = exc
-        finally:
-            confirmation.done.set()
+            try:
+                confirmation.answer = self._client.get_task(confirmation.task_id)
+            except RpcError as exc:
+                confirmation.answer = exc
+            except BaseException as exc:  # handed to the caller's thread, raised there
+                confirmation.failure = exc
+            finally:
+                confirmation.done.set()
