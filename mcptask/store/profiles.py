@@ -1,22 +1,22 @@
-"""Named server profiles: one TOML file in the configuration directory, mode 0600 (shown in
+"""Named server profiles: one TOML file in the configuration directory, mode 0600 (see
 docs/servers.md, "Profiles"; the settings are the fields of `Profile`).
 
-A value that is a credential is written as text only when the user asks (`--save-secrets`);
-otherwise it names an environment variable (`{ env = "NAME" }`) or a file (`{ file = "PATH" }`)
-that is read when the profile is used. The file is read with `tomllib`, written with `tomli-w`
-atomically (a new 0600 file renamed over the old one, under a lock), and never written when
-it cannot be read: a broken file is the user's to mend, and its error names file and line.
+A credential is written as text only when the user asks (`--save-secrets`); otherwise it
+names an environment variable (`{ env = "NAME" }`) or a file (`{ file = "PATH" }`) read on
+use. The file is written atomically under a lock, and never when it cannot be read: a broken
+file is the user's to mend, and its error names file and line.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
 import stat
 import sys
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -64,8 +64,8 @@ Value = str | Reference
 
 @dataclass(frozen=True)
 class Profile:
-    """One saved server: its target and how to talk to it. The fields after `name` are the
-    settings of its table, in the order the file is written."""
+    """One saved server: its target and how to talk to it. The fields after `name` are its
+    table's settings, in the order written."""
 
     name: str
     url: str | None = None
@@ -134,9 +134,8 @@ def check_name(name: str) -> str:
 
 
 def load(path: Path) -> ProfileBook:
-    """Read the profiles file; an absent file is an empty book. A file other users may
-    write, or may replace (its directory is theirs to write, without the sticky bit), is
-    warned about (once a process): it says where credentials go."""
+    """Read the profiles file; an absent file is an empty book. A file other users may write
+    or replace (through its directory) is warned about: it says where credentials go."""
     try:
         with path.open(encoding="utf-8") as stream:
             _warn_if_writable(path, os.fstat(stream.fileno()).st_mode & 0o777)
@@ -155,47 +154,48 @@ def load(path: Path) -> ProfileBook:
     return _book(path, text, document)
 
 
-# Each change below reads, changes and writes the file under its lock, one process at a
-# time; a file that cannot be read raises before anything is written.
-
-
 def save_profile(path: Path, profile: Profile, *, make_default: bool = False) -> None:
     """Add or replace one profile (and make it the default if asked)."""
-    with exclusive(path):
-        book = load(path)
+    with _editing(path) as book:
         default = profile.name if make_default else book.default
         _write(replace(book, profiles={**book.profiles, profile.name: profile}, default=default))
 
 
 def update_session(path: Path, name: str, session_id: str | None) -> None:
     """Remember the session a keep-session profile is in now."""
-    with exclusive(path):
-        book = load(path)
+    with _editing(path) as book:
         profile = replace(book.get(name), session_id=session_id)
         _write(replace(book, profiles={**book.profiles, name: profile}))
 
 
 def delete_profile(path: Path, name: str) -> None:
     """Remove a profile (and the default, if it was that one)."""
-    with exclusive(path):
-        book = load(path)
+    with _editing(path) as book:
         book.get(name)
         profiles = {key: value for key, value in book.profiles.items() if key != name}
-        default = None if book.default == name else book.default
-        _write(replace(book, profiles=profiles, default=default))
+        _write(
+            replace(book, profiles=profiles, default=None if book.default == name else book.default)
+        )
 
 
 def set_default(path: Path, name: str) -> None:
     """Make an existing profile the default."""
-    with exclusive(path):
-        book = load(path)
+    with _editing(path) as book:
         book.get(name)
         _write(replace(book, default=name))
 
 
+@contextlib.contextmanager
+def _editing(path: Path) -> Iterator[ProfileBook]:
+    """The book, read under the file's lock (one process at a time reads, changes and writes
+    it); a file that cannot be read raises before anything is written."""
+    with exclusive(path):
+        yield load(path)
+
+
 @functools.cache
 def _warn_if_writable(path: Path, mode: int) -> None:
-    """Warn about a file others may write, or a directory where they may replace one."""
+    """Warn about a file others may write, or a directory where they may replace one (once)."""
     if mode & 0o022 and not mode & stat.S_ISVTX:
         fix = "chmod go-w" if path.is_dir() else "chmod 600"
         sys.stderr.write(
@@ -204,11 +204,7 @@ def _warn_if_writable(path: Path, mode: int) -> None:
         )
 
 
-# -- reading and writing ----------------------------------------------------------------------
-
-
 def _write(book: ProfileBook) -> None:
-    """Write the whole file atomically (0600)."""
     import tomli_w
 
     document: dict[str, Any] = {} if book.default is None else {"default": book.default}
