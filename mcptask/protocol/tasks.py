@@ -1,10 +1,6 @@
 """Tasks on the wire: the statuses (the one place they are declared), the Task model, and the
-pages of `tasks/list` and `tools/list`.
-
-Plain dataclasses with tolerant readers rather than pydantic models: importing pydantic cost
-about 100 ms at every start of mcptask (bench/one_shot.py). Reading is tolerant (flat or
-`task`-wrapped results, missing `ttl`, unknown fields kept); writing is exact.
-"""
+pages of `tasks/list` and `tools/list`. Plain dataclasses, not pydantic (importing it cost
+about 100 ms at every start: bench/one_shot.py)."""
 
 from __future__ import annotations
 
@@ -53,12 +49,10 @@ _KNOWN_FIELDS = frozenset(_FIELDS)
 @dataclass(frozen=True, slots=True)
 class Task:
     """A task as the server describes it: the known fields typed, and `wire`, the task as sent
-    (unknown fields and their order kept), which `to_wire` writes back out.
-
-    Reading tolerates what the specifications leave open (a missing `ttl`, vendor fields,
-    integral floats) and insists on what makes a task: string `taskId` and `status`, text
-    and integers where they belong. Built directly (tests), its wire form is its set fields.
-    """
+    (unknown fields and their order kept). Reading tolerates what the specifications leave
+    open (a missing `ttl`, vendor fields, integral floats) and insists on string `taskId` and
+    `status`, text and integers where they belong. Built directly, its wire form is its set
+    fields."""
 
     taskId: str
     status: str
@@ -140,26 +134,22 @@ class Task:
 
 
 def _checked(value: object) -> JsonObject:
-    """`value` as a task's wire form: itself (a decoded answer, which nothing changes), or a
-    copy with integral floats made ints; ValueError (`field: why`) when it is not a task."""
+    """`value` as a task's wire form: itself, or a copy with integral floats made ints;
+    ValueError (`field: why`) when it is not a task."""
     if not isinstance(value, dict):
         raise ValueError("result: not an object")
-    get = value.get
     for name in ("taskId", "status"):
-        if not isinstance(get(name), str):
+        if not isinstance(value.get(name), str):
             raise ValueError(f"{name}: {'missing' if name not in value else 'not a string'}")
     for name in _TEXT_FIELDS:
-        text = get(name)
-        if text is not None and not isinstance(text, str):
+        if not isinstance(value.get(name), str | None):
             raise ValueError(f"{name}: not a string")
     integral: JsonObject = {}
     for name in _NUMBER_FIELDS:
-        number = get(name)
-        if number is None or type(number) is int:
-            continue  # the usual case, decided at once
+        number = value.get(name)
         if isinstance(number, float) and math.isfinite(number) and number.is_integer():
             integral[name] = int(number)
-        elif isinstance(number, bool) or not isinstance(number, int):
+        elif number is not None and (isinstance(number, bool) or not isinstance(number, int)):
             raise ValueError(f"{name}: not an integer")
     return {**value, **integral} if integral else value
 
