@@ -1,9 +1,9 @@
-"""The SQLite file behind the record of known tasks: private, in WAL mode, written in short
-transactions, so that several mcptask processes share it; its schema, as a list of migrations
-(the model is simonw/llm's `migrations.py`); and shell completion's read of it.
+"""The SQLite file behind the record of known tasks: private, in WAL mode, shared by every
+mcptask process of the user; its schema as a list of migrations (the model is simonw/llm's
+`migrations.py`); and shell completion's read of it.
 
-Each migration runs once per file, in order, in the transaction that opens the file (the
-`_migrations` table names those that ran). A new schema is a new function at the end of
+Each migration runs once per file, in order, in the transaction that opens the file (table
+`_migrations` names those that ran). A new schema is a new function at the end of
 `MIGRATIONS`, never an edit of one that users' files have already run.
 """
 
@@ -29,22 +29,20 @@ FILE_NAME = "known-tasks.sqlite3"
 COMPLETIONS = 200
 """How many task ids a completion offers at most."""
 UNEXPIRED = "(expires_at IS NULL OR expires_at >= ?)"
-
 BUSY_TIMEOUT_SECONDS = 10.0
 """How long a process waits for another one's write to finish (writes take milliseconds)."""
 STORE_ERRORS = (OSError, sqlite3.Error, UnicodeEncodeError)
-"""What using the file can raise: the system's and SQLite's errors, and text it cannot hold
-(SQLite keeps UTF-8, so a lone surrogate, from a server's JSON or an undecodable command line,
-cannot be bound)."""
+"""What using the file can raise; UnicodeEncodeError: SQLite keeps UTF-8, so a lone surrogate
+(from a server's JSON or an undecodable command line) cannot be bound."""
 MAX_TTL_MS = 2**63 - 1
 """The largest ttl kept (SQLite's largest integer); a larger or negative one is kept as no
-ttl (None: it expires by no ttl), which is what so long a ttl means anyway."""
+ttl, which is what so long a ttl means anyway."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def storable(*texts: str | None) -> bool:
-    """Whether SQLite can hold every one of `texts` (None: nothing to hold; see STORE_ERRORS):
-    a lone surrogate is the one text UTF-8 cannot encode (`isascii`: the usual case, at once)."""
+    """Whether SQLite can hold every one of `texts` (None holds nothing): a lone surrogate is
+    the one text UTF-8 cannot encode (`isascii`: the usual case, at once)."""
     return all(text is None or text.isascii() or not _SURROGATE.search(text) for text in texts)
 
 
@@ -54,15 +52,15 @@ def storable_ttl(ttl: int | None) -> int | None:
 
 
 def open_database(path: Path, then: Callable[[sqlite3.Connection], None]) -> sqlite3.Connection:
-    """The file at `path` (made 0600, its directory 0700), in WAL mode, migrated, and `then`
-    done in the same transaction; raises OSError, sqlite3.Error or UnicodeEncodeError, and
-    StateError for a file or directory another user could control (see `own_file`)."""
+    """The file at `path` (0600, its directory 0700), in WAL mode, migrated, and `then` done in
+    the same transaction; raises STORE_ERRORS, and StateError for a file or directory another
+    user could control (see `own_file`)."""
     ensure_private_dir(path.parent)
     # Create the file 0600 before SQLite does (it would use the umask); its -wal and -shm
     # files take the database file's mode.
     os.close(own_file(path, create=True))
     # Transactions are begun by hand (`BEGIN IMMEDIATE`: a write takes the lock at once) and
-    # ended by `with db:`, sqlite3's COMMIT, or ROLLBACK on an error.
+    # ended by `with db:` (COMMIT, or ROLLBACK on an error).
     db = sqlite3.connect(
         path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False
     )
@@ -80,11 +78,9 @@ def open_database(path: Path, then: Callable[[sqlite3.Connection], None]) -> sql
 
 
 def own_file(path: Path, *, create: bool = False) -> int:
-    """A descriptor of the record at `path`, opened read-write without following a symbolic
-    link (`create`: created if missing, and made 0600); StateError (one line naming the file)
-    for a link, or a file or -wal/-shm companion that is not the user's: another user's link
-    or file would take mcptask's writes elsewhere. (SQLite does not follow a link at -wal or
-    -shm either, but says less.)"""
+    """A read-write descriptor of the record at `path`, not through a symbolic link (`create`:
+    created if missing, made 0600); StateError for a link, or a file or -wal/-shm companion
+    that is not the user's, which would take mcptask's writes elsewhere."""
     for companion in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         with contextlib.suppress(FileNotFoundError):
             refuse_unless_own(companion, companion.lstat())
@@ -101,12 +97,9 @@ def own_file(path: Path, *, create: bool = False) -> int:
 
 
 def use_wal(db: sqlite3.Connection) -> None:
-    """Switch the file to WAL (once: the mode persists in the file), waiting out the others.
-
-    The switch needs the exclusive lock, and SQLite answers "database is locked" at once,
-    without its busy handler, while another process opening the same new file holds a
-    shared lock: so it is tried again, within the bound of any other wait for the file.
-    """
+    """Switch the file to WAL (once: the mode persists), waiting out the others: SQLite says
+    "database is locked" at once, without its busy handler, while another process opening
+    the same new file holds a shared lock."""
     deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
     while True:
         try:
@@ -134,8 +127,8 @@ ON CONFLICT (server, profile, task_id) DO UPDATE SET
     via = CASE WHEN via = 'tasks/list' THEN excluded.via ELSE via END,
     tool = COALESCE(tool, excluded.tool)
 """
-"""(server, profile, task_id, status, session_id, ttl_ms, seen at, terminal, via, tool, label),
-bound from a tuple per task. Unqualified columns on the right are the row as it was."""
+"""Binds (server, profile, task_id, status, session_id, ttl_ms, seen at, terminal, via, tool,
+label). Unqualified columns on the right are the row as it was."""
 TASK_COLUMNS = "task_id, status, session_id, ttl_ms, expires_at, first_seen, last_seen, via, tool"
 
 
@@ -148,10 +141,7 @@ def migrate(db: sqlite3.Connection) -> None:
     for step in MIGRATIONS:
         if step.__name__ not in done:
             step(db)
-            db.execute(
-                "INSERT INTO _migrations (name, applied_at) VALUES (?, ?)",
-                (step.__name__, time.time()),
-            )
+            db.execute("INSERT INTO _migrations VALUES (?, ?)", (step.__name__, time.time()))
 
 
 def m001_tasks(db: sqlite3.Connection) -> None:
@@ -198,10 +188,9 @@ the first sighting (the ttl counts from it: `expires_at` is set after)."""
 
 
 def m002_listed_pages_to_rows(db: sqlite3.Connection) -> None:
-    """Versions before this one kept the tasks of `list` as pages (`listed`: one row per page,
-    its tasks a JSON `[ids, statuses, ttls]`) beside the rows: each task becomes a row (the
-    later sighting wins), and the pages go. A page that is not one (edited by hand) is
-    dropped with them."""
+    """Older versions kept the tasks of `list` as pages (`listed`: a row per page, its tasks a
+    JSON `[ids, statuses, ttls]`): each task becomes a row (the later sighting wins), and the
+    pages go. A page that is not one (edited by hand) is dropped with them."""
     if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'listed'").fetchone():
         return
     from mcptask.protocol.tasks import TERMINAL_STATUSES
@@ -228,30 +217,26 @@ def m002_listed_pages_to_rows(db: sqlite3.Connection) -> None:
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_tasks, m002_listed_pages_to_rows]
 
 
-# -- completion's straight read ------------------------------------------------------------
-
-
 def complete_task_ids(
     environ: Mapping[str, str], identity: ServerIdentity | None, incomplete: str
 ) -> list[tuple[str, str]]:
     """Recorded task ids starting with `incomplete`, with their last status, for shell
-    completion: this server's when it is known, else every server's (most recently first
-    seen first, at most `COMPLETIONS`). Read straight from the file: never creates, writes,
+    completion: this server's when known, else every server's (most recently first seen
+    first, at most `COMPLETIONS`). Read straight from the file: never creates, writes,
     migrates or fails; no record (or one `open_database` would refuse) means no suggestions."""
     path = state_dir(environ) / FILE_NAME
     if not storable(incomplete):
         return []  # no recorded id holds what the file cannot
-    server = "" if identity is None else " AND server = ? AND profile = ?"
+    where, params = "", [len(incomplete), incomplete, time.time()]
+    if identity is not None:
+        where, params = " AND server = ? AND profile = ?", [*params, identity.key, identity.profile]
     # Several servers may hold one id: its latest sighting gives status and first_seen (with
     # MAX, SQLite takes the other columns from the row that has the maximum).
     sql = (
         "SELECT task_id, status, first_seen, MAX(last_seen) FROM tasks"  # noqa: S608
-        f" WHERE substr(task_id, 1, ?) = ? AND {UNEXPIRED}{server}"
+        f" WHERE substr(task_id, 1, ?) = ? AND {UNEXPIRED}{where}"
         " GROUP BY task_id ORDER BY first_seen DESC, task_id LIMIT ?"
     )
-    params: tuple[object, ...] = (len(incomplete), incomplete, time.time())
-    if identity is not None:
-        params += (identity.key, identity.profile)
     try:
         refuse_unless_own(path.parent, path.parent.stat())
         os.close(own_file(path))

@@ -46,7 +46,6 @@ RETENTION_SECONDS = 7 * 24 * 3600.0
 STALE_SECONDS = 30 * 24 * 3600.0
 """How long a task nobody looked at stays recorded."""
 PRUNE_EVERY_SECONDS = 3600.0
-"""How long after a prune opening the record prunes it again."""
 FLUSH_SECONDS = 1.0
 FLUSH_BATCH = 5_000
 """How many tasks are queued at most before they are written."""
@@ -54,12 +53,9 @@ MEMORY = 10_000
 """How many tasks' last written state is remembered (twice this at most): a watch of that
 many writes nothing while nothing changes, and a list of a million holds no million entries."""
 
-
-_Row = tuple[object, ...]
-"""A task's row as `UPSERT_TASK` binds it, queued to be written."""
-_State = tuple[str, "str | None", "int | None"]
-"""(status, session, ttl ms) as last written."""
-_Listing = tuple[float, set[str]]
+_Row = tuple[object, ...]  # a task's row as UPSERT_TASK binds it
+_State = tuple[str, "str | None", "int | None"]  # (status, session, ttl ms) as last written
+_Listing = tuple[float, set[str]]  # started when, the ids listed but not written again
 
 
 @dataclass(frozen=True)
@@ -108,7 +104,7 @@ class KnownTasks:
         # written again, never lost).
         self._written: dict[str, _State] = {}
         self._older: dict[str, _State] = {}
-        self._listing: _Listing | None = None  # being read: started when, ids left unwritten
+        self._listing: _Listing | None = None  # the listing being read
         self._completed: list[_Listing] = []
         self._last_flush = clock()
 
@@ -162,16 +158,15 @@ class KnownTasks:
         """Forget these tasks (None: every one); returns the ids that were recorded."""
         where, params = self._where()
         order = "task_id" if self.identity is None else "MAX(first_seen) DESC, task_id"
-        wanted = None if task_ids is None else list(dict.fromkeys(task_ids))
         with self._writing() as db:
             found = db.execute(
                 f"SELECT task_id FROM tasks WHERE {where} GROUP BY task_id ORDER BY {order}",  # noqa: S608
                 params,
             )
             recorded = [str(task_id) for (task_id,) in found]
-            if wanted is not None:
+            if task_ids is not None:
                 present = set(recorded)
-                recorded = [task_id for task_id in wanted if task_id in present]
+                recorded = [task_id for task_id in dict.fromkeys(task_ids) if task_id in present]
             db.executemany(
                 f"DELETE FROM tasks WHERE {where} AND task_id = ?",  # noqa: S608
                 [(*params, task_id) for task_id in recorded],
@@ -274,21 +269,19 @@ class KnownTasks:
         """Queue sightings; `unwritten` gets the ids of those unchanged, not written again."""
         from mcptask.protocol.tasks import TERMINAL_STATUSES  # store imports only errors at once
 
-        assert self.identity is not None, "a record of every server records nothing"
-        key, profile, label = self.identity.key, self.identity.profile, self.identity.label
+        key, profile, label = self._server()
         seen_at = self._now()
         with self._lock:
             pending, gone = self._pending, self._gone
             for task, session_id in page:
-                task_id = task.taskId
-                if not storable(task_id, task.status, session_id, tool):
-                    # Text the file cannot hold (see database): not recorded, rather than
-                    # failing the whole batch with it.
-                    continue
-                status, ttl = task.status, storable_ttl(task.ttl_milliseconds)
+                task_id, status = task.taskId, task.status
+                if not storable(task_id, status, session_id, tool):
+                    continue  # not recorded, rather than failing the whole batch with it
+                ttl = storable_ttl(task.ttl_milliseconds)
                 state = (status, session_id, ttl)
-                written = self._written.get(task_id) or self._older.get(task_id)
-                if written == state and task_id not in gone:
+                if state == (self._written.get(task_id) or self._older.get(task_id)) and (
+                    task_id not in gone
+                ):
                     if unwritten is not None:
                         unwritten.add(task_id)
                     continue  # written already; what was queued before is flushed in time
@@ -312,8 +305,7 @@ class KnownTasks:
         detached: Iterable[str],
         completed: Sequence[_Listing],
     ) -> None:
-        assert self.identity is not None, "a record of every server records nothing"
-        key, profile = self.identity.key, self.identity.profile
+        key, profile, _ = self._server()
         with self._writing() as db:
             db.executemany(UPSERT_TASK, sightings)
             db.executemany(
@@ -375,6 +367,10 @@ class KnownTasks:
                 return db.execute(sql, tuple(params)).fetchall()
             except STORE_ERRORS as exc:
                 raise StoreFailure(f"cannot read {self.path}: {exc}") from None
+
+    def _server(self) -> tuple[str, str, str]:
+        assert self.identity is not None, "a record of every server records nothing"
+        return self.identity.key, self.identity.profile, self.identity.label
 
     def _where(self) -> tuple[str, tuple[str, ...]]:
         if self.identity is None:

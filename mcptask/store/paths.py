@@ -1,11 +1,7 @@
-"""Where mcptask keeps its files: the XDG base directories, each with an override.
-
-- configuration (profiles): `$MCPTASK_CONFIG_DIR`, else `$XDG_CONFIG_HOME/mcptask`, else
-  `~/.config/mcptask`
-- state (token cache, the record of known tasks): `$MCPTASK_STATE_DIR`, else
-  `$XDG_STATE_HOME/mcptask`, else `~/.local/state/mcptask`
-
-Kept free of heavy imports: shell completion reads these files on every TAB.
+"""Where mcptask keeps its files, and how it keeps them private. Configuration (profiles):
+`$MCPTASK_CONFIG_DIR`, else `$XDG_CONFIG_HOME/mcptask`, else `~/.config/mcptask`; state
+(token cache, the record of known tasks): `$MCPTASK_STATE_DIR`, else `$XDG_STATE_HOME/mcptask`,
+else `~/.local/state/mcptask`. No heavy imports: shell completion reads these on every TAB.
 """
 
 from __future__ import annotations
@@ -26,19 +22,19 @@ def state_dir(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def tokens_path(environ: Mapping[str, str] | None = None) -> Path:
-    """Where the token cache is (`mcptask.store.tokens`)."""
+    """Where the token cache is."""
     return state_dir(environ) / "tokens.json"
 
 
 def profiles_path(environ: Mapping[str, str] | None = None) -> Path:
-    """Where the profiles file is (`mcptask.store.profiles`), in the configuration directory."""
+    """Where the profiles file is."""
     configuration = _directory(environ, "MCPTASK_CONFIG_DIR", "XDG_CONFIG_HOME", Path(".config"))
     return configuration / "profiles.toml"
 
 
 def profile_names(environ: Mapping[str, str] | None = None) -> list[str]:
-    """The saved profile names, for shell completion: read with tomllib and nothing more (no
-    profile model), no error whatever the file holds."""
+    """The saved profile names, for shell completion: no profile model, no error whatever the
+    file holds."""
     import tomllib
 
     try:
@@ -61,10 +57,9 @@ def _directory(environ: Mapping[str, str] | None, override: str, xdg: str, fallb
 
 
 def ensure_private_dir(path: Path) -> None:
-    """Create `path` (and its parents) if missing, mode 0700; an existing directory keeps its
-    mode (the user chose it: `MCPTASK_STATE_DIR`), its files are 0600 either way. As ssh's
-    StrictModes, StateError for a directory (or what a symbolic link there names) that is
-    another user's or that others may write: they could plant links that redirect the writes."""
+    """Create `path` (and its parents) if missing, mode 0700 (an existing one keeps its mode).
+    As ssh's StrictModes, StateError for a directory (or a link's target) that is another
+    user's or that others may write: they could plant links that redirect the writes."""
     if not path.is_dir():
         path.mkdir(mode=0o700, parents=True, exist_ok=True)  # or another process made it
         path.chmod(0o700)  # mkdir's mode is filtered by the umask: say it once more, exactly
@@ -72,9 +67,9 @@ def ensure_private_dir(path: Path) -> None:
 
 
 def refuse_unless_own(path: Path, status: os.stat_result) -> None:
-    """StateError, naming `path`, unless `status` (its lstat, or its stat for a directory)
-    shows what only the user can change: not a symbolic link, a regular file or a directory,
-    the user's (or root's), and for a directory, not writable by others."""
+    """StateError, naming `path`, unless `status` (its lstat; stat for a directory) shows what
+    only the user can change: a regular file or directory of the user's (or root's), and a
+    directory not writable by others."""
     if stat.S_ISLNK(status.st_mode):
         raise StateError(f"{path} is a symbolic link, which mcptask does not follow: rm {path}")
     is_dir = stat.S_ISDIR(status.st_mode)
@@ -106,8 +101,8 @@ def open_no_follow(path: Path, flags: int) -> int:
 
 
 def write_private(path: Path, data: bytes) -> None:
-    """Replace the file `path` with `data`, mode 0600, all at once: a temporary file beside it,
-    flushed to disk, renamed over it (a reader sees the old file or the new, never a part)."""
+    """Replace the file `path` with `data`, mode 0600, atomically: a temporary file beside it,
+    flushed to disk, renamed over it."""
     import tempfile  # here: a TAB reads paths too, and tempfile imports shutil, bz2, lzma
 
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
@@ -126,11 +121,9 @@ def write_private(path: Path, data: bytes) -> None:
 
 @contextlib.contextmanager
 def exclusive(path: Path) -> Iterator[None]:
-    """Hold the lock file beside `path` (`.NAME.lock`, 0600) for the block: one process at a
-    time reads, changes and writes `path` (its directory is made private first). A lock file
-    that is a symbolic link is refused (StateError): opening it would create or lock the
-    file it names. The system's errors, in the block too (a full disk, a state directory
-    that is a file), are one-line StateErrors that name `path`."""
+    """Hold the lock file `.NAME.lock` beside `path` for the block: one process at a time
+    reads, changes and writes `path`. A lock file that is a symbolic link is refused; the
+    system's errors, in the block too (a full disk), are StateErrors that name `path`."""
     try:
         ensure_private_dir(path.parent)
         descriptor = open_no_follow(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT)
