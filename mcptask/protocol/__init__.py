@@ -1,4 +1,2 @@
-"""The MCP wire vocabulary, with no behaviour of its own: read tolerantly (unknown fields
-kept), written exactly. Callers import from the submodules: `jsonrpc`, `handshake`, `tasks`,
-`tools`.
-"""
+"""The MCP wire vocabulary, no behaviour: read tolerantly (unknown fields kept), written
+exactly. Import from the submodules."""

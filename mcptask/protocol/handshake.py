@@ -1,7 +1,6 @@
-"""What the handshake settles: protocol versions and eras, the client's identity, what a
-server's capabilities offer (`TaskSupport`), who the server is (`ServerInfo`), and how a
-2026-07-28 request carries its version and capabilities (`_meta`, mirroring headers).
-"""
+"""What the handshake settles: protocol versions and eras, the client's identity, what the
+server offers (`TaskSupport`) and who it is (`ServerInfo`), and a 2026-07-28 request's
+`_meta` and header values."""
 
 from __future__ import annotations
 
@@ -55,7 +54,7 @@ class TaskSupport:
     @classmethod
     def from_modern_capabilities(cls, capabilities: JsonObject) -> TaskSupport:
         """Read `capabilities.extensions` of a 2026-07-28 discover result (the extension has
-        get, cancel and task-augmented tool calls, but no list)."""
+        no list)."""
         extensions = capabilities.get("extensions")
         offered = isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
         return cls(tasks=offered, list=False, cancel=offered, tool_calls=offered, update=offered)

@@ -1,11 +1,7 @@
-"""What a task in `input_required` asks, and the answers to it (2026-07-28: the task's
-`inputRequests`, answered by `tasks/update` with `inputResponses`).
-
-Each request is a server-to-client request in miniature: `elicitation/create` (a form of flat
-fields, or a URL to visit), `sampling/createMessage` or `roots/list`. An elicitation is
-answered `{"action": "accept", "content": {...}}`, `{"action": "decline"}` or
-`{"action": "cancel"}`. Everything here is the server's text, read tolerantly and never
-trusted: the views sanitize it before it is shown.
+"""What a task in `input_required` asks (2026-07-28: its `inputRequests`, each a
+server-to-client request in miniature: `elicitation/create`, a form of flat fields or a URL to
+visit, `sampling/createMessage` or `roots/list`), and the answers (`inputResponses`). All of
+it is the server's text, read tolerantly, never trusted: the views sanitize it.
 """
 
 from __future__ import annotations
@@ -29,8 +25,7 @@ FALSE_WORDS = frozenset({"false", "no", "n", "0", "off"})
 
 @dataclass(frozen=True, slots=True)
 class FormField:
-    """One field of an elicitation form: its name, its schema as sent, and whether it is
-    required."""
+    """One field of an elicitation form, its schema as sent."""
 
     name: str
     schema: JsonObject
@@ -45,7 +40,7 @@ class FormField:
     @property
     def choices(self) -> list[str] | None:
         """The values an enum field allows (`enum`, or the `const` of each `oneOf`/`anyOf`
-        item, or the `items.enum` of a multi-select array), None for a free field."""
+        item), None for a free field."""
         schema = self.schema
         options = schema.get("enum")
         if options is None:
@@ -103,7 +98,7 @@ class FormField:
 
 @dataclass(frozen=True, slots=True)
 class InputRequest:
-    """One thing a task asks for: its key in `inputRequests`, the method, and the params."""
+    """One thing a task asks for: its key in `inputRequests`, method and params."""
 
     key: str
     method: str
@@ -122,7 +117,7 @@ class InputRequest:
 
     @property
     def url(self) -> str:
-        """The URL of a URL-mode elicitation (empty when none was sent)."""
+        """The URL of a URL-mode elicitation, or an empty string."""
         url = self.params.get("url")
         return url if isinstance(url, str) else ""
 
@@ -145,12 +140,10 @@ class InputRequest:
         """The form's fields, in the order the server listed them."""
         properties = self.schema.get("properties")
         required = self.schema.get("required")
-        needed = set(required) if isinstance(required, list) else set()
-        if not isinstance(properties, dict):
-            return []
+        needed = required if isinstance(required, list) else []
         return [
             FormField(name, schema if isinstance(schema, dict) else {}, name in needed)
-            for name, schema in properties.items()
+            for name, schema in (properties.items() if isinstance(properties, dict) else ())
         ]
 
     def secrets_in(self, response: object) -> dict[str, object]:
@@ -162,9 +155,8 @@ class InputRequest:
 
 
 def read_input_requests(task: Task) -> list[InputRequest]:
-    """The requests an `input_required` task carries (none for any other, or a legacy task,
-    whose questions come as the server's own requests); ProtocolViolation when they are not
-    a map of key to request."""
+    """The requests a task carries (none for a legacy task: its questions come as the server's
+    own requests); ProtocolViolation when they are not a map of key to request."""
     requests = task.extra.get("inputRequests")
     if requests is None:
         return []
@@ -175,14 +167,15 @@ def read_input_requests(task: Task) -> list[InputRequest]:
         if not isinstance(request, dict) or not isinstance(request.get("method"), str):
             raise ProtocolViolation(f"the server's inputRequests[{key!r}] is not a request")
         params = request.get("params")
-        params = params if isinstance(params, dict) else {}
-        read.append(InputRequest(key, request["method"], params))
+        read.append(
+            InputRequest(key, request["method"], params if isinstance(params, dict) else {})
+        )
     return read
 
 
 def elicitation_response(action: str, content: JsonObject | None = None) -> JsonObject:
-    """An elicitation result: `accept` with the form's content (none for a URL request),
-    or `decline` / `cancel`."""
+    """An elicitation result: `accept` with the form's content (none for a URL), `decline` or
+    `cancel`."""
     return {"action": action} if content is None else {"action": action, "content": content}
 
 

@@ -1,6 +1,5 @@
-"""JSON-RPC 2.0 envelopes: building requests and notifications, telling messages apart,
-checking that a decoded value is a message at all, and the error codes that change what
-mcptask does (JSON-RPC's own, and those MCP 2026-07-28 adds)."""
+"""JSON-RPC 2.0 envelopes: building, telling apart and checking messages, and the error codes
+that change what mcptask does."""
 
 from __future__ import annotations
 
@@ -34,7 +33,7 @@ def notification_message(method: str) -> JsonObject:
 
 
 def is_response(message: JsonObject) -> bool:
-    """True for a JSON-RPC response (result or error), as opposed to a request or notification."""
+    """True for a JSON-RPC response (result or error)."""
     return "method" not in message and ("result" in message or "error" in message)
 
 
@@ -44,7 +43,7 @@ def is_notification(message: JsonObject) -> bool:
 
 
 def check_message(value: object, *, context: str) -> JsonObject:
-    """Check that a decoded JSON value is a JSON-RPC 2.0 message, or raise ProtocolViolation."""
+    """`value` if it is a JSON-RPC 2.0 message, else ProtocolViolation."""
     if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
         raise ProtocolViolation(f"{context} is not a JSON-RPC 2.0 message")
     if "method" in value:

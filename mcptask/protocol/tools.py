@@ -1,5 +1,5 @@
 """Wire models of tool calls: `tools/list` entries, the answer to a task-augmented
-`tools/call`, and how a finished task ended; read tolerantly, like `tasks.py`."""
+`tools/call`, and how a finished task ended."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ class ToolInfo:
     name: str
     input_schema: JsonObject | None
     task_support: str | None
-    """`execution.taskSupport` as sent (`forbidden`, `optional`, `required`), None when absent."""
+    """`execution.taskSupport` as sent, None when absent."""
 
     @classmethod
     def from_wire(cls, value: object) -> ToolInfo:
@@ -40,7 +40,7 @@ class ToolInfo:
 @dataclass(frozen=True)
 class ToolCallAnswer:
     """What a task-augmented `tools/call` came back with: `task`, or else `result`, the
-    CallToolResult of a call the server ran at once (the task is its offer, not our demand)."""
+    CallToolResult of a call the server ran at once."""
 
     task: Task | None
     result: JsonObject | None
