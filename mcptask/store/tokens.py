@@ -1,13 +1,8 @@
-"""The token cache: OAuth tokens and registered clients, one JSON file in the state directory:
-`{"version": 1, "tokens": [...], "clients": [...]}`, each entry the fields of a `CachedToken`
-or a `CachedClient`.
-
-Tokens are kept per authorization server (issuer), resource and client, and found by the MCP
-server URL they were obtained for. Clients that mcptask registered (RFC 7591) are kept per
-issuer. The file is mode 0600 in a 0700 directory, written atomically (a new file renamed
-over the old one) under a lock. It is a cache: a file that cannot be read is taken as empty
-and replaced at the next write, never shown. As ssh does for a key, a cache that is a
-symbolic link or open to other users is refused (another user could read or plant tokens).
+"""The token cache: OAuth tokens (per MCP server, issuer, resource and client) and the clients
+mcptask registered (RFC 7591, per issuer), one JSON file in the state directory:
+`{"version": 1, "tokens": [...], "clients": [...]}`. Mode 0600, written atomically under a
+lock. A file that cannot be read is taken as empty and replaced at the next write; as ssh
+does for a key, one that is a symbolic link or open to other users is refused.
 """
 
 from __future__ import annotations
@@ -91,8 +86,8 @@ class TokenCache:
 
 
 def load(path: Path) -> TokenCache:
-    """Read the cache; an absent or unreadable file is an empty cache; StateError for a
-    symbolic link or a file other users may read or write."""
+    """Read the cache (absent or unreadable: empty); StateError for a symbolic link or a file
+    other users may read or write."""
     try:
         with open(path, "rb", opener=_no_follow) as stream:
             mode = os.fstat(stream.fileno()).st_mode & 0o777
@@ -123,29 +118,20 @@ def _no_follow(path: str, flags: int) -> int:
     return os.open(path, flags | os.O_NOFOLLOW)
 
 
-# Each change below reads, changes and writes the file (atomically, 0600) under its lock, one
-# process at a time.
-
-
 def store_token(path: Path, token: CachedToken) -> None:
     """Add one token, replacing the entry of its server, issuer, resource and client."""
     with exclusive(path):
         cache = load(path)
-        kept = [entry for entry in cache.tokens if entry.slot != token.slot]
-        _write(path, [*kept, token], cache.clients)
+        _write(path, [*(e for e in cache.tokens if e.slot != token.slot), token], cache.clients)
 
 
 def drop_token(path: Path, token: CachedToken) -> None:
     """Remove one token (a refresh token that no longer works, say), unless another process
     has replaced it meanwhile (a rotated refresh token: the new one works)."""
-    sent = (token.access_token, token.refresh_token)
+    sent = (token.slot, token.access_token, token.refresh_token)
     with exclusive(path):
         cache = load(path)
-        kept = [
-            entry
-            for entry in cache.tokens
-            if not (entry.slot == token.slot and (entry.access_token, entry.refresh_token) == sent)
-        ]
+        kept = [e for e in cache.tokens if (e.slot, e.access_token, e.refresh_token) != sent]
         _write(path, kept, cache.clients)
 
 
@@ -173,18 +159,16 @@ def forget_all(path: Path) -> list[CachedToken]:
     return removed
 
 
-_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {  # by field annotation; JSON has one number
     "str": (str,),
     "str | None": (str, type(None)),
-    "float | None": (int, float, type(None)),  # JSON has one kind of number
+    "float | None": (int, float, type(None)),
 }
-"""What a cache file may hold for each field annotation of CachedToken and CachedClient."""
 
 
 def _entries(raw: object, kind: Any) -> Iterator[Any]:
-    """The entries of `raw` that make a `kind`: one with a field missing, a field `kind` does
-    not have, or a value of another type is skipped (it would fail a comparison or a request
-    later)."""
+    """The entries of `raw` that make a `kind`; one with a field missing, unknown or of another
+    type is skipped (it would fail a comparison or a request later)."""
     types = {spec.name: _FIELD_TYPES[str(spec.type)] for spec in fields(kind)}
     for item in raw if isinstance(raw, list) else ():
         # bool is an int, but no field is a flag: true is no expiry time.
