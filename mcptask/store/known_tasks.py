@@ -49,9 +49,9 @@ PRUNE_EVERY_SECONDS = 3600.0
 FLUSH_SECONDS = 1.0
 FLUSH_BATCH = 5_000
 """How many tasks are queued at most before they are written."""
-MEMORY = 10_000
-"""How many tasks' last written state is remembered (twice this at most): a watch of that
-many writes nothing while nothing changes, and a list of a million holds no million entries."""
+MEMORY = 20_000
+"""How many tasks' last written state is remembered at most: a watch of that many writes
+nothing while nothing changes, and a list of a million holds no million entries."""
 
 _Row = tuple[object, ...]  # a task's row as UPSERT_TASK binds it
 _State = tuple[str, "str | None", "int | None"]  # (status, session, ttl ms) as last written
@@ -99,11 +99,9 @@ class KnownTasks:
         self._pending: dict[str, _Row] = {}
         self._gone: set[str] = set()
         self._detached: set[str] = set()
-        # What this process last wrote per task, in two generations: when the newer is full it
-        # becomes the older, and the older one is dropped (a task forgotten here is only
-        # written again, never lost).
+        # What this process last wrote per task, emptied when full (a task forgotten here is
+        # only written again, never lost).
         self._written: dict[str, _State] = {}
-        self._older: dict[str, _State] = {}
         self._listing: _Listing | None = None  # the listing being read
         self._completed: list[_Listing] = []
         self._last_flush = clock()
@@ -232,7 +230,6 @@ class KnownTasks:
                     self._pending.pop(task_id, None)
                 (self._gone if gone else self._detached).add(task_id)
                 self._written.pop(task_id, None)
-                self._older.pop(task_id, None)
                 self._maybe_flush()
 
     def flush(self) -> None:
@@ -279,9 +276,7 @@ class KnownTasks:
                     continue  # not recorded, rather than failing the whole batch with it
                 ttl = storable_ttl(task.ttl_milliseconds)
                 state = (status, session_id, ttl)
-                if state == (self._written.get(task_id) or self._older.get(task_id)) and (
-                    task_id not in gone
-                ):
+                if self._written.get(task_id) == state and task_id not in gone:
                     if unwritten is not None:
                         unwritten.add(task_id)
                     continue  # written already; what was queued before is flushed in time
@@ -289,7 +284,7 @@ class KnownTasks:
                 pending[task_id] = (key, profile, task_id, status, session_id, ttl, seen_at,
                                     status in TERMINAL_STATUSES, via, tool, label)  # fmt: skip
                 if task_id not in self._written and len(self._written) >= MEMORY:
-                    self._older, self._written = self._written, {}
+                    self._written.clear()
                 self._written[task_id] = state
             self._maybe_flush(now=via == "tools/call")
 

@@ -50,7 +50,6 @@ def write(
     """Record these sightings now, in one transaction, as a command that had not met them
     before would (this process's memory of what it wrote is not consulted)."""
     record._written.clear()
-    record._older.clear()
     for seen in tasks:
         record.seen(seen, via=via, session_id=session_id, tool=tool)
     record.flush()
