@@ -135,8 +135,6 @@ class UnreachableError(McptaskError):
 class EndpointNotFound(UnreachableError):
     """HTTP 404 to a request outside any session: there is no MCP endpoint at that URL."""
 
-    status = 404
-
 
 class ServerExited(UnreachableError):
     """The stdio server process ended (or never started): waiting brings nothing back."""
@@ -231,10 +229,13 @@ class SessionGone(TaskError):
 
 
 class RpcError(TaskError):
-    """A JSON-RPC error answer (classified by `mcptask.client.error_codes`, never by wording)."""
+    """A JSON-RPC error answer (classified by `mcptask.client.error_codes`, never by wording);
+    `shown` replaces the one line the user sees."""
 
-    def __init__(self, code: int, message: str, data: object = None) -> None:
-        super().__init__(f"server error {code}: {message}")
+    def __init__(
+        self, code: int, message: str, data: object = None, *, shown: str | None = None
+    ) -> None:
+        super().__init__(shown or f"server error {code}: {message}")
         self.code = code
         self.server_message = message
         self.data = data
@@ -244,23 +245,18 @@ class TaskNotFound(RpcError):
     """Invalid params on `tasks/get` or `tasks/result`: unknown, expired, or not visible."""
 
     def __init__(self, task_id: str, code: int, server_message: str, data: object = None) -> None:
-        super().__init__(code, server_message, data)
+        shown = f"task {task_id} not found (unknown, expired, or not visible to this session)"
+        super().__init__(code, server_message, data, shown=f"{shown}: {server_message}")
         self.task_id = task_id
-        self.message = (
-            f"task {task_id} not found (unknown, expired, or not visible to this session): "
-            f"{server_message}"
-        )
-        self.args = (self.message,)
 
 
 class SessionTaskGone(TaskNotFound):
     """A recorded task lived in a session that has ended, and no other session sees it."""
 
     def __init__(self, task_id: str, session_id: str) -> None:
-        super().__init__(task_id, 0, "")
-        self.message = f"task {task_id} is gone: the session that owned it ({session_id}) has ended"
-        self.server_message = self.message
-        self.args = (self.message,)
+        gone = f"task {task_id} is gone: the session that owned it ({session_id}) has ended"
+        RpcError.__init__(self, 0, gone, shown=gone)  # not TaskNotFound's line
+        self.task_id = task_id
 
 
 class CancelRefused(RpcError):
@@ -275,10 +271,6 @@ class ProtocolViolation(McptaskError):
 
 class HttpStatusError(ProtocolViolation):
     """An HTTP error status without a JSON-RPC error body (era detection falls back on it)."""
-
-    def __init__(self, message: str, *, status: int) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class SessionExpired(Exception):

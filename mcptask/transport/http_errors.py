@@ -108,7 +108,7 @@ def status_error(
         return error  # a JSON-RPC error object
     if status == 404:
         raise EndpointNotFound(f"no MCP endpoint at {target} (HTTP 404)")
-    raise HttpStatusError(f"{message} with no JSON-RPC error", status=status)
+    raise HttpStatusError(f"{message} with no JSON-RPC error")
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:

@@ -63,8 +63,6 @@ def _instance(kind: type[Exception]) -> Exception:
     text = "it went wrong \x1b[31mred\x1b[0m [bold]x[/bold]"
     if kind is errors.UnsupportedVersionError:
         return kind(text, supported=("2025-11-25",))
-    if kind is errors.HttpStatusError:
-        return kind(text, status=418)
     if kind is errors.TaskNotFound:
         return kind("t1", -32602, text)
     if kind is errors.SessionTaskGone:
