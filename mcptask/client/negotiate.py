@@ -22,7 +22,6 @@ from mcptask.errors import (
 )
 from mcptask.protocol.handshake import CLIENT_INFO, LEGACY_VERSION, MODERN_VERSION, ServerInfo
 from mcptask.protocol.jsonrpc import MODERN_ERROR_CODES
-from mcptask.transport import Transport
 
 # Versions released before tasks existed: a server that negotiates one of them is reachable
 # but has no tasks, which is a capability answer (exit 5), not a protocol violation.
@@ -37,9 +36,7 @@ META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 Negotiated = tuple[ServerInfo, Era]
 
 
-def negotiate(
-    transport: Transport, wire: Exchange, *, protocol: str, prefer_legacy: bool
-) -> Negotiated:
+def negotiate(wire: Exchange, *, protocol: str, prefer_legacy: bool) -> Negotiated:
     """Perform the handshake that `protocol` asks for: `initialize` for 2025-11-25, else
     `server/discover`, where in auto mode a legacy server's answer leads to `initialize`.
 
@@ -47,16 +44,16 @@ def negotiate(
     so a dual-era server is spoken to in that era.
     """
     if protocol == LEGACY_VERSION:
-        return initialize(transport, wire)
+        return initialize(wire)
     fallback = protocol == "auto"
     era = ModernEra(MODERN_VERSION)
-    transport.protocol_version = MODERN_VERSION
+    wire.transport.protocol_version = MODERN_VERSION
     params, headers = era.stamp("server/discover", None)
-    probe = DISCOVER_PROBE_SECONDS if transport.kind == "stdio" else None
+    probe = DISCOVER_PROBE_SECONDS if wire.transport.kind == "stdio" else None
 
     def not_modern(reason: str) -> Negotiated:
         if fallback:
-            return _fall_back(transport, wire)
+            return _fall_back(wire)
         raise UnsupportedError(f"the server does not speak {MODERN_VERSION}{reason}")
 
     try:
@@ -74,7 +71,7 @@ def negotiate(
         result = result_of(answer, "server/discover")
     except UnsupportedVersionError as exc:
         if fallback and LEGACY_VERSION in exc.supported:
-            return _fall_back(transport, wire)
+            return _fall_back(wire)
         raise
     listed = result.get("supportedVersions")
     if not isinstance(listed, list):
@@ -86,7 +83,7 @@ def negotiate(
     wants_legacy = fallback and prefer_legacy and LEGACY_VERSION in supported
     if MODERN_VERSION not in supported or wants_legacy:
         if fallback and LEGACY_VERSION in supported:
-            return _fall_back(transport, wire)
+            return _fall_back(wire)
         raise UnsupportedError(
             f"the server supports protocol versions {', '.join(supported) or 'none'}, "
             f"not {MODERN_VERSION}"
@@ -110,7 +107,7 @@ def negotiate(
     return server, era
 
 
-def initialize(transport: Transport, wire: Exchange) -> Negotiated:
+def initialize(wire: Exchange) -> Negotiated:
     """The 2025-11-25 handshake: initialize, read the answer, notifications/initialized."""
     params = {
         "protocolVersion": LEGACY_VERSION,
@@ -130,7 +127,7 @@ def initialize(transport: Transport, wire: Exchange) -> Negotiated:
     if not isinstance(capabilities, dict):
         raise ProtocolViolation("the server's initialize result has no capabilities object")
     era = LegacyEra(version)
-    transport.protocol_version = version
+    wire.transport.protocol_version = version
     try:
         wire.notify("notifications/initialized")
     except SessionExpired:
@@ -148,9 +145,7 @@ def initialize(transport: Transport, wire: Exchange) -> Negotiated:
     return server, era
 
 
-def survey(
-    transport: Transport, wire: Exchange, primary: ServerInfo
-) -> tuple[list[ServerInfo], list[str]]:
+def survey(wire: Exchange, primary: ServerInfo) -> tuple[list[ServerInfo], list[str]]:
     """What a dual-era server offers in 2025-11-25 when 2026-07-28 was negotiated, and any
     problem met while asking.
 
@@ -161,20 +156,20 @@ def survey(
     listed = primary.supported_versions
     if primary.protocol_version != MODERN_VERSION or LEGACY_VERSION not in listed:
         return [], []
-    transport.protocol_version = None
+    wire.transport.protocol_version = None
     try:
-        legacy, _ = initialize(transport, wire)
+        legacy, _ = initialize(wire)
     except McptaskError as exc:
         # It listed the version but will not speak it: the primary era still stands.
         return [], [f"the server lists {LEGACY_VERSION} but its initialize failed: {exc.message}"]
     finally:
-        transport.end_session()
-        transport.reset_session()
-        transport.protocol_version = MODERN_VERSION
+        wire.transport.end_session()
+        wire.transport.reset_session()
+        wire.transport.protocol_version = MODERN_VERSION
     return [legacy], []
 
 
-def _fall_back(transport: Transport, wire: Exchange) -> Negotiated:
-    transport.protocol_version = None
-    transport.reset_session()
-    return initialize(transport, wire)
+def _fall_back(wire: Exchange) -> Negotiated:
+    wire.transport.protocol_version = None
+    wire.transport.reset_session()
+    return initialize(wire)

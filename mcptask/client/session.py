@@ -93,10 +93,7 @@ class McpClient(Exchange):
         routed = dict(task_sessions or {})
         needs_session = join_session is not None or bool(routed) or self.keep_session
         self.server, self.era = negotiate(
-            self.transport,
-            self,
-            protocol=self.protocol,
-            prefer_legacy=self.needs_list or needs_session,
+            self, protocol=self.protocol, prefer_legacy=self.needs_list or needs_session
         )
         if join_session is not None:
             if self.era.join_refusal is not None:
@@ -122,7 +119,7 @@ class McpClient(Exchange):
         asking (connect reports both eras: auto mode uses either, as the command needs)."""
         if self.protocol != "auto":
             return [], []
-        return survey(self.transport, self, self.server)
+        return survey(self, self.server)
 
     def follow_status_pushes(self, task_ids: list[str], stop: threading.Event) -> None:
         """Ask the server to push task status changes, until `stop` (blocks on HTTP).
@@ -304,7 +301,7 @@ class McpClient(Exchange):
             ) from None
         self._joined_session = None
         self.transport.reset_session()
-        self.server, self.era = initialize(self.transport, self)
+        self.server, self.era = initialize(self)
         if self.keep_session:
             self._keep(previous)
 
