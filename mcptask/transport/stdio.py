@@ -157,14 +157,14 @@ class StdioTransport(Transport):
             self._write(message)
             limit = timeout if timeout is not None else self._timeout
             with self._changed:
-                answered = self._changed.wait_for(
+                self._changed.wait_for(
                     lambda: self._answers[request_id] is not None or self._failure is not None,
                     timeout=limit,
                 )
                 answer = self._answers[request_id]
                 if answer is not None:
                     return answer
-                if answered and self._failure is not None:
+                if self._failure is not None:
                     raise self._failure
         finally:
             with self._changed:

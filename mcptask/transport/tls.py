@@ -29,8 +29,7 @@ def verification(ca_cert: Path | None, insecure: bool) -> ssl.SSLContext | bool:
     try:
         return ssl.create_default_context(cafile=str(ca_cert))
     except (OSError, ssl.SSLError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not PEM"
-        raise UsageError(f"cannot read --ca-cert {str(ca_cert)!r}: {reason}") from None
+        raise UsageError(f"cannot read --ca-cert {str(ca_cert)!r}: {_unreadable(exc)}") from None
 
 
 def endpoint_transport(verify: ssl.SSLContext | bool) -> httpx.BaseTransport | None:
@@ -93,7 +92,12 @@ def _usable(verify: ssl.SSLContext | bool) -> ssl.SSLContext | bool:
     try:
         return httpx.create_ssl_context(verify=True)
     except (OSError, ssl.SSLError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not PEM"
         raise UsageError(
-            f"cannot load the CA certificates that SSL_CERT_FILE or SSL_CERT_DIR names: {reason}"
+            "cannot load the CA certificates that SSL_CERT_FILE or SSL_CERT_DIR names: "
+            f"{_unreadable(exc)}"
         ) from None
+
+
+def _unreadable(exc: OSError) -> str:
+    """Why a CA file could not be loaded: the OS's reason, else its content."""
+    return exc.strerror if not isinstance(exc, ssl.SSLError) and exc.strerror else "not PEM"
