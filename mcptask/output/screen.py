@@ -10,7 +10,7 @@ import select
 import sys
 from collections.abc import Iterable
 from functools import cached_property
-from typing import IO, TYPE_CHECKING, Literal
+from typing import IO, TYPE_CHECKING, Literal, get_args
 
 from mcptask.output.sanitize import clean, safe_word
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 OutputFormat = Literal["table", "json", "jsonl", "ids"]
-OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("table", "json", "jsonl", "ids")
+OUTPUT_FORMATS: tuple[OutputFormat, ...] = get_args(OutputFormat)
 
 
 class Screen:
@@ -60,9 +60,8 @@ class Screen:
 
     @property
     def err_is_terminal(self) -> bool:
-        """Whether stderr is a terminal as Rich sees it (for a prompt, a progress bar), with
-        Rich left unimported where it plainly is not: not a TTY, and neither TTY_COMPATIBLE
-        nor FORCE_COLOR says otherwise."""
+        """Whether stderr is a terminal as Rich sees it, without importing Rich for a plain
+        pipe (not a TTY, and neither TTY_COMPATIBLE nor FORCE_COLOR says otherwise)."""
         forced = os.environ.get("TTY_COMPATIBLE") == "1" or bool(os.environ.get("FORCE_COLOR"))
         if not (_is_terminal(self.stderr) or forced):
             return False
@@ -75,17 +74,13 @@ class Screen:
         """One JSON object on one line of stdout, flushed at once (for streaming consumers)."""
         self.text(json.dumps(document, separators=(",", ":")) + "\n")
 
-    def ids(self, task_ids: Iterable[str]) -> None:
-        """One id per line on stdout (those `id_lines` keeps)."""
-        self.text(self.id_lines(task_ids))
-
     def plain_lines(self, texts: Iterable[str]) -> None:
         """Each text `clean`, on a line of its own, exactly: not wrapped, and no `:name:` read
         as an emoji code, as Rich would (an id is copied and pasted whole)."""
         self.text("".join(clean(text) + "\n" for text in texts))
 
     def id_lines(self, task_ids: Iterable[str]) -> str:
-        """The lines of `-o ids`: one id each, leaving out (with one warning on stderr) the
+        """The lines of `-o ids`, one id each, leaving out (with one warning on stderr) the
         ids that are not safe as shell words: `cancel $(mcptask list -o ids)` must never
         take server text for an option (`--url=...`) or split it into several words."""
         lines: list[str] = []
@@ -103,9 +98,8 @@ class Screen:
         return "".join(lines)
 
     def reader_left(self) -> bool:
-        """True when stdout's reader has gone away, known without writing: a pipe whose
-        reading end is closed polls as an error (what a command that writes seldom, such as
-        watch, checks between rounds)."""
+        """True when stdout's reader has gone away, known without writing (for watch, which
+        writes seldom): a pipe whose reading end is closed polls as an error."""
         if not self.reader_gone:
             try:
                 poller = select.poll()

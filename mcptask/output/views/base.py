@@ -33,7 +33,7 @@ class View(Generic[Shown]):
 
     def show(self, shown: Shown) -> None:
         if self.screen.format == "ids":
-            self.screen.ids(self.ids(shown))
+            self.screen.text(self.screen.id_lines(self.ids(shown)))
         elif self.screen.format == "jsonl":
             self.jsonl(shown)
         elif self.screen.format == "json":
