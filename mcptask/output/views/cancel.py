@@ -8,7 +8,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome, Selection
-from mcptask.output.screen import Screen
 from mcptask.output.views.base import View
 from mcptask.protocol.jsonrpc import JsonObject
 
@@ -29,10 +28,6 @@ class CancelView(View[CancelOutcome]):
     summary (for jsonl) and what went wrong."""
 
     command = "cancel"
-
-    def __init__(self, screen: Screen) -> None:
-        super().__init__(screen)
-        self._streaming = screen.format == "jsonl"
 
     def confirmed(self, selection: Selection) -> bool:
         """Ask before a bulk cancel, only when a person is at the terminal."""
@@ -70,7 +65,7 @@ class CancelView(View[CancelOutcome]):
 
     def result_ready(self, result: CancelResult) -> None:
         """One task's final word, streamed at once in jsonl (the other formats wait)."""
-        if self._streaming:
+        if self.screen.format == "jsonl":
             self.screen.json_line(result.to_json())
 
     def dry_run(self, selection: Selection) -> None:
@@ -116,13 +111,12 @@ class CancelView(View[CancelOutcome]):
 
 
 class _DryRunView(View[Selection]):
-    """The selection of a dry run: the listed tasks, then named ids the list did not show."""
+    """The selection of a dry run: the listed tasks, then named ids the list did not show
+    (in a table, one per line; the count that would be cancelled on stderr)."""
 
     command = "cancel"
 
     def table(self, shown: Selection) -> None:
-        """The listed tasks as a table, then the other named ids, one per line; the count
-        that would be cancelled on stderr."""
         from mcptask.output import tables
 
         if shown.listed:
