@@ -176,7 +176,7 @@ class AnswerView(View["AnswerReport"]):
             "taskId": shown.task_id,
             "outcome": shown.kind,
             "status": shown.latest.status if shown.latest is not None else None,
-            "asked": {request.key: _wire(request) for request in shown.asked},
+            "asked": {r.key: {"method": r.method, "params": r.params} for r in shown.asked},
             "sent": _masked(shown.asked, shown.sent),
             "task": shown.latest.to_wire() if shown.latest is not None else None,
         }
@@ -217,10 +217,6 @@ def _request_text(request: InputRequest) -> Text:
 def _typed_text(value: object) -> str:
     """A default as the user would type it (`true`, `3`, `text`)."""
     return value if isinstance(value, str) else json.dumps(value)
-
-
-def _wire(request: InputRequest) -> JsonObject:
-    return {"method": request.method, "params": request.params}
 
 
 def _masked(asked: list[InputRequest], responses: JsonObject) -> JsonObject:
