@@ -72,7 +72,7 @@ class CancelView(View[CancelOutcome]):
         _DryRunView(self.screen).show(selection)
 
     def show(self, shown: CancelOutcome) -> None:
-        """The report in the chosen format, then what stopped the run, if anything."""
+        """The report, then what stopped the run, if anything."""
         super().show(shown)
         report = shown.report
         if not report.results and not report.interrupted and report.fatal is None:
@@ -90,7 +90,6 @@ class CancelView(View[CancelOutcome]):
         self.screen.out.print(tables.cancel_summary(shown.report))
 
     def document(self, shown: CancelOutcome) -> JsonObject:
-        """`cancel -o json`: every task touched or skipped, the counts and the exit code."""
         report = shown.report
         return {
             "results": [result.to_json() for result in report.results],

@@ -35,19 +35,18 @@ class Connection:
 
 
 class ConnectView(View[Connection]):
-    """A panel on a terminal; one document in JSON."""
+    """A panel on a terminal (and a plain word when the server has no tasks), or one
+    document; then any problem met surveying the eras (stderr)."""
 
     command = "connect"
     formats = ("table", "json", "jsonl")
 
     def show(self, shown: Connection) -> None:
-        """The connection in the chosen format, then any problem met surveying the eras."""
         super().show(shown)
         for problem in shown.problems:
             self.screen.warn(problem)
 
     def table(self, shown: Connection) -> None:
-        """The server panel, and a plain word when the server has no tasks."""
         self.screen.out.print(_server_panel(shown))
         offered = (era.task_support.tasks for era in (shown.server, *shown.others))
         if not any(offered):
@@ -240,7 +239,6 @@ class LogoutView(View[SignedOut]):
         return {"url": shown.url, "forgotten": list(self.lines(shown)), "cache": str(shown.cache)}
 
     def lines(self, shown: SignedOut) -> Iterable[JsonObject]:
-        """One forgotten token per line: server, issuer, grant."""
         return (
             {"server": t.server, "issuer": t.issuer, "clientId": t.client_id, "grant": t.grant}
             for t in shown.removed

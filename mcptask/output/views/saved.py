@@ -109,13 +109,13 @@ class Forgotten:
 
 
 class ForgetView(View[Forgotten]):
-    """A line per id and a count, a document, or the ids."""
+    """A line per id and a count, a document, or the ids; then the ids that were not
+    recorded (stderr)."""
 
     command = "forget"
     formats = ("table", "json", "ids")
 
     def show(self, shown: Forgotten) -> None:
-        """The forgotten ids, then the ids that were not recorded (stderr)."""
         super().show(shown)
         if shown.unknown:
             self.screen.warn(
@@ -129,7 +129,6 @@ class ForgetView(View[Forgotten]):
         self.screen.note(f"forgot {count} task{'s' if count != 1 else ''} {where}")
 
     def document(self, shown: Forgotten) -> JsonObject:
-        """`forget -o json`: what was dropped from the record, and what was not in it."""
         return {"forgotten": shown.forgotten, "notRecorded": shown.unknown, "server": shown.server}
 
     def ids(self, shown: Forgotten) -> Iterable[str]:
