@@ -1,10 +1,11 @@
-"""The browser step of the authorization code flow: PKCE, a loopback redirect, the browser.
+"""The authorization code grant with PKCE S256, for people: a loopback redirect, the browser.
 
 The redirect goes to `http://127.0.0.1:PORT/callback` (RFC 8252 §7.3: a loopback IP
 literal, any port), served by a one-shot HTTP server in a thread (and a thread for each
 connection, which may idle 5 s at most). The browser is opened with Python's `webbrowser`,
 so the standard `BROWSER` variable chooses it; `--no-browser` prints the URL instead. PKCE
-verifiers and challenges (S256) and the authorization URL come from authlib.
+verifiers and challenges and the authorization URL come from authlib. Imported only for a
+browser sign-in: its HTTP server would cost every command's start-up.
 """
 
 from __future__ import annotations
@@ -22,7 +23,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from mcptask.errors import AuthError, TokenRequestRefused
+import httpx
+
+from mcptask.auth import clients, grants
+from mcptask.auth.config import AUTHORIZATION_CODE, AuthSettings, HttpOptions, require_secure
+from mcptask.auth.discovery import Discovered
+from mcptask.errors import AuthDiscoveryError, AuthError, TokenRequestRefused
+from mcptask.store import tokens as cache
+from mcptask.transport.redact import display_url
 
 CALLBACK_PATH = "/callback"
 CONNECTION_TIMEOUT_SECONDS = 5.0
@@ -31,6 +39,115 @@ _PAGE = (
     "<!doctype html><meta charset=utf-8><title>mcptask</title>"
     "<body style='font-family:sans-serif'><h1>{title}</h1><p>{text}</p></body>"
 )
+
+
+def sign_in(
+    settings: AuthSettings,
+    server_url: str,
+    http: HttpOptions,
+    discovered: Discovered,
+    scope: str | None,
+    *,
+    notice: Callable[[str], None],
+    trace: Callable[[str], None],
+) -> tuple[grants.Tokens, clients.ClientIdentity]:
+    """Send the person to the authorization endpoint, wait for the code the redirect brings
+    back, and exchange it (with the PKCE verifier) for tokens.
+
+    The client is the configured one, else a Client ID Metadata Document URL where the
+    server supports them, else one registered earlier, else one registered now. Redirects
+    without the request's `state` are ignored (anything on this machine can call the port).
+    RFC 9207 against mix-up attacks: an `iss` in the redirect must be exactly the issuer, and
+    it must be there when the server's metadata says it sends one.
+    """
+    from authlib.common.security import generate_token
+    from authlib.oauth2.rfc6749.parameters import prepare_grant_uri
+    from authlib.oauth2.rfc7636 import create_s256_code_challenge
+
+    metadata = discovered.metadata
+    if metadata.authorization_endpoint is None:
+        raise AuthDiscoveryError(
+            f"the authorization server {display_url(metadata.issuer)} has no "
+            "authorization endpoint: it offers no browser sign-in"
+        )
+    endpoint = metadata.authorization_endpoint
+    browser_host = _browser_host(endpoint, metadata.issuer)
+    if not discovered.legacy and "S256" not in (metadata.code_challenge_methods or ()):
+        raise AuthDiscoveryError(
+            f"the authorization server {display_url(metadata.issuer)} does not list PKCE "
+            "S256 (code_challenge_methods_supported): refusing the browser sign-in"
+        )
+    if scope and "offline_access" in (metadata.scopes_supported or ()):
+        scope = " ".join(dict.fromkeys([*scope.split(), "offline_access"]))
+    path = settings.cache_path
+    remembered = cache.load(path).client(metadata.issuer) if path is not None else None
+    document = settings.client_metadata_url if metadata.client_id_metadata_documents else None
+    identity = (
+        clients.configured_identity(settings, metadata)
+        or (clients.ClientIdentity(document, "none") if document else None)
+        or (clients.remembered_identity(remembered) if remembered is not None else None)
+    )
+    receiver = LoopbackReceiver(_port_of(remembered.redirect_uri) if remembered else None)
+    try:
+        if identity is None:
+            with httpx.Client(verify=http.verify, timeout=http.timeout) as client:
+                registered = clients.register(client, metadata, receiver.redirect_uri, trace=trace)
+            if path is not None:
+                cache.store_client(path, registered)
+            identity = clients.remembered_identity(registered)
+        notice(
+            f"signing in to {display_url(server_url)} at {display_url(metadata.issuer)}"
+            f"; the browser opens {browser_host}"
+        )
+        state, verifier = generate_token(32), generate_token(64)
+        url = prepare_grant_uri(
+            endpoint,
+            client_id=identity.client_id,
+            response_type="code",
+            redirect_uri=receiver.redirect_uri,
+            scope=scope,
+            state=state,
+            code_challenge=create_s256_code_challenge(verifier),
+            code_challenge_method="S256",
+            resource=discovered.resource,
+        )
+        opened = False
+        if settings.open_browser:
+            notice("opening the browser to sign in; waiting for it to finish (Ctrl-C to stop)")
+            opened = open_in_browser(url)
+        if not opened:
+            notice(f"to sign in, open this URL in a browser on this machine: {url}")
+        answer = receiver.wait(settings.sign_in_timeout, state)
+    finally:
+        receiver.close()
+    if answer.issuer is not None and answer.issuer != metadata.issuer:
+        raise AuthError(
+            "the sign-in redirect names another authorization server (iss) than the one "
+            "asked; refusing its code"
+        )
+    if answer.issuer is None and metadata.iss_parameter:
+        raise AuthError(
+            "the sign-in redirect lacks the iss its authorization server promises (RFC 9207); "
+            "refusing its code"
+        )
+    if answer.error is not None:
+        description = f" ({answer.description})" if answer.description else ""
+        raise TokenRequestRefused(f"the sign-in was refused: {answer.error}{description}")
+    if not answer.code:
+        raise AuthError("the sign-in redirect carried no authorization code")
+    tokens = grants.request_tokens(
+        http,
+        identity,
+        metadata.token_endpoint,
+        metadata.issuer,
+        AUTHORIZATION_CODE,
+        code=answer.code,
+        code_verifier=verifier,
+        redirect_uri=receiver.redirect_uri,
+        resource=discovered.resource,
+        trace=trace,
+    )
+    return tokens, identity
 
 
 @dataclass(frozen=True)
@@ -94,68 +211,6 @@ class LoopbackReceiver(ThreadingHTTPServer):
         self._thread.join(timeout=5)
 
 
-def receive_code(
-    receiver: LoopbackReceiver,
-    endpoint: str,
-    *,
-    client_id: str,
-    resource: str,
-    scope: str | None,
-    open_browser: bool,
-    notice: Callable[[str], None],
-    timeout: float,
-    issuer: str,
-    issuer_required: bool,
-) -> tuple[str, str]:
-    """Send the person to the authorization `endpoint` and wait for the code the redirect
-    brings back; return it with the PKCE verifier that goes with it.
-
-    Redirects without the request's `state` are ignored (anything on this machine can call
-    the port). RFC 9207 against mix-up attacks: an `iss` in the redirect must be exactly
-    `issuer`, and it must be there when the server's metadata says it sends one.
-    """
-    from authlib.common.security import generate_token
-    from authlib.oauth2.rfc6749.parameters import prepare_grant_uri
-    from authlib.oauth2.rfc7636 import create_s256_code_challenge
-
-    state = generate_token(32)
-    verifier = generate_token(64)
-    url = prepare_grant_uri(
-        endpoint,
-        client_id=client_id,
-        response_type="code",
-        redirect_uri=receiver.redirect_uri,
-        scope=scope,
-        state=state,
-        code_challenge=create_s256_code_challenge(verifier),
-        code_challenge_method="S256",
-        resource=resource,
-    )
-    opened = False
-    if open_browser:
-        notice("opening the browser to sign in; waiting for it to finish (Ctrl-C to stop)")
-        opened = open_in_browser(url)
-    if not opened:
-        notice(f"to sign in, open this URL in a browser on this machine: {url}")
-    answer = receiver.wait(timeout, state)
-    if answer.issuer is not None and answer.issuer != issuer:
-        raise AuthError(
-            "the sign-in redirect names another authorization server (iss) than the one "
-            "asked; refusing its code"
-        )
-    if answer.issuer is None and issuer_required:
-        raise AuthError(
-            "the sign-in redirect lacks the iss its authorization server promises (RFC 9207); "
-            "refusing its code"
-        )
-    if answer.error is not None:
-        description = f" ({answer.description})" if answer.description else ""
-        raise TokenRequestRefused(f"the sign-in was refused: {answer.error}{description}")
-    if not answer.code:
-        raise AuthError("the sign-in redirect carried no authorization code")
-    return answer.code, verifier
-
-
 def open_in_browser(url: str) -> bool:
     """Open `url` with `webbrowser` (BROWSER honoured); True when a browser took it.
 
@@ -187,6 +242,35 @@ def _stdout_to_stderr() -> Iterator[None]:
     finally:
         os.dup2(saved, 1)
         os.close(saved)
+
+
+def _browser_host(endpoint: str, issuer: str) -> str:
+    """The host of the authorization endpoint the browser is sent to; AuthDiscoveryError
+    unless it is an https:// URL (or http:// on this machine): never a browser switch
+    (`--…`), a `file:` or `javascript:` URL, nor a page of another scheme."""
+    refused = AuthDiscoveryError(
+        f"the authorization server {display_url(issuer)} names an authorization endpoint "
+        "that is not an https:// URL: refusing to open it in a browser"
+    )
+    if endpoint != endpoint.strip() or endpoint.startswith("-"):
+        raise refused
+    try:
+        parts = httpx.URL(endpoint)
+    except httpx.InvalidURL:
+        raise refused from None
+    if parts.scheme not in ("https", "http") or not parts.host:
+        raise refused
+    require_secure(endpoint, "the authorization endpoint")
+    return parts.host if parts.port is None else f"{parts.host}:{parts.port}"
+
+
+def _port_of(redirect_uri: str | None) -> int | None:
+    # The port registered before is tried first: servers that do not follow RFC 8252's
+    # any-port rule for loopback redirects then still accept it.
+    try:
+        return httpx.URL(redirect_uri).port if redirect_uri else None
+    except httpx.InvalidURL:
+        return None
 
 
 class _Callback(BaseHTTPRequestHandler):

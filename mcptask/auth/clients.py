@@ -14,8 +14,8 @@ from pathlib import Path
 
 import httpx
 
-from mcptask.auth.config import AuthSettings
-from mcptask.auth.discovery import ServerMetadata, require_secure
+from mcptask.auth.config import AuthSettings, require_secure
+from mcptask.auth.discovery import ServerMetadata
 from mcptask.errors import (
     AuthDiscoveryError,
     ProtocolViolation,
@@ -48,12 +48,31 @@ class ClientIdentity:
     """A PEM private key (private_key_jwt)."""
 
 
+def require_bound_credentials(settings: AuthSettings, server_url: str, issuer: str) -> None:
+    """Raise SignInRequired when a client secret or key is configured and `issuer` is not
+    the authorization server it is bound to (MCPTASK_CLIENT_ISSUER, --client-issuer, a
+    profile's client_issuer): the server a URL names never receives it."""
+    if not settings.has_client_credentials or settings.credentials_for(issuer):
+        return
+    asked = f"{display_url(server_url)} names the authorization server {display_url(issuer)}"
+    if settings.client_issuer is None:
+        raise SignInRequired(
+            f"{asked}, and the client credentials of {settings.client_id!r} are bound to no "
+            "authorization server: refusing to send them; if they are that server's, set "
+            "MCPTASK_CLIENT_ISSUER (or --client-issuer) to its issuer URL"
+        )
+    raise SignInRequired(
+        f"{asked}, not {display_url(settings.client_issuer)} that the client credentials of "
+        f"{settings.client_id!r} are bound to: refusing to send them there"
+    )
+
+
 def configured_identity(settings: AuthSettings, metadata: ServerMetadata) -> ClientIdentity | None:
     """The pre-registered client of the settings, authenticating in a way the server lists."""
     if settings.client_id is None:
         return None
     if settings.has_client_credentials and not settings.credentials_for(metadata.issuer):
-        # Never reached from a sign-in (sign_in.require_bound_credentials refuses first).
+        # Never reached from a sign-in (require_bound_credentials refuses first).
         raise SignInRequired(
             f"the client credentials are not bound to {display_url(metadata.issuer)}"
         )

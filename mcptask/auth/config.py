@@ -1,8 +1,6 @@
-"""How one invocation signs in: the method, the client identity, and what a person can do;
-how requests to authorization servers are made (`HttpOptions`); the grants' names; the MCP
-server as an OAuth resource (RFC 8707), what tokens are asked for and cached by.
-
-Kept free of heavy imports: the command line builds these on every run, OAuth or not.
+"""How one invocation signs in (`AuthSettings`), how requests to authorization servers are
+made (`HttpOptions`), the grants' names, where OAuth may go (https, or loopback), and the MCP
+server as an RFC 8707 resource. Light: the command line builds these on every run.
 """
 
 from __future__ import annotations
@@ -13,10 +11,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from mcptask.errors import AuthDiscoveryError
 from mcptask.store.identity import canonical_url
 
-# The OAuth grants mcptask signs in with, by their RFC 6749 names (as the token cache keeps
-# them): machines, and people in a browser.
+# The grants mcptask signs in with, by their RFC 6749 names (as the token cache keeps them).
 CLIENT_CREDENTIALS = "client_credentials"
 AUTHORIZATION_CODE = "authorization_code"
 
@@ -97,6 +95,15 @@ def plain_remote(url: str) -> bool:
         return not ipaddress.ip_address(host).is_loopback
     except ValueError:
         return True
+
+
+def require_secure(url: str, what: str) -> None:
+    """AuthDiscoveryError for a `plain_remote` URL: OAuth goes over https only."""
+    if plain_remote(url):
+        raise AuthDiscoveryError(
+            f"refusing OAuth over plain http:// to {urlsplit(url).hostname} ({what}), which is "
+            "not this machine: sign-in needs https://"
+        )
 
 
 def canonical_resource(server_url: str) -> str:

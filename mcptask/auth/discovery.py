@@ -32,7 +32,7 @@ from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 import httpx
 
-from mcptask.auth.config import canonical_resource, plain_remote
+from mcptask.auth.config import canonical_resource, require_secure
 from mcptask.errors import AuthDiscoveryError, ProtocolViolation, UnreachableError
 from mcptask.transport.limits import json_body
 from mcptask.transport.redact import display_url
@@ -294,17 +294,6 @@ def _legacy(http: httpx.Client, server_url: str, log: Trace) -> Discovered | Non
             f"{_shown(metadata.issuer)}, another origin: refusing it"
         )
     return Discovered(canonical_resource(server_url), metadata, legacy=True)
-
-
-def require_secure(url: str, what: str) -> None:
-    """AuthDiscoveryError for a plain http:// URL to another machine: OAuth goes over https
-    only (plain http to loopback aside), the MCP authorization spec says."""
-    if plain_remote(url):
-        host = urlsplit(url).hostname
-        raise AuthDiscoveryError(
-            f"refusing OAuth over plain http:// to {host} ({what}), which is not this "
-            "machine: sign-in needs https://"
-        )
 
 
 def get_json(http: httpx.Client, url: str, log: Trace) -> dict[str, Any] | None:

@@ -29,6 +29,7 @@ from mcptask.auth.config import (
     HttpOptions,
     canonical_resource,
     plain_remote,
+    require_secure,
 )
 from mcptask.errors import AuthError, InsufficientScope, SignInRequired
 from mcptask.transport.limits import bound, max_answer_bytes
@@ -282,7 +283,7 @@ class McpAuth(httpx.Auth):
     # -- signing in -----------------------------------------------------------------------------
 
     def _sign_in(self, challenge: Challenge, *, scope: str | None) -> str:
-        from mcptask.auth import sign_in
+        from mcptask.auth import clients, grants
         from mcptask.store.tokens import CachedToken
 
         settings = self.settings
@@ -301,24 +302,35 @@ class McpAuth(httpx.Auth):
             supported = " ".join(discovered.scopes_supported or ()) or None
             scope = settings.scope or challenge.scope or supported
         self._scope = scope
-        context = sign_in.Context(settings, self._server_url, self._http, self._notice, self._trace)
         # A secret or key goes only to the authorization server it belongs to, never to one
         # a URL merely names (nor is the client credentials grant picked for another).
-        sign_in.require_bound_credentials(context, metadata.issuer)
+        clients.require_bound_credentials(settings, self._server_url, metadata.issuer)
         # auto chooses the client credentials grant only when the metadata lists it (RFC 8414's
         # default for a silent server is authorization_code): configured credentials may be a
         # confidential client's for the browser. --auth client-credentials tries it unless the
-        # metadata lists grants without it (sign_in.with_client_credentials).
+        # metadata lists grants without it (grants.with_client_credentials).
         credentials_grant = settings.method == "client-credentials" or (
             settings.method == "auto"
             and settings.has_client_credentials
             and metadata.offers_grant(CLIENT_CREDENTIALS)
         )
         if credentials_grant:
-            tokens, identity = sign_in.with_client_credentials(context, discovered, scope)
+            tokens, identity = grants.with_client_credentials(
+                settings, self._http, discovered, scope, trace=self._trace
+            )
             grant = CLIENT_CREDENTIALS
         elif settings.method == "browser" or (settings.method == "auto" and settings.interactive):
-            tokens, identity = sign_in.in_browser(context, discovered, scope)
+            from mcptask.auth import browser
+
+            tokens, identity = browser.sign_in(
+                settings,
+                self._server_url,
+                self._http,
+                discovered,
+                scope,
+                notice=self._notice,
+                trace=self._trace,
+            )
             grant = AUTHORIZATION_CODE
         else:
             raise SignInRequired(
@@ -350,10 +362,9 @@ class McpAuth(httpx.Auth):
     def _discover(self, challenge: Challenge) -> Discovered | None:
         """Where to sign in; None when the server publishes no OAuth metadata."""
         if not self._discovery_done:
-            from mcptask.auth.discovery import discover, require_secure
+            from mcptask.auth.discovery import discover
 
             require_secure(self._server_url, "the MCP server, for its tokens")
-
             with httpx.Client(verify=self._http.verify, timeout=self._http.timeout) as client:
                 self._discovered = discover(client, self._server_url, challenge, trace=self._trace)
             self._discovery_done = True

@@ -17,10 +17,18 @@ from typing import Any, Literal
 
 import httpx
 
+from mcptask.auth import clients
 from mcptask.auth.clients import JWT_METHOD, ClientIdentity, require_credential
-from mcptask.auth.config import HttpOptions
-from mcptask.auth.discovery import require_secure
-from mcptask.errors import ProtocolViolation, TokenRequestRefused, UnreachableError, UsageError
+from mcptask.auth.config import CLIENT_CREDENTIALS, AuthSettings, HttpOptions, require_secure
+from mcptask.auth.discovery import Discovered
+from mcptask.errors import (
+    AuthDiscoveryError,
+    ProtocolViolation,
+    SignInRequired,
+    TokenRequestRefused,
+    UnreachableError,
+    UsageError,
+)
 from mcptask.transport.limits import json_body
 from mcptask.transport.redact import display_url, scrub
 
@@ -36,6 +44,47 @@ class Tokens:
     expires_at: float | None
     scope: str | None
     issued_at: float | None = None
+
+
+def with_client_credentials(
+    settings: AuthSettings,
+    http: HttpOptions,
+    discovered: Discovered,
+    scope: str | None,
+    *,
+    trace: Callable[[str], None],
+) -> tuple[Tokens, ClientIdentity]:
+    """The client credentials grant with the configured client (the CI way)."""
+    metadata = discovered.metadata
+    if not settings.has_client_credentials:
+        raise SignInRequired(
+            "--auth client-credentials needs MCPTASK_CLIENT_ID with MCPTASK_CLIENT_SECRET, "
+            "or with --client-key-file (MCPTASK_CLIENT_KEY_FILE)"
+        )
+    # Asked for by name: refused only when the metadata lists grant types without it. A
+    # server silent about them (RFC 8414's default leaves client_credentials out) is still
+    # tried, as many omit grant_types_supported; its token endpoint has the last word.
+    if metadata.grant_types is not None and CLIENT_CREDENTIALS not in metadata.grant_types:
+        raise AuthDiscoveryError(
+            f"the authorization server {display_url(metadata.issuer)} does not offer the "
+            f"client credentials grant (it lists {', '.join(metadata.grant_types)}); sign "
+            "in with mcptask login instead"
+        )
+    identity = clients.configured_identity(settings, metadata)
+    assert identity is not None
+    trace(f"  client credentials grant at {display_url(metadata.token_endpoint)}")
+    tokens = request_tokens(
+        http,
+        identity,
+        metadata.token_endpoint,
+        metadata.issuer,
+        CLIENT_CREDENTIALS,
+        trace=trace,
+        signing_algorithms=metadata.signing_algorithms,
+        resource=discovered.resource,
+        scope=scope,
+    )
+    return tokens, identity
 
 
 def signing_algorithm(private_key: str, supported: tuple[str, ...] | None) -> tuple[Any, str]:

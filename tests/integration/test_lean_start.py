@@ -25,10 +25,10 @@ main()
 """
 
 SIGN_IN_MODULES = (
+    "mcptask.auth.browser",
     "mcptask.auth.clients",
     "mcptask.auth.discovery",
     "mcptask.auth.grants",
-    "mcptask.auth.sign_in",
     "mcptask.store.tokens",
 )
 

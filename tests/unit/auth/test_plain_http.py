@@ -10,12 +10,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from mcptask.auth.browser import _browser_host
 from mcptask.auth.clients import ClientIdentity, register
 from mcptask.auth.config import AuthSettings, HttpOptions, plain_remote
 from mcptask.auth.discovery import ServerMetadata, get_json
 from mcptask.auth.flow import McpAuth
 from mcptask.auth.grants import _tokens, request_tokens
-from mcptask.auth.sign_in import _browser_host
 from mcptask.errors import AuthDiscoveryError, TokenRequestRefused
 from mcptask.store import tokens
 from tests.unit.auth.support import cached_token

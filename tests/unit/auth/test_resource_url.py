@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from mcptask.auth import sign_in
+from mcptask.auth import browser
 from mcptask.auth.config import AuthSettings, HttpOptions, canonical_resource
 from mcptask.auth.discovery import Challenge, discover
 from mcptask.errors import AuthError
@@ -46,9 +46,16 @@ def test_the_printed_sign_in_url_holds_no_password() -> None:
     assert PASSWORD not in repr(discovered.metadata)
     printed: list[str] = []
     settings = AuthSettings(client_id="c", open_browser=False, sign_in_timeout=0.2)
-    context = sign_in.Context(settings, SERVER, HttpOptions(), printed.append, printed.append)
     with pytest.raises(AuthError, match="did not finish"):
-        sign_in.in_browser(context, discovered, scope=None)
+        browser.sign_in(
+            settings,
+            SERVER,
+            HttpOptions(),
+            discovered,
+            None,
+            notice=printed.append,
+            trace=printed.append,
+        )
     (url,) = [line for line in printed if "open this URL" in line]
     assert "mcp.example.com/authorize?" in url
     assert "resource=https%3A%2F%2Fmcp.example.com%2Fmcp" in url
