@@ -69,8 +69,6 @@ class McpAuth(httpx.Auth):
         """The cache was read before a request: a cache with nothing for this server is
         read again only after a 401 (not before every request of a bulk run)."""
         self._tried: set[str] = set()
-        self._fresh: str | None = None
-        """The access token a sign-in of this process obtained."""
         self._discovered: Discovered | None = None
         self._discovery_done = False
         """Discovery ran (`_discovered` None then: the server publishes no OAuth metadata)."""
@@ -154,10 +152,15 @@ class McpAuth(httpx.Auth):
         if self._entry.expired() and not self._refresh():
             # Another process may have stored a fresh token meanwhile (its refresh is what
             # made ours fail, when refresh tokens rotate): better than sending none.
-            self._looked = True
-            self._entry = self._cached()
-            if self._entry is None or (self._entry.expired() and not self._refresh()):
-                return None
+            return self._from_cache()
+        return self._entry.access_token
+
+    def _from_cache(self) -> str | None:
+        """The newest usable cached token, now the one in use (refreshed if it expired)."""
+        self._looked = True
+        self._entry = self._cached()
+        if self._entry is None or (self._entry.expired() and not self._refresh()):
+            return None
         return self._entry.access_token
 
     def _cached(self) -> CachedToken | None:
@@ -237,7 +240,7 @@ class McpAuth(httpx.Auth):
     def _after_401(self, challenge: Challenge, sent: str | None, *, ours: bool) -> str | None:
         if sent is not None:
             self._tried.add(sent)
-        if sent is not None and sent == self._fresh:
+        if sent is not None and self.signed_in and sent == self.signed_in.access_token:
             raise AuthError(
                 "the server refused the token its authorization server just issued (HTTP 401)"
                 + _challenge_note(challenge)
@@ -246,12 +249,8 @@ class McpAuth(httpx.Auth):
         # may still work.
         if self._entry is not None and self._entry.access_token == sent and self._refresh():
             return self._entry.access_token
-        if not self.settings.force_sign_in:
-            entry = self._cached()
-            if entry is not None:
-                self._entry = entry
-                if not entry.expired() or self._refresh():
-                    return self._entry.access_token
+        if not self.settings.force_sign_in and (token := self._from_cache()) is not None:
+            return token
         # Discovery is redone at each 401: the server may have moved to another
         # authorization server (whose clients and tokens are not the old one's).
         self._discovery_done = False
@@ -355,7 +354,6 @@ class McpAuth(httpx.Auth):
             issued_at=tokens.issued_at,
         )
         self._keep(entry)
-        self._fresh = entry.access_token
         self.signed_in = entry
         return entry.access_token
 
