@@ -1,9 +1,5 @@
-"""Which client mcptask is to an authorization server, and how it authenticates there.
-
-In order of preference (MCP authorization, "Client Registration Approaches"): a
-pre-registered client id (MCPTASK_CLIENT_ID, with a secret or a key), a Client ID Metadata
-Document URL when the server supports them and one is configured, a client this machine
-registered earlier with the same issuer, and else Dynamic Client Registration (RFC 7591).
+"""Which client mcptask is to an authorization server, and how it authenticates there: a
+configured client, one registered earlier, or Dynamic Client Registration (RFC 7591).
 """
 
 from __future__ import annotations

@@ -1,24 +1,14 @@
-"""Find who issues tokens for an MCP server: the MCP-specific part of sign-in.
+"""Find who issues tokens for an MCP server, starting from the refusal's challenge.
 
-1. Protected Resource Metadata (RFC 9728): the `resource_metadata` URL of the challenge
-   (on the server's own origin; another is ignored), else
-   `/.well-known/oauth-protected-resource/<path of the MCP URL>`, else
-   `/.well-known/oauth-protected-resource`. Its `resource` must be the MCP server (same
-   origin, a path that contains the server's), else nothing is sent to its servers. Tokens
-   are asked for that resource only when it is the server itself, or the origin that the
-   root document describes (RFC 9728 §3.3); a parent path named elsewhere would widen the
-   token's audience, so the server's own URL is asked for instead (`token_resource`).
-2. Authorization Server metadata for the first of its `authorization_servers`, in this
-   order: `/.well-known/oauth-authorization-server/<issuer path>` (RFC 8414),
-   `/.well-known/openid-configuration/<issuer path>`, `<issuer>/.well-known/
-   openid-configuration` (without an issuer path: the first two at the root). Its `issuer`
-   must be the one asked for.
-3. A 2025-03-26 server has no PRM: the server's origin is the authorization server, with
-   its RFC 8414 metadata at the root. Without that either, the server publishes no OAuth
-   metadata (it takes static tokens, if any): nothing is guessed, nothing is sent.
-
-It starts from the refusal's `WWW-Authenticate` header (RFC 9110 §11.6.1, RFC 6750 §3), read
-by `parse_challenge`: its `resource_metadata` URL and the scopes it asks for.
+1. Protected Resource Metadata (RFC 9728), at the URLs of `prm_urls`. Its `resource` must be
+   the MCP server or a parent path on its origin (`resource_matches`); tokens are asked for
+   the server itself unless the parent is the origin the root document describes
+   (`token_resource`).
+2. Authorization Server metadata of its first `authorization_servers`, at the URLs of
+   `metadata_urls`. Its `issuer` must be the one asked for.
+3. A 2025-03-26 server has no PRM: its origin is the authorization server, with RFC 8414
+   metadata at the root. Without that either, the server publishes no OAuth metadata:
+   nothing is guessed, nothing is sent.
 """
 
 from __future__ import annotations
@@ -58,7 +48,6 @@ class Challenge:
 
     @property
     def resource_metadata(self) -> str | None:
-        """The Protected Resource Metadata URL the server names (RFC 9728 §5.1)."""
         return self.params.get("resource_metadata") or None
 
     @property
@@ -68,16 +57,12 @@ class Challenge:
 
     @property
     def error(self) -> str | None:
-        """`invalid_token`, `insufficient_scope`, ... (RFC 6750 §3.1)."""
         return self.params.get("error") or None
 
 
 def parse_challenge(header: str | None) -> Challenge:
-    """The Bearer challenge of a `WWW-Authenticate` value (empty when there is none).
-
-    A header may hold several challenges (`Basic realm="x", Bearer scope="y"`); the
-    parameters that follow the `Bearer` scheme, up to the next scheme, are returned.
-    """
+    """The parameters of the Bearer challenge in a `WWW-Authenticate` value, which may hold
+    several challenges (`Basic realm="x", Bearer scope="y"`; RFC 9110 §11.6.1)."""
     if not header:
         return Challenge()
     params: dict[str, str] = {}
@@ -126,8 +111,7 @@ class ServerMetadata:
     """RFC 9207: its authorization responses carry `iss` (which must then be checked)."""
 
     def offers_grant(self, grant: str) -> bool:
-        """True when the metadata lists `grant`; RFC 8414's default is authorization_code
-        (and implicit) only."""
+        """Whether the metadata lists `grant` (RFC 8414's default: authorization_code, implicit)."""
         return grant in (self.grant_types or ("authorization_code", "implicit"))
 
 
@@ -147,10 +131,9 @@ class Discovered:
 def discover(
     http: httpx.Client, server_url: str, challenge: Challenge, *, trace: Trace | None = None
 ) -> Discovered | None:
-    """Discover the authorization server of `server_url`, or raise AuthDiscoveryError; None
-    when the server publishes no OAuth metadata at all (no PRM, no RFC 8414 metadata at its
-    origin). The 2025-03-26 default endpoints (`/authorize`, `/token`, `/register`) are not
-    guessed: a registration or a secret would go wherever a server without OAuth points."""
+    """Where to sign in for `server_url`; None when it publishes no OAuth metadata at all. The
+    2025-03-26 default endpoints (`/authorize`, `/token`, `/register`) are not guessed: a
+    registration or a secret would go wherever a server without OAuth points."""
     log = trace or (lambda line: None)
     named = challenge.resource_metadata
     if named and not _same_origin(named, server_url):
@@ -200,9 +183,9 @@ def discover(
 
 
 def prm_urls(server_url: str, challenge: Challenge) -> list[str]:
-    """The Protected Resource Metadata URLs to try, in order. The challenge's URL only on the
-    server's own origin: a server must not make mcptask fetch from any host (an internal
-    service, a cloud metadata address)."""
+    """The challenge's `resource_metadata`, `/.well-known/oauth-protected-resource/<path>`,
+    then at the root. The challenge's URL only on the server's own origin: a server must not
+    make mcptask fetch from any host (an internal service, a cloud metadata address)."""
     parts = urlsplit(server_url)
     named = challenge.resource_metadata
     urls = [named] if named and _same_origin(named, server_url) else []
@@ -211,8 +194,8 @@ def prm_urls(server_url: str, challenge: Challenge) -> list[str]:
 
 
 def metadata_urls(issuer: str) -> list[str]:
-    """The Authorization Server metadata URLs of `issuer`, in the MCP order (ValueError for
-    an issuer that is not a URL)."""
+    """RFC 8414's path-inserted URL, OpenID's path-inserted, then OpenID's appended (ValueError
+    for an issuer that is not a URL)."""
     parts = urlsplit(issuer)
     path = parts.path.rstrip("/")
     paths = (OAUTH_WELL_KNOWN + path, OIDC_WELL_KNOWN + path, path + OIDC_WELL_KNOWN)
@@ -220,8 +203,7 @@ def metadata_urls(issuer: str) -> list[str]:
 
 
 def resource_matches(resource: str, server_url: str) -> bool:
-    """True when `resource` identifies `server_url`: the same origin, and a path that is the
-    server's path or one of its parents (RFC 9728 §3.3, RFC 8707 §2)."""
+    """Whether `resource` is on the origin of `server_url`, at its path or a parent's."""
     try:
         wanted, actual = urlsplit(resource), urlsplit(server_url)
         if wanted.fragment or _origin(wanted) != _origin(actual):
@@ -234,12 +216,9 @@ def resource_matches(resource: str, server_url: str) -> bool:
 
 
 def token_resource(resource: str, server_url: str, prm_url: str, log: Trace) -> str:
-    """The RFC 8707 `resource` to ask tokens for, from the PRM's `resource` (one that
-    `resource_matches`): as published when it names the server itself, or the origin and the
-    document is the root one (RFC 9728 §3.3: its identifier is the origin's); else, a parent
-    path, the server's canonical URL: a token for the parent would be good on every path
-    below it, and RFC 8707 and the MCP spec ask for the most specific URI. The parent only
-    with MCPTASK_WIDE_RESOURCE=1."""
+    """The RFC 8707 `resource` to ask tokens for: the PRM's when it names the server itself, or
+    the origin in the root document (RFC 9728 §3.3); else the server's canonical URL, as RFC
+    8707 asks for the most specific URI (a parent's token is good on every path below it)."""
     named, server = urlsplit(resource), urlsplit(server_url)
     if named.path.rstrip("/") == server.path.rstrip("/"):
         return resource
@@ -269,7 +248,7 @@ def origin_of(server_url: str) -> str:
 def _first_json(
     http: httpx.Client, urls: list[str], log: Trace, key: str | None = None
 ) -> tuple[str, dict[str, Any]] | None:
-    """The first JSON object that one of `urls` serves (one with `key`, if given), and its URL."""
+    """The first JSON object one of `urls` serves (one with `key`, if given), and its URL."""
     for url in urls:
         document = get_json(http, url, log)
         if document is not None and (key is None or key in document):
@@ -278,8 +257,8 @@ def _first_json(
 
 
 def _legacy(http: httpx.Client, server_url: str, log: Trace) -> Discovered | None:
-    """A 2025-03-26 server: the authorization server lives at the server's origin (None when
-    it has no metadata there either)."""
+    """A 2025-03-26 server's authorization server, at its origin; None when it has no
+    metadata there either."""
     origin = origin_of(server_url)
     found = _first_json(http, [origin + OAUTH_WELL_KNOWN], log)
     if found is None:

@@ -1,14 +1,11 @@
 """`McpAuth`: the httpx auth flow that gives every request to an MCP server its token.
 
-Before a request: the token in use, else a cached one for this server (refreshed silently
-when it has expired and a refresh token is there), else whatever Authorization header the
-line gave (MCPTASK_TOKEN, --token-file, -H). On 401: a cached token not yet tried, a
-refresh, then a sign-in as `--auth` says (client credentials, or the browser), and the
-request once more. On 403 `insufficient_scope`: one step-up with the scopes the challenge
-asks for, then InsufficientScope. Tokens obtained are cached (store.tokens).
+Before a request: the token in use, else a cached one for this server (refreshed when it has
+expired), else the Authorization header the line gave (MCPTASK_TOKEN, --token-file, -H). On
+401: a cached token not yet tried, a refresh, then a sign-in as `--auth` says, and the request
+once more. On 403 `insufficient_scope`: one step-up, then InsufficientScope.
 
-Every command with a --url server makes one, and most never sign in: the modules of signing in
-(discovery, grants, clients, the token cache's model) are imported where a refusal, a cached
+Most commands never sign in: the modules of signing in are imported where a refusal, a cached
 token or a sign-in first needs them, not with this one (some 10 ms of every command).
 """
 

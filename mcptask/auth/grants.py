@@ -1,11 +1,7 @@
-"""Token requests: client credentials, authorization code (with the PKCE verifier), refresh.
-Each sends the RFC 8707 `resource`.
-
-authlib's framework-free OAuth 2 core does the mechanics: the request bodies, and client
-authentication by client_secret_basic, client_secret_post, none or private_key_jwt (a JWT
-assertion, RFC 7523, signed with joserfc). httpx sends them, as it does every other
-request of mcptask (authlib's own httpx client is deprecated in favour of another HTTP
-library). This module chooses the parameters and turns failures into mcptask errors.
+"""Token requests (client credentials, authorization code, refresh), each with the RFC 8707
+`resource`. authlib's framework-free OAuth 2 core builds them and authenticates the client
+(none, client_secret_basic, client_secret_post, private_key_jwt signed with joserfc); httpx
+sends them, as every request of mcptask (authlib's own httpx client is deprecated).
 """
 
 from __future__ import annotations
