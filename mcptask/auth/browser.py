@@ -33,8 +33,6 @@ from mcptask.store import tokens as cache
 from mcptask.transport.redact import display_url
 
 CALLBACK_PATH = "/callback"
-CONNECTION_TIMEOUT_SECONDS = 5.0
-"""How long one connection to the loopback server may sit without sending its request."""
 _PAGE = (
     "<!doctype html><meta charset=utf-8><title>mcptask</title>"
     "<body style='font-family:sans-serif'><h1>{title}</h1><p>{text}</p></body>"
@@ -275,8 +273,9 @@ def _port_of(redirect_uri: str | None) -> int | None:
 
 class _Callback(BaseHTTPRequestHandler):
     server: LoopbackReceiver
-    # Without it a connection that never sends its request keeps its thread forever.
-    timeout = CONNECTION_TIMEOUT_SECONDS
+    # Seconds a connection may sit without sending its request: without a bound it would
+    # keep its thread forever.
+    timeout = 5.0
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # the query holds the authorization code: never log it

@@ -25,7 +25,6 @@ from mcptask.store.tokens import CachedClient, CachedToken
 from mcptask.transport.limits import json_body
 from mcptask.transport.redact import display_url
 
-CLIENT_NAME = "mcptask"
 JWT_METHOD = "private_key_jwt"
 SECRET_METHODS = ("client_secret_basic", "client_secret_post")
 # RFC 8414 §2: without token_endpoint_auth_methods_supported, the default is basic.
@@ -153,7 +152,7 @@ def register(
     # A public client (PKCE, no secret) when the server allows one, as native apps should be.
     wanted = next((m for m in ("none", *SECRET_METHODS) if m in supported), "none")
     body = {
-        "client_name": CLIENT_NAME,
+        "client_name": "mcptask",
         "redirect_uris": [redirect_uri],
         "grant_types": ["authorization_code", "refresh_token"],
         "response_types": ["code"],

@@ -220,9 +220,8 @@ def token_resource(resource: str, server_url: str, prm_url: str, log: Trace) -> 
     the origin in the root document (RFC 9728 §3.3); else the server's canonical URL, as RFC
     8707 asks for the most specific URI (a parent's token is good on every path below it)."""
     named, server = urlsplit(resource), urlsplit(server_url)
-    if named.path.rstrip("/") == server.path.rstrip("/"):
-        return resource
-    if not named.path.strip("/") and prm_url == _at(server, PRM_WELL_KNOWN):
+    root = not named.path.strip("/") and prm_url == _at(server, PRM_WELL_KNOWN)
+    if root or named.path.rstrip("/") == server.path.rstrip("/"):
         return resource
     if os.environ.get(ENV_WIDE_RESOURCE) == "1":
         log(f"  {ENV_WIDE_RESOURCE}: asking for tokens for the wider {display_url(resource)}")
@@ -234,12 +233,6 @@ def token_resource(resource: str, server_url: str, prm_url: str, log: Trace) -> 
         "wider one)"
     )
     return canonical
-
-
-def origin_of(server_url: str) -> str:
-    """The origin of the server URL (scheme, host, a port other than the default): the
-    authorization server of a 2025-03-26 server. No user info: it appears in sign-in URLs."""
-    return _at(urlsplit(canonical_resource(server_url)), "")
 
 
 # -- internals ------------------------------------------------------------------------------
@@ -257,9 +250,9 @@ def _first_json(
 
 
 def _legacy(http: httpx.Client, server_url: str, log: Trace) -> Discovered | None:
-    """A 2025-03-26 server's authorization server, at its origin; None when it has no
-    metadata there either."""
-    origin = origin_of(server_url)
+    """A 2025-03-26 server's authorization server, at its origin (no user info: it appears in
+    sign-in URLs); None when it has no metadata there either."""
+    origin = _at(urlsplit(canonical_resource(server_url)), "")
     found = _first_json(http, [origin + OAUTH_WELL_KNOWN], log)
     if found is None:
         log(f"  no OAuth metadata for {display_url(server_url)}: no authorization server")

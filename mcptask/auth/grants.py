@@ -6,6 +6,7 @@ sends them, as every request of mcptask (authlib's own httpx client is deprecate
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -207,7 +208,7 @@ def _tokens(answer: Any, shown: str) -> Tokens:
     for token in (access, refresh_token):
         # Sent in an Authorization header: printable ASCII only (RFC 6750 §2.1), checked
         # before it is kept, not when every later command sends it.
-        if isinstance(token, str) and not _printable(token):
+        if isinstance(token, str) and not re.fullmatch("[\x21-\x7e]*", token):
             raise TokenRequestRefused(
                 f"the token endpoint {shown} issued a token that is not printable ASCII: "
                 "refusing it (nothing is kept)"
@@ -231,7 +232,3 @@ def _tokens(answer: Any, shown: str) -> Tokens:
         scope=scope if isinstance(scope, str) and scope else None,
         issued_at=issued_at,
     )
-
-
-def _printable(token: str) -> bool:
-    return all("\x21" <= character <= "\x7e" for character in token)
