@@ -186,22 +186,18 @@ class LoopbackReceiver(ThreadingHTTPServer):
     def wait(self, timeout: float, state: str) -> Redirect:
         """The redirect with `state` (others are ignored), or AuthError when none came in time."""
         deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AuthError(
-                    f"the browser sign-in did not finish within {timeout:.0f}s; run the "
-                    "command again (or mcptask login) to retry"
-                )
-            try:
-                # Short waits, so that Ctrl-C is not held up by a blocking get.
+        while (left := deadline - time.monotonic()) > 0:
+            # Short waits, so that Ctrl-C is not held up by a blocking get.
+            with contextlib.suppress(queue.Empty):
                 answer = self.answers.get(timeout=min(left, 0.5))
-            except queue.Empty:
-                continue
-            if answer.state and hmac.compare_digest(answer.state.encode(), state.encode()):
-                return answer
-            # Not this sign-in's redirect (anything on this machine can call the port): it
-            # must not end the sign-in a person is finishing.
+                # Anything on this machine can call the port: another state's redirect must
+                # not end the sign-in a person is finishing.
+                if answer.state and hmac.compare_digest(answer.state.encode(), state.encode()):
+                    return answer
+        raise AuthError(
+            f"the browser sign-in did not finish within {timeout:.0f}s; run the "
+            "command again (or mcptask login) to retry"
+        )
 
     def close(self) -> None:
         self.shutdown()
