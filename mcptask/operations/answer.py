@@ -1,6 +1,5 @@
-"""Answer a task that waits for input (`input_required`): read what it asks, build and check
-the answers before anything is sent, send them (`tasks/update`), then follow the task until it
-moves on, bounded by the wait timeout."""
+"""Answer a task that waits for input: read what it asks, build and check the answers before
+anything is sent, send them (`tasks/update`), then follow the task until it moves on."""
 
 from __future__ import annotations
 
@@ -26,8 +25,7 @@ from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import INPUT_REQUIRED, Task
 
 SETTLED_KINDS = ("working", "completed", "input_required", "failed", "cancelled")
-"""What a task did after the answer: its new status (`input_required`: it asks again, or
-asks for the rest)."""
+"""The task's new status after the answer (`input_required`: it asks again, or for the rest)."""
 
 
 @dataclass(frozen=True)
@@ -35,9 +33,8 @@ class AnswerReport:
     """What the task asked, what was sent, and how the task was last seen.
 
     `kind`: a status of SETTLED_KINDS; `sent` (not followed: --wait-timeout 0, or following
-    failed after the answer was sent: `follow_error` says why); `unchanged`
-    (still waiting on the answered requests when time ran out: the server takes answers
-    eventually); `gone` (the server no longer knows the task); `not-waiting` (the task did
+    failed: `follow_error` says why); `unchanged` (still waiting on the answered requests when
+    time ran out); `gone` (the server no longer knows the task); `not-waiting` (the task did
     not wait for input: nothing was sent); `interrupted` (nothing was sent, or the follow-up
     was stopped).
     """
@@ -51,12 +48,10 @@ class AnswerReport:
     asks_now: list[InputRequest] = field(default_factory=list)
     """What the task asks after the answer (kind `input_required`)."""
     follow_error: str | None = None
-    """Why the task could not be followed after the answer was sent (kind `sent`)."""
 
 
 def read_questions(client: McpClient, task_id: str) -> tuple[Task, list[InputRequest]]:
-    """The task and what it asks (nothing unless it is `input_required`); the gate first:
-    a server that cannot take answers is refused before anything is sent."""
+    """The task and what it asks (nothing unless it is `input_required`), after the gate."""
     client.require("update")
     task = client.get_task(task_id)
     if task.status != INPUT_REQUIRED:
@@ -95,7 +90,7 @@ def build_responses(
     """
     by_key = {request.key: request for request in asked}
     if key is not None and key not in by_key:
-        raise UsageError(f"the task asks nothing under key {key!r} (its keys: {_keys(asked)})")
+        raise _no_key(key, asked)
     if from_file is not None:
         if items or action:
             raise UsageError("--from-file gives the whole answer: no items, --accept, --decline")
@@ -129,16 +124,15 @@ def check_responses(
     asked: list[InputRequest], responses: JsonObject, *, warn: Callable[[str], object]
 ) -> None:
     """Refuse (UsageError naming the key and field) an answer that does not fit what was
-    asked: an unknown key, an elicitation action that does not exist, form content that does
-    not match the requested schema. A schema that cannot be used is `warn`ed of: the server
-    then judges the answer itself."""
+    asked: an unknown key or action, form content that does not match the requested schema.
+    A schema that cannot be used is `warn`ed of: the server then judges the answer."""
     by_key = {request.key: request for request in asked}
     if not responses:
         raise UsageError("the answer answers none of the task's requests; nothing was sent")
     for key, response in responses.items():
         request = by_key.get(key)
         if request is None:
-            raise UsageError(f"the task asks nothing under key {key!r} (its keys: {_keys(asked)})")
+            raise _no_key(key, asked)
         if not isinstance(response, dict):
             raise UsageError(f"the answer to {key!r} must be a JSON object")
         if request.method != ELICITATION:
@@ -154,10 +148,7 @@ def check_responses(
         fields = [form_field.name for form_field in request.fields]
         unknown = [name for name in content if name not in fields]
         if unknown:  # a form is its fields, whatever additionalProperties says
-            raise UsageError(
-                f"the form of {key!r} has no field {unknown[0]!r} "
-                f"(its fields: {', '.join(fields) or 'none'})"
-            )
+            raise _no_field(request, unknown[0])
         secrets = [form_field.name for form_field in request.fields if form_field.secret]
         check = check_against(request.schema, content, hidden=secrets)
         if check.unusable is not None:
@@ -180,7 +171,7 @@ def send_answers(
     stop: Callable[[], bool] = lambda: False,
 ) -> AnswerReport:
     """`tasks/update` with `responses`, then `tasks/get` until the task leaves the answered
-    requests behind (a new status, or no answered key still asked), at most `wait_timeout`."""
+    requests behind, for at most `wait_timeout`."""
     task_id = task.taskId
     client.update_task(task_id, responses)
     if wait_timeout <= 0:
@@ -253,10 +244,7 @@ def _content(request: InputRequest, items: list[tuple[str, Any, bool]]) -> JsonO
     for name, value, raw in items:
         form_field = fields.get(name)
         if form_field is None:
-            raise UsageError(
-                f"the form of {request.key!r} has no field {name!r} "
-                f"(its fields: {', '.join(fields) or 'none'})"
-            )
+            raise _no_field(request, name)
         if name in content:
             raise UsageError(f"field {name!r} is given twice")
         try:
@@ -268,3 +256,12 @@ def _content(request: InputRequest, items: list[tuple[str, Any, bool]]) -> JsonO
 
 def _keys(asked: list[InputRequest]) -> str:
     return ", ".join(repr(request.key) for request in asked) or "none"
+
+
+def _no_key(key: str, asked: list[InputRequest]) -> UsageError:
+    return UsageError(f"the task asks nothing under key {key!r} (its keys: {_keys(asked)})")
+
+
+def _no_field(request: InputRequest, name: str) -> UsageError:
+    fields = ", ".join(form_field.name for form_field in request.fields) or "none"
+    return UsageError(f"the form of {request.key!r} has no field {name!r} (its fields: {fields})")
