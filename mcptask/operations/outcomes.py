@@ -1,9 +1,9 @@
-"""What a cancel run acts on and what became of each task: the selection (the ids the user
-named, and the tasks a selector chose from `tasks/list` or from the record of known tasks),
-the targets, and the outcomes (one per task) in the report that holds them all."""
+"""What a cancel run acts on (the selection: named ids, and the tasks a selector chose from
+`tasks/list` or the record of known tasks) and what became of each task (the report)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -72,10 +72,8 @@ class CancelReport:
 
     def counts(self) -> dict[str, int]:
         """How many tasks ended with each outcome (every outcome listed, zeros included)."""
-        counts = {outcome.value: 0 for outcome in Outcome}
-        for result in self.results:
-            counts[result.outcome.value] += 1
-        return counts
+        counts = Counter(result.outcome for result in self.results)
+        return {outcome.value: counts[outcome] for outcome in Outcome}
 
     @property
     def failed(self) -> bool:
@@ -89,12 +87,10 @@ class CancelReport:
 
 def unique_targets(named_ids: Iterable[str], selected_ids: Iterable[str]) -> list[Target]:
     """Named ids first, then selected ones, each id once (a named id stays named)."""
-    targets: dict[str, Target] = {}
-    for task_id in named_ids:
-        targets.setdefault(task_id, Target(task_id, named=True))
-    for task_id in selected_ids:
-        targets.setdefault(task_id, Target(task_id, named=False))
-    return list(targets.values())
+    named = dict.fromkeys(named_ids)
+    selected = dict.fromkeys(task_id for task_id in selected_ids if task_id not in named)
+    targets = [Target(task_id, named=True) for task_id in named]
+    return targets + [Target(task_id, named=False) for task_id in selected]
 
 
 @dataclass(frozen=True)
@@ -131,7 +127,7 @@ def select_targets(
 ) -> Selection:
     """The gate for cancelling, then the targets: named ids first, then (with `all_working`)
     every task in `statuses` (default: the active ones) from `tasks/list`, or with `known`
-    from the ids recorded for the server (each refreshed), each id once."""
+    from the recorded ids (each refreshed)."""
     client.require("cancel")
     listed: list[Task] = []
     gone: list[str] = []
