@@ -1,5 +1,5 @@
-"""Cancel tasks one request at a time, confirm each by polling, and give every task an outcome
-(a report; nothing is printed here)."""
+"""Cancel tasks one request at a time, confirm each by `tasks/get`, and report every task's
+outcome."""
 
 from __future__ import annotations
 
@@ -44,14 +44,13 @@ class _Awaiting:
 
 @dataclass
 class CancelRun:
-    """One bulk cancel: sequential `tasks/cancel`, each confirmed by `tasks/get` at once;
-    tasks still settling are then polled until they settle or `wait_timeout` runs out.
+    """One bulk cancel: sequential `tasks/cancel`, each confirmed by `tasks/get` at once
+    (`Confirmations`, maybe on a thread of its own); tasks still settling are then polled
+    until they settle or `wait_timeout` runs out.
 
-    The confirmations are the piece plugged in beside the run (confirmations.py), which may
-    send them on a thread of their own; their answers are applied here, and a result waits
-    for those of the tasks before it, so that `on_result` hears each final result once, in
-    the targets' order. `on_progress` hears each cancel request. `stop` is polled between
-    requests: the request in flight always completes, and nothing more is sent.
+    `on_result` hears each final result once, in the targets' order; `on_progress` hears each
+    cancel request. `stop` is polled between requests: the request in flight completes, and
+    nothing more is sent.
     """
 
     client: McpClient
@@ -62,7 +61,7 @@ class CancelRun:
     on_result: Callable[[CancelResult], None] = lambda result: None
     on_progress: Callable[[], None] = lambda: None
     overlap: bool | None = None
-    """Confirm while the next cancels go out; None: where it pays (`Confirmations`)."""
+    """Confirm while the next cancels go out; None: where it pays."""
     _results: dict[str, CancelResult] = field(default_factory=dict)
     _awaiting: dict[str, _Awaiting] = field(default_factory=dict)
     _confirmations: Confirmations = field(init=False)
@@ -100,8 +99,6 @@ class CancelRun:
         report.results = [self._results[target.task_id] for target in ordered]
         return report
 
-    # -- phase 1: one cancel request per task ---------------------------------------------------
-
     def _cancel_each(self, targets: list[Target]) -> None:
         # A cancel whose answer was lost is sent again as often as the client retries (a
         # bound, even when the client's retries are bounded by time alone).
@@ -117,9 +114,9 @@ class CancelRun:
             self._settle(wait=False)
 
     def _cancel_one(self, target: Target, *, resends: int) -> None:
-        """One `tasks/cancel`. A failure after the request was sent never makes the task "not
-        attempted": `tasks/get` learns its effect, else it is `unknown`. Failures that end the
-        run are raised after the task has its outcome."""
+        """One `tasks/cancel`. A task whose request was sent is never "not attempted":
+        `tasks/get` learns its effect, else it is `unknown`. Failures that end the run are
+        raised after the task has its outcome."""
         try:
             answer = self.client.cancel_task(target.task_id)
         except CancelRefused as exc:
@@ -185,7 +182,7 @@ class CancelRun:
             self._finish(target, Outcome.REQUESTED, status, accepted)
         else:
             # Confirm at once, so that results stream out task by task; a task still settling
-            # (a cooperative cancel) is polled again after the last cancel is sent.
+            # is polled again after the last cancel is sent.
             note = None if answer else "cancel acknowledged"
             self._awaiting[target.task_id] = _Awaiting(target, answer, note)
             last = self._order[target.task_id] == len(self._order) - 1  # nothing to go beside
@@ -213,8 +210,6 @@ class CancelRun:
         else:
             self._finish(target, Outcome.ERROR, task.status, refusal.server_message)
 
-    # -- phase 2: poll until each task shows a terminal status ----------------------------------
-
     def _confirm(self) -> None:
         PollLoop(
             fetch=self.client.get_task,
@@ -233,7 +228,7 @@ class CancelRun:
 
     def _end_confirmations(self, *, wait: bool) -> None:
         """Stop the confirmations (`wait`: the one in flight finishes first), apply what came
-        in, and drop the rest: their tasks end with what their cancel's answer said."""
+        in, and drop the rest (their tasks end with what their cancel's answer said)."""
         confirmations = self._confirmations
         confirmations.close(wait=wait)
         while True:
@@ -259,8 +254,6 @@ class CancelRun:
         awaiting.last_seen = answer
         if is_terminal(answer.status):
             self._finish_from(awaiting, answer)
-
-    # -- outcomes -------------------------------------------------------------------------------
 
     def _finish_from(self, awaiting: _Awaiting, task: Task | None, *, gone: bool = False) -> None:
         target = awaiting.target

@@ -1,13 +1,11 @@
 """Task handles as the official tasks library saves them (`@modelcontextprotocol/ext-tasks`,
-`SerializedTaskReference`: `{endpointId, generation, taskId, originalOperation}`): mcptask's
-recorded tasks written out in that form, and such handles taken into the record.
+`SerializedTaskReference`: `{endpointId, generation, taskId, originalOperation}`): recorded
+tasks written out in that form, and such handles taken into the record.
 
 An endpoint id is `NAMESPACE:v1:sha256:HEX`, the digest of a descriptor the host chose
-(`createTaskSessionEndpointId`). mcptask's own are of the namespace `mcptask` and the
-descriptor `{"transport": "streamable-http", "url": URL}` or `{"transport": "stdio",
-"command": COMMAND}`. Another host's cannot be traced back to a server, so the user names
-the server the handles belong to; a handle is taken in only once `tasks/get` shows the
-server knows its task.
+(`createTaskSessionEndpointId`). Another host's cannot be traced back to a server, so the
+user names the server the handles belong to; a handle is taken in only once `tasks/get`
+shows the server knows its task.
 """
 
 from __future__ import annotations
@@ -26,8 +24,9 @@ ORIGINAL_OPERATION = "tools/call"
 
 
 def endpoint_id(url: str | None, command: str | None) -> str:
-    """The endpoint id of a server as mcptask names it, the library's way (sorted keys,
-    compact JSON, SHA-256)."""
+    """mcptask's endpoint id of a server: namespace `mcptask`, descriptor `{"transport":
+    "streamable-http", "url": URL}` or `{"transport": "stdio", "command": COMMAND}`, hashed
+    the library's way (sorted keys, compact JSON, SHA-256)."""
     descriptor = (
         {"transport": "streamable-http", "url": url}
         if url
@@ -102,7 +101,7 @@ class ImportedHandle:
 
 @dataclass(frozen=True)
 class ImportReport:
-    """What became of each handle taken in, and whether a stop cut the run short."""
+    """What became of each handle taken in."""
 
     endpoint: str
     handles: list[ImportedHandle]
@@ -120,8 +119,7 @@ def import_handles(
     *,
     stop: Callable[[], bool] = lambda: False,
 ) -> ImportReport:
-    """`tasks/get` for each handle's task, one at a time (the client records each task it
-    meets)."""
+    """`tasks/get` for each handle's task, one at a time (the client records the tasks)."""
     imported: list[ImportedHandle] = []
     for handle in handles:
         if stop():

@@ -1,8 +1,6 @@
-"""Polling: how often to ask about a task (`poll_delay`), the one poll loop of cancel, result
-and watch (`PollLoop`), and watch rounds read from `tasks/list` pages (`PagePolling`): one page
-answers for fifty tasks what fifty `tasks/get` would. `tasks/get` is still asked what the
-pages cannot tell: a task not on them (it may be gone), and a task they show finished (the
-final state the watch reports is the one `tasks/get` gives)."""
+"""Polling: how long to wait between polls (`poll_delay`), the one poll loop of cancel, result
+and watch (`PollLoop`), and watch rounds read from `tasks/list` pages (`PagePolling`), where
+one page answers for fifty tasks what fifty `tasks/get` would."""
 
 from __future__ import annotations
 
@@ -25,9 +23,8 @@ DEFAULT_POLL_SECONDS = 0.5
 
 
 def poll_delay(tasks: Iterable[Task | None], override: float | None = None) -> float:
-    """The wait before the next round of polls over `tasks`, between the floor and the cap:
-    the override, else the shortest interval any task asked for (so that no task is polled
-    later than its server wants)."""
+    """The wait before the next round over `tasks`, between the floor and the cap: the
+    override, else the shortest interval any task asked for."""
     if override is None:
         asked = [task.poll_interval_seconds for task in tasks if task is not None]
         override = min([sec for sec in asked if sec is not None], default=DEFAULT_POLL_SECONDS)
@@ -40,8 +37,9 @@ class PollLoop:
 
     Each round asks about every id `pending()` returns, one request at a time, and hands each
     answer (a task, or the server's `RpcError`) to `observe`, which decides what stays pending;
-    a task that `known` gives for the round (watch: from the pages) is not asked for unless it
-    is terminal. Between rounds it waits `delay()`; `wait` may return early (a status push).
+    a task that `known` gives for the round (watch: from the pages) is asked for only if it is
+    terminal (the final state reported is the one `tasks/get` gives). Between rounds it waits
+    `delay()`; `wait` may return early (a status push).
     """
 
     fetch: Callable[[str], Task]
@@ -55,8 +53,8 @@ class PollLoop:
     clock: Callable[[], float] = time.monotonic
 
     def run(self, *, deadline: float | None, until_settled: bool = True) -> None:
-        """Poll round after round until nothing is pending (if `until_settled`), `stop`, or
-        `deadline` (a `clock()` value; None = no limit)."""
+        """Poll until nothing is pending (if `until_settled`), `stop`, or `deadline` (a
+        `clock()` value; None = no limit)."""
         while not self.stop():
             pending = self.pending()
             known = self.known(pending)
@@ -94,9 +92,9 @@ def follow_task(
     wait: Callable[[float], object] = time.sleep,
     stop: Callable[[], bool] = lambda: False,
 ) -> Task:
-    """`tasks/get` one task, from `first`, until `settled` says so, `deadline` (a
-    `time.monotonic` value) or `stop`; the task as last seen. An error answer propagates
-    (TaskNotFound: the server no longer knows it)."""
+    """`tasks/get` one task, from `first`, until `settled`, `deadline` (a `time.monotonic`
+    value) or `stop`; the task as last seen. An error answer is raised (TaskNotFound: the
+    server no longer knows it)."""
     seen = [first]
 
     def observe(_: str, answer: Task | RpcError) -> None:
@@ -160,16 +158,14 @@ class PagePolling:
             return None
         wanted = set(pending)
         found: dict[str, Task] = {}
-        listed: list[Task] | None = [] if keep is not None else None
+        listed: list[Task] = []
         pages = 0
         try:
             for page in self._client.iter_task_pages():
                 pages += 1
-                for task in page:
-                    if task.taskId in wanted:
-                        found[task.taskId] = task
-                    if keep is not None and listed is not None and keep(task):
-                        listed.append(task)
+                found.update((task.taskId, task) for task in page if task.taskId in wanted)
+                if keep is not None:
+                    listed.extend(filter(keep, page))
                 if self._stop():
                     return None
                 if keep is None and (len(found) == len(wanted) or pages >= len(wanted)):
@@ -179,4 +175,4 @@ class PagePolling:
             self.available = False
             return None
         self._last = (pages, len(found), len(wanted))
-        return PageRound(found, listed)
+        return PageRound(found, listed if keep is not None else None)

@@ -45,9 +45,8 @@ class StartReport:
 def start_task(
     client: McpClient, request: StartRequest, *, stop: Callable[[], bool] = lambda: False
 ) -> StartReport:
-    """The gate (task-augmented tool calls, the tool's task support), the arguments checked
-    against the tool's `inputSchema`, then the call. Nothing is sent before all checks pass,
-    nor once `stop` says so; a call in flight is always finished (its task is not lost)."""
+    """The gate, the arguments checked against the tool's `inputSchema`, then the call.
+    Nothing is sent before all checks pass, nor once `stop` says so."""
     client.require("tool_calls")
     tool = find_tool(client, request.tool)
     client.era.check_tool(tool)
@@ -80,9 +79,8 @@ def find_tool(client: McpClient, name: str) -> ToolInfo:
 
 
 def check_arguments(tool: ToolInfo, arguments: JsonObject) -> list[str]:
-    """Validate `arguments` against the tool's `inputSchema` (see `schema_check`). A
-    mismatch is a UsageError; a schema that cannot be used is a note, and the server then
-    judges the arguments itself."""
+    """Validate `arguments` against the tool's `inputSchema`: a mismatch is a UsageError; a
+    schema that cannot be used is a note (the server then judges the arguments)."""
     schema = tool.input_schema
     if schema is None:
         return [f"tool {tool.name!r} has no inputSchema: its arguments were not checked"]

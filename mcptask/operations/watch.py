@@ -1,7 +1,6 @@
-"""Follow tasks until they settle: poll, take status pushes, report every change (to
-callbacks, and the end in a `WatchReport`; nothing is printed here). Rounds read `tasks/list`
-pages where that is cheaper (`polling.PagePolling`), else one `tasks/get` per task: both ways
-report the same changes in the same order."""
+"""Follow tasks until they settle: poll (by `tasks/list` pages where that is cheaper, else
+`tasks/get`), take status pushes, and report every change to callbacks and the end in a
+`WatchReport`."""
 
 from __future__ import annotations
 
@@ -46,7 +45,7 @@ class WatchedTask:
 
 @dataclass(frozen=True)
 class Change:
-    """A task's status (or message) changed; `previous` is None on first sight."""
+    """A task's status or message changed; `previous` is None on first sight."""
 
     at: datetime
     task_id: str
@@ -85,7 +84,6 @@ class WatchReport:
     interrupted: bool
     timed_out: bool
     exit_status: bool
-    """The user asked that a task ending other than `completed` fail the run."""
 
     @property
     def all_completed(self) -> bool:
@@ -93,9 +91,9 @@ class WatchReport:
 
 
 class Watch:
-    """The watch loop. `on_change` hears every change; `on_round` after every polling round.
-    With no task ids, it watches what `tasks/list` shows (active tasks by default), re-listed
-    now and then to pick up new ones."""
+    """The watch loop. `on_change` hears every change, `on_round` every round's end, and
+    `on_problem` a task's new error. With no task ids, it watches what `tasks/list` shows
+    (active tasks by default), re-listed now and then to pick up new ones."""
 
     def __init__(
         self,
@@ -119,7 +117,6 @@ class Watch:
         self._on_change = on_change
         self._on_round = on_round
         self._on_problem = on_problem
-        """Hears a task id and the server's error, once per new error, so it is not lost."""
         self._last_list = 0.0
         self._pages = PagePolling(client, stop=stop.is_set)
         self._round_listing: list[Task] | None = None
@@ -136,8 +133,8 @@ class Watch:
         )
 
     def run(self) -> WatchReport:
-        """Watch until every task settles (unless forever), the timeout, or a stop request,
-        following the server's status pushes on a thread of their own meanwhile."""
+        """Watch until every task settles (unless forever), the timeout, or a stop, following
+        the server's status pushes on a thread of their own meanwhile."""
         pushes_end = threading.Event()
         listener = threading.Thread(
             target=self.client.follow_status_pushes,
@@ -176,8 +173,8 @@ class Watch:
         )
 
     def _listed(self, pending: list[str]) -> dict[str, Task]:
-        """The pending tasks this round's `tasks/list` pages show, where reading them is the
-        cheaper round (and, when a re-list is due, the tasks it would look at)."""
+        """The pending tasks this round's pages show, where reading them is cheaper (and,
+        when a re-list is due, the tasks it would look at)."""
         keep = self._keeps_listed if self._relist_due() else None
         page = self._pages.round(pending, keep)
         self._round_listing = page.listed if page is not None else None
@@ -186,8 +183,6 @@ class Watch:
     def wake(self) -> None:
         """Cut the current wait short (a push arrived, or the user asked to stop)."""
         self._wake.set()
-
-    # -- the loop's parts -----------------------------------------------------------------------
 
     def _pending(self) -> list[str]:
         return [task_id for task_id, watched in self.tasks.items() if not watched.settled]
@@ -244,8 +239,7 @@ class Watch:
         )
 
     def _adopt(self, listed: list[Task]) -> None:
-        """Record the listed tasks that are watched, and watch the new ones of the statuses
-        asked for (active ones by default)."""
+        """Record the listed tasks that are watched, and watch the new ones it keeps."""
         for task in filter(self._keeps_listed, listed):
             if task.taskId not in self.tasks:
                 self.tasks[task.taskId] = WatchedTask(task.taskId)
