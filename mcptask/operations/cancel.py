@@ -60,6 +60,8 @@ class CancelRun:
     sleep: Callable[[float], object] = time.sleep
     on_result: Callable[[CancelResult], None] = lambda result: None
     on_progress: Callable[[], None] = lambda: None
+    rate: float | None = None
+    """At most this many cancel requests a second (`--rate`), waiting with `sleep`."""
     overlap: bool | None = None
     """Confirm while the next cancels go out; None: where it pays."""
     _results: dict[str, CancelResult] = field(default_factory=dict)
@@ -104,9 +106,13 @@ class CancelRun:
         # bound, even when the client's retries are bounded by time alone).
         retries = self.client.retry.retries
         resends = MAX_RESENDS if retries is None else retries
+        due = time.monotonic()
         for target in targets:
+            if self.rate is not None and due > time.monotonic():
+                self.sleep(max(0.0, due - time.monotonic()))  # a stop ends the wait at once
             if self.stop():
                 return
+            due = max(due, time.monotonic()) + (1 / self.rate if self.rate else 0)
             if self._confirmations.full:
                 self._settle(wait=True, count=1)
             self._cancel_one(target, resends=resends)

@@ -3,6 +3,10 @@ in tests/unit/client/)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+import pytest
+
 from mcptask.cli.exit_codes import exit_code_for
 from mcptask.client.exchange import RetryPolicy
 from mcptask.client.session import McpClient
@@ -13,6 +17,7 @@ from mcptask.errors import (
     ProtocolViolation,
     ServerExited,
 )
+from mcptask.operations import cancel as cancel_module
 from mcptask.operations.cancel import CancelRun
 from mcptask.operations.listing import collect_tasks
 from mcptask.operations.outcomes import CancelResult, Outcome, Target, unique_targets
@@ -261,3 +266,23 @@ def test_a_refusal_whose_follow_up_get_fails_keeps_the_refusal() -> None:
     assert report.results[0].message == "Cannot cancel task in terminal state 'completed'"
     assert server.calls.count("tasks/cancel") == 1  # a's was sent; b's never was
     assert exit_code_for(report) is ExitCode.UNREACHABLE
+
+
+def test_rate_spaces_the_cancels_by_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--rate 10`: a cancel request every 0.1 s at most (the clock here moves only while
+    the run waits, so the waits are exactly the spacing)."""
+    clock = [100.0]
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(round(seconds, 6))
+        clock[0] += seconds
+
+    monkeypatch.setattr(cancel_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    server = FakeServer()
+    for index in range(4):
+        server.add(f"t{index}", "working")
+    cancel_run = CancelRun(connected(server), wait=False, rate=10, sleep=sleep)
+    report = cancel_run.run([Target(f"t{index}", True) for index in range(4)])
+    assert report.counts()["cancelled"] == 4
+    assert waits == [0.1, 0.1, 0.1]

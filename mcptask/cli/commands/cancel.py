@@ -48,6 +48,10 @@ def cancel(
     wait_timeout: Annotated[
         float, wait_timeout_option(help="Seconds to wait for confirmation, per run.")
     ] = 5.0,
+    rate: Annotated[
+        float | None,
+        typer.Option("--rate", min=0.001, help="At most N cancel requests a second, per server."),
+    ] = None,
     *,
     common: Common,
 ) -> None:
@@ -69,6 +73,7 @@ def cancel(
         raise UsageError(
             "nothing to cancel: give task ids, --from-file FILE, '-' for stdin, or --all-working"
         )
+    finite("--rate", rate)
     invocation = Invocation(common)
     view = CancelView(invocation.screen)
     recorded = invocation.known_ids() if known else None
@@ -91,6 +96,7 @@ def cancel(
                 client,
                 wait=not no_wait,
                 wait_timeout=wait_timeout,
+                rate=rate,
                 stop=lambda: stop.stopped,
                 sleep=stop.event.wait,
                 on_result=view.result_ready,
