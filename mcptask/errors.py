@@ -40,7 +40,7 @@ The tree (each class carries its exit code; no instance overrides it):
                                            the client re-initializes once or raises SessionGone
     TimedOut (a BaseException)             a time bound ran out (schema check, answer headers)
 
-Exit codes 7, 9, 10, 11 and 130 are decided by reports (`mcptask.cli.exit_codes`), never by
+Exit codes 7, 9, 10, 11, 12 and 130 are decided by reports (`mcptask.cli.exit_codes`), never by
 an exception; `ExitCode` is used only here and in `mcptask.cli`. Which JSON-RPC error code
 becomes which class is decided in `mcptask.client.error_codes` only. The transports raise
 these classes at their boundary: nothing above them sees httpx or OS errors.
@@ -94,6 +94,10 @@ class ExitCode(IntEnum):
     """`result`: the task failed with an error instead of a result (the error is shown)."""
     RESULT_CANCELLED = 11
     """`result`: the task was cancelled, so there is no result."""
+    SERVERS_FAILED = 12
+    """Several servers in one run (`-P 'prod-*'`, `--all-profiles`): at least one could not
+    be reached, refused the sign-in, lacked what the command needs, or stopped on an error;
+    the others went on (each server's own code is in its section of `-o json`)."""
     INTERRUPTED = 130
     """Interrupted (Ctrl-C, SIGTERM), or a bulk cancel declined at the prompt."""
 

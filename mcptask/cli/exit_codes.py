@@ -3,6 +3,7 @@ in docs/reference/exit-codes.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from mcptask.errors import ExitCode
@@ -36,6 +37,23 @@ ANSWER_CODES: dict[str, ExitCode] = {
     "unchanged": ExitCode.PENDING,
 }
 """`answer`: the exit code of each kind of report (the answer taken: 0)."""
+
+
+TASK_LEVEL = (ExitCode.TASK_FAILED, ExitCode.PENDING, ExitCode.OK)
+"""The codes of one server's run that are about its tasks, the most telling first; any
+other code says the server itself failed."""
+
+
+def fleet_exit_code(codes: Iterable[int], *, interrupted: bool) -> ExitCode:
+    """How the codes of several servers' runs combine (each as that server alone would
+    exit): interrupted (130) > a server failed (12) > a task failed (6) > a task still
+    pending (7) > all fine (0)."""
+    if interrupted:
+        return ExitCode.INTERRUPTED
+    seen = set(codes)
+    if seen - set(TASK_LEVEL):
+        return ExitCode.SERVERS_FAILED
+    return next(code for code in TASK_LEVEL if code in seen or code == ExitCode.OK)
 
 
 def exit_code_for(

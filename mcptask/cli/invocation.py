@@ -68,12 +68,15 @@ class Invocation:
         keep_session: bool | None = None,
         remember_session: bool = True,
         force_sign_in: bool = False,
+        screen: Screen | None = None,
     ) -> None:
         from mcptask.cli import profile_choice, settings
         from mcptask.store import profiles
 
         self.common = common
-        self.screen = screen_for(common.output or default_output, no_color=common.no_color)
+        self.screen = screen or screen_for(
+            common.output or default_output, no_color=common.no_color
+        )
         self.profiles_path = profiles.profiles_path()
         self.resolved = settings.resolve(
             common,

@@ -81,7 +81,8 @@ class Common:
         _server(
             "--profile",
             "-P",
-            help="Use a saved profile (env MCPTASK_PROFILE; see: mcptask profiles).",
+            help="Use a saved profile (env MCPTASK_PROFILE; see: mcptask profiles); connect, "
+            "list, get and cancel take several: a,b or a pattern such as 'prod-*'.",
             autocompletion=complete_profile,
         ),
     ] = None

@@ -17,6 +17,14 @@ ENV_SERVER = "MCPTASK_SERVER"
 ENV_PROFILE = "MCPTASK_PROFILE"
 ENV_CONFIG = "MCPTASK_CONFIG"
 ENV_CONFIG_ENV = "MCPTASK_CONFIG_ENV"
+SEVERAL_MARKS = ",*?["
+"""Characters that make `--profile` name several profiles, as a list or a shell-style
+pattern (docs/fleet.md); profile names never hold them."""
+
+
+def names_several(profile: str | None) -> bool:
+    """Whether a `--profile` value is a list or a pattern rather than one profile's name."""
+    return profile is not None and any(mark in profile for mark in SEVERAL_MARKS)
 
 
 def config_file(line: Common, env: Mapping[str, str]) -> Path | None:
@@ -68,6 +76,11 @@ def _chosen_profile(
         return profiles.get(name)
 
     if line.profile:
+        if names_several(line.profile):
+            raise UsageError(
+                f"--profile {line.profile!r} names several servers: only connect, list, get "
+                "and cancel work on several at once"
+            )
         if line.url or line.server:
             raise UsageError(
                 "give the server either with --profile or with --url/--server, not both "

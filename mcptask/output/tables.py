@@ -60,12 +60,15 @@ def milliseconds(value: int | None, *, none: str = "-") -> str:
     return f"{value / 1000:g}s" if value >= 1000 else f"{value}ms"
 
 
-def task_table(tasks: list[Task]) -> Table:
-    """The task list as a table: id, status, message, age, last change, ttl."""
-    table = _id_table([task.taskId for task in tasks], "STATUS", "MESSAGE", "AGE", "UPDATED", "TTL")
+def task_table(tasks: list[Task], servers: list[str] | None = None) -> Table:
+    """The task list as a table: id, status, message, age, last change, ttl; with `servers`
+    (one name per task), a SERVER column first."""
+    ids = [task.taskId for task in tasks]
+    table = _id_table(ids, "STATUS", "MESSAGE", "AGE", "UPDATED", "TTL", servers=servers)
     now = datetime.now(UTC)
-    for task in tasks:
+    for index, task in enumerate(tasks):
         table.add_row(
+            *_server_cell(servers, index),
             Text(clean(task.taskId)),
             status_text(task.status),
             Text(clean(task_message(task))),
@@ -76,11 +79,13 @@ def task_table(tasks: list[Task]) -> Table:
     return table
 
 
-def _id_table(task_ids: list[str], *columns: str) -> Table:
+def _id_table(task_ids: list[str], *columns: str, servers: list[str] | None = None) -> Table:
     """A table of tasks whose first column, TASK ID, is as wide as the longest id, never
     wrapped nor cut (an id is copied and pasted whole); the other columns give way. See
-    `print_id_table`."""
+    `print_id_table`. With `servers`, a SERVER column stands before it, never wrapped."""
     table = Table(box=None, header_style="bold", pad_edge=False)
+    if servers is not None:
+        table.add_column("SERVER", no_wrap=True)
     widest = max((cell_len(clean(task_id)) for task_id in task_ids), default=0)
     table.add_column("TASK ID", no_wrap=True, overflow="ignore", min_width=widest)
     for column in columns:
@@ -96,7 +101,7 @@ ttl, a few characters of message)."""
 def print_id_table(console: Console, table: Table) -> None:
     """Print a table whose first column is `_id_table`'s: wider than the screen when its
     longest id needs it, never cropped."""
-    needed = (table.columns[0].min_width or 0) + ROOM_BESIDE_IDS
+    needed = sum(column.min_width or 0 for column in table.columns) + ROOM_BESIDE_IDS
     if needed > console.width:
         table.width = needed  # Rich widens a table past the console only when told its width
     console.print(table, crop=False)
@@ -134,17 +139,23 @@ def task_detail(task: Task) -> Table:
     return table
 
 
-def cancel_table(results: list[CancelResult]) -> Table:
-    """Per-task outcomes of a cancel run."""
-    table = _id_table([result.task_id for result in results], "OUTCOME", "STATUS", "MESSAGE")
-    for result in results:
+def cancel_table(results: list[CancelResult], servers: list[str] | None = None) -> Table:
+    """Per-task outcomes of a cancel run; with `servers` (one per result), a SERVER column."""
+    ids = [result.task_id for result in results]
+    table = _id_table(ids, "OUTCOME", "STATUS", "MESSAGE", servers=servers)
+    for index, result in enumerate(results):
         table.add_row(
+            *_server_cell(servers, index),
             Text(clean(result.task_id)),
             Text(result.outcome.value, style=OUTCOME_STYLES[result.outcome]),
             status_text(result.status),
             Text(clean(result.message or "")),
         )
     return table
+
+
+def _server_cell(servers: list[str] | None, index: int) -> list[Text]:
+    return [] if servers is None else [Text(clean(servers[index]))]
 
 
 def cancel_summary(report: CancelReport) -> Text:

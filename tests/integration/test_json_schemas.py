@@ -413,3 +413,44 @@ def test_login_and_logout(tmp_path: Path) -> None:
         document("login.json", run_mcptask(*sign_in, "-o", "json", env=env))
     everywhere = run_mcptask("logout", "--all", "-o", "jsonl", env=env)
     assert [line["clientId"] for line in lines("logout-line.json", everywhere)] == ["ci-robot"]
+
+
+def test_several_servers_in_one_run(tmp_path: Path) -> None:
+    """One server of each era, as profiles `era-legacy` and `era-modern` (the latter has no
+    task list: its section of `list` is a failed one)."""
+    with (
+        running_reference_server("--protocol-eras", "legacy", "--seed", SEED) as legacy,
+        running_reference_server("--protocol-eras", "modern", "--seed", SEED) as modern,
+    ):
+        config = tmp_path / "config"
+        config.mkdir()
+        profiles = (
+            f'[profiles.era-legacy]\nurl = "{legacy}"\n[profiles.era-modern]\nurl = "{modern}"\n'
+        )
+        (config / "profiles.toml").write_text(profiles, encoding="utf-8")
+        env = {"MCPTASK_CONFIG_DIR": str(config), "MCPTASK_STATE_DIR": str(tmp_path)}
+
+        def run(*args: str) -> Result:
+            return run_mcptask(*args, "-P", "era-*", env=env)
+
+        listed = document("fleet.json", run("list", "-o", "json"))
+        assert [section["outcome"] for section in listed["servers"]] == ["ok", "failed"]
+        assert {
+            line["server"] for line in lines("fleet-line.json", run("list", "-o", "jsonl"))
+        } == {"era-legacy"}
+        connected = document("fleet.json", run("connect", "-o", "json"))
+        assert [section["era"] for section in connected["servers"]] == ["2025-11-25", "2026-07-28"]
+        assert len(lines("fleet-line.json", run("connect", "-o", "jsonl"))) == 2
+        got = document("fleet.json", run("get", "completed-001", "-o", "json"))
+        assert [section["report"]["status"] for section in got["servers"]] == ["completed"] * 2
+        ids = ("working-001", "working-002")
+        planned = document("fleet.json", run("cancel", *ids, "--dry-run", "-o", "json"))
+        assert planned["dryRun"] is True
+        assert lines("fleet-line.json", run("cancel", *ids, "--dry-run", "-o", "jsonl"))
+        cancelled = document("fleet.json", run("cancel", ids[0], "-o", "json"))
+        assert cancelled["summary"]["cancelled"] == 2
+        streamed = lines("fleet-line.json", run("cancel", ids[1], "-o", "jsonl"))
+        assert {(line["server"], line["outcome"]) for line in streamed} == {
+            ("era-legacy", "cancelled"),
+            ("era-modern", "cancelled"),
+        }

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from mcptask.cli.fleet import DEFAULT_PARALLEL, AllProfilesOption, ParallelOption, fleet_names
 from mcptask.cli.inputs import read_ids
 from mcptask.cli.invocation import Invocation
 from mcptask.cli.options import (
@@ -52,6 +53,8 @@ def cancel(
         float | None,
         typer.Option("--rate", min=0.001, help="At most N cancel requests a second, per server."),
     ] = None,
+    all_profiles: AllProfilesOption = False,
+    parallel: ParallelOption = DEFAULT_PARALLEL,
     *,
     common: Common,
 ) -> None:
@@ -74,6 +77,24 @@ def cancel(
             "nothing to cancel: give task ids, --from-file FILE, '-' for stdin, or --all-working"
         )
     finite("--rate", rate)
+    names = fleet_names(common, all_profiles)
+    if names is not None:
+        from mcptask.cli.fleet_runs import cancel_fleet
+
+        cancel_fleet(
+            common,
+            names,
+            parallel,
+            named=named,
+            all_working=all_working,
+            statuses=wanted,
+            known=known,
+            yes=yes,
+            dry_run=dry_run,
+            wait=not no_wait,
+            wait_timeout=wait_timeout,
+            rate=rate,
+        )
     invocation = Invocation(common)
     view = CancelView(invocation.screen)
     recorded = invocation.known_ids() if known else None

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from mcptask.cli.fleet import DEFAULT_PARALLEL, AllProfilesOption, ParallelOption, fleet_names
 from mcptask.cli.invocation import Invocation
 from mcptask.cli.options import Common, KnownOption, StatusOption, statuses, with_server_options
 from mcptask.errors import UsageError
@@ -33,6 +34,8 @@ def list_tasks(
             "server's order; jsonl and ids print each page as it comes).",
         ),
     ] = "newest",
+    all_profiles: AllProfilesOption = False,
+    parallel: ParallelOption = DEFAULT_PARALLEL,
     *,
     common: Common,
 ) -> None:
@@ -47,6 +50,19 @@ def list_tasks(
             "--known lists the recorded tasks newest first; --order server is for the server's list"
         )
     wanted = statuses(status)
+    names = fleet_names(common, all_profiles)
+    if names is not None:
+        from mcptask.cli.fleet_runs import list_fleet
+
+        list_fleet(
+            common,
+            names,
+            parallel,
+            statuses=wanted,
+            limit=limit,
+            known=known,
+            newest=order == "newest",
+        )
     invocation = Invocation(common)
     view = ListView(invocation.screen)
     recorded = invocation.known_ids() if known else None

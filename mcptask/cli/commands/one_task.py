@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from mcptask.cli.fleet import DEFAULT_PARALLEL, AllProfilesOption, ParallelOption, fleet_names
 from mcptask.cli.invocation import Invocation
 from mcptask.cli.options import (
     AnswerOption,
@@ -111,12 +112,19 @@ def start(
 @with_server_options
 def get(
     task_id: TaskIdArgument,
+    all_profiles: AllProfilesOption = False,
+    parallel: ParallelOption = DEFAULT_PARALLEL,
     *,
     common: Common,
 ) -> None:
     """Show one task in full."""
     from mcptask.output.views.tasks import GetView
 
+    names = fleet_names(common, all_profiles)
+    if names is not None:
+        from mcptask.cli.fleet_runs import get_fleet
+
+        get_fleet(common, names, parallel, task_id)
     invocation = Invocation(common)
     view = GetView(invocation.screen)
     with invocation.client(rejoin=[task_id]) as client:

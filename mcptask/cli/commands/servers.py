@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from mcptask.cli.fleet import DEFAULT_PARALLEL, AllProfilesOption, ParallelOption, fleet_names
 from mcptask.cli.invocation import Invocation, screen_for
 from mcptask.cli.options import Common, ServerUrlArgument, with_server_options
 from mcptask.errors import UsageError
@@ -51,6 +52,8 @@ def connect(
             help="With --save: also write credential-like headers and variables as text.",
         ),
     ] = False,
+    all_profiles: AllProfilesOption = False,
+    parallel: ParallelOption = DEFAULT_PARALLEL,
     *,
     common: Common,
 ) -> None:
@@ -58,6 +61,13 @@ def connect(
     from mcptask.output.views.connection import Connection, ConnectView
     from mcptask.store import profiles
 
+    names = fleet_names(common, all_profiles)
+    if names is not None:
+        from mcptask.cli.fleet_runs import connect_fleet
+
+        if target is not None or save is not None:
+            raise UsageError("with several servers, connect takes no TARGET and no --save")
+        connect_fleet(common, names, parallel)
     if save is None and (default or keep_session or save_secrets):
         raise UsageError("--default, --keep-session and --save-secrets go with --save NAME")
     if save is not None:

@@ -1,0 +1,183 @@
+"""Several servers in one run (docs/fleet.md): which saved profiles `-P a,b`, `-P 'prod-*'`
+or `--all-profiles` name, and the run itself: one thread per server, at most `--parallel` of
+them working at once, each server's outcome kept in its own section (`ServerRun`) so that one
+server's failure never stops the others."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import TYPE_CHECKING, Annotated, TypeVar
+
+import typer
+
+from mcptask.cli.options import Common
+from mcptask.cli.profile_choice import names_several, profile_book
+from mcptask.errors import ExitCode, McptaskError, UsageError
+from mcptask.output.views.fleet import LabelledScreen, ServerRun
+
+if TYPE_CHECKING:
+    from mcptask.cli.invocation import Invocation
+    from mcptask.client.session import McpClient
+    from mcptask.output.screen import Screen
+
+AllProfilesOption = Annotated[
+    bool,
+    typer.Option(
+        "--all-profiles",
+        help="Every saved profile (with --config: every server of the file), in parallel.",
+    ),
+]
+ParallelOption = Annotated[
+    int,
+    typer.Option(
+        "--parallel",
+        min=1,
+        help="With several servers: at most this many at work at once.",
+    ),
+]
+DEFAULT_PARALLEL = 8
+
+Report = TypeVar("Report")
+
+
+def fleet_names(common: Common, all_profiles: bool) -> list[str] | None:
+    """The profiles the line names, each once, in the order its patterns give them (each
+    pattern's matches by name); None when it names one server (the run of old)."""
+    if not (all_profiles or names_several(common.profile)):
+        return None
+    if all_profiles and common.profile:
+        raise UsageError("give either --all-profiles or --profile, not both")
+    if common.url or common.server:
+        raise UsageError("several servers are named by profile: give no --url/--server")
+    book = profile_book(common, os.environ)()
+    known = sorted(book.profiles)
+    patterns = ["*"] if all_profiles else (common.profile or "").split(",")
+    chosen: list[str] = []
+    for pattern in (pattern.strip() for pattern in patterns):
+        matched = fnmatch.filter(known, pattern) if pattern else []
+        if not matched:
+            shown = ", ".join(known) or "none yet"
+            raise UsageError(f"--profile {pattern!r} names no profile in {book.path} ({shown})")
+        chosen += matched
+    return list(dict.fromkeys(chosen))
+
+
+class Slots:
+    """At most `parallel` servers at work at once; a server may give its slot back while it
+    waits (for the bulk-cancel prompt) and take one again afterwards."""
+
+    def __init__(self, parallel: int) -> None:
+        self._free = threading.BoundedSemaphore(parallel)
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        with self._free:
+            yield
+
+    @contextmanager
+    def given_back(self) -> Iterator[None]:
+        self._free.release()
+        try:
+            yield
+        finally:
+            self._free.acquire()
+
+
+def start_servers(
+    common: Common,
+    names: list[str],
+    screen: Screen,
+    work: Callable[[ServerRun[Report], Invocation], None],
+    *,
+    stopped: Callable[[], bool],
+    on_end: Callable[[ServerRun[Report]], None] = lambda run: None,
+) -> tuple[list[ServerRun[Report]], Callable[[], None]]:
+    """Call `work` once per server, each on a thread of its own, with that server's
+    invocation (its messages labelled with its name). A server not begun when `stopped` is
+    skipped; an error of one server ends its run only; `on_end` hears each run end. Returns
+    the runs, in `names`' order, as they fill in, and the function that waits for them all."""
+    from mcptask.cli.invocation import Invocation
+
+    runs: list[ServerRun[Report]] = [ServerRun(name) for name in names]
+
+    def one(run: ServerRun[Report]) -> None:
+        try:
+            if stopped():
+                run.skipped, run.exit_code = True, int(ExitCode.INTERRUPTED)
+                return
+            invocation = Invocation(
+                replace(common, profile=run.server), screen=LabelledScreen(screen, run.server)
+            )
+            run.target = _target(invocation)
+            work(run, invocation)
+        except McptaskError as exc:
+            run.error, run.exit_code = exc.message, int(exc.exit_code)
+        finally:
+            on_end(run)
+
+    threads = [threading.Thread(target=one, args=(run,), name=run.server) for run in runs]
+    for thread in threads:
+        thread.start()
+
+    def join() -> None:
+        for thread in threads:
+            while thread.is_alive():
+                try:
+                    thread.join()
+                except KeyboardInterrupt:
+                    continue  # the runs are stopping (`stopped` says so): wait for their reports
+
+    return runs, join
+
+
+class Checkpoint:
+    """Where each server's run waits, its slot given back, for one decision taken for them
+    all once every run has reached it or ended (the bulk-cancel prompt)."""
+
+    def __init__(self) -> None:
+        self._reached: set[str] = set()
+        self._changed = threading.Condition()
+        self._decided = threading.Event()
+        self._proceed = False
+
+    def reach(self, server: str) -> None:
+        with self._changed:
+            self._reached.add(server)
+            self._changed.notify_all()
+
+    def wait(self, server: str) -> bool:
+        """Reached by `server`'s run: whether to go on, once decided."""
+        self.reach(server)
+        self._decided.wait()
+        return self._proceed
+
+    def all_reached(self, count: int) -> None:
+        with self._changed:
+            self._changed.wait_for(lambda: len(self._reached) >= count)
+
+    def decide(self, proceed: bool) -> None:
+        """The first decision stands."""
+        if not self._decided.is_set():
+            self._proceed = proceed
+            self._decided.set()
+
+
+def connected(run: ServerRun[Report], client: McpClient) -> None:
+    """Note in the run what the handshake told: its era and where it went."""
+    run.era = client.server.protocol_version
+    run.target = client.transport.target
+
+
+def _target(invocation: Invocation) -> str:
+    from mcptask.transport.redact import display_command, display_url
+    from mcptask.transport.stdio import split_command
+
+    settings = invocation.settings
+    if settings.url:
+        return display_url(settings.url)
+    return f"stdio: {display_command(split_command(settings.server_command or ''))}"

@@ -1,0 +1,241 @@
+"""`connect`, `list`, `get` and `cancel` over several servers at once (cli/fleet.py): each
+server's part is the command's own work on its own connection; the views merge the reports
+and `cli.exit_codes.fleet_exit_code` combines the servers' codes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import suppress
+from typing import TYPE_CHECKING, NoReturn
+
+import typer
+
+from mcptask.cli.exit_codes import exit_code_for, fleet_exit_code
+from mcptask.cli.fleet import Checkpoint, Slots, connected, start_servers
+from mcptask.cli.invocation import Invocation, screen_for
+from mcptask.cli.options import Common
+from mcptask.cli.signals import StopSignal
+from mcptask.errors import ExitCode, TaskNotFound
+from mcptask.output.views.fleet import (
+    Fleet,
+    FleetCancelView,
+    FleetConnectView,
+    FleetGetView,
+    FleetListView,
+    FleetView,
+    Report,
+    ServerRun,
+)
+
+if TYPE_CHECKING:
+    from mcptask.operations.outcomes import CancelReport
+    from mcptask.output.views.connection import Connection
+    from mcptask.protocol.tasks import Task
+
+
+def list_fleet(
+    common: Common,
+    names: list[str],
+    parallel: int,
+    *,
+    statuses: tuple[str, ...] | None,
+    limit: int | None,
+    known: bool,
+    newest: bool,
+) -> NoReturn:
+    """`list` on every server; each server's tasks newest first (or in its order)."""
+    from mcptask.operations.listing import newest_first_key, refresh_known, task_pages
+    from mcptask.output.views.list_tasks import ListView
+
+    view = FleetListView(screen_for(common.output, no_color=common.no_color))
+    slots = Slots(parallel)
+
+    def work(run: ServerRun[list[Task]], invocation: Invocation) -> None:
+        with slots.held():
+            recorded = invocation.known_ids() if known else None
+            with invocation.client(needs_list=not known, rejoin=recorded or []) as client:
+                connected(run, client)
+                if recorded is not None:
+                    refreshed = refresh_known(client, recorded)
+                    ListView(invocation.screen).gone(refreshed.gone)
+                    ListView(invocation.screen).unrefreshed(refreshed.errors)
+                    tasks = [t for t in refreshed.tasks if statuses is None or t.status in statuses]
+                else:
+                    client.require("list")
+                    pages = task_pages(client, statuses=statuses, limit=None if newest else limit)
+                    tasks = [task for page in pages for task in page]
+                    if newest:
+                        tasks.sort(key=newest_first_key, reverse=True)
+            run.report = tasks[:limit]
+
+    runs, interrupted = _run(view, common, names, work)
+    _finish(view, runs, interrupted=interrupted)
+
+
+def get_fleet(common: Common, names: list[str], parallel: int, task_id: str) -> NoReturn:
+    """`get` on every server: the task where it is found (exit 6 when it is nowhere)."""
+    view = FleetGetView(screen_for(common.output, no_color=common.no_color))
+    slots = Slots(parallel)
+
+    def work(run: ServerRun[Task], invocation: Invocation) -> None:
+        with slots.held(), invocation.client(rejoin=[task_id]) as client:
+            connected(run, client)
+            with suppress(TaskNotFound):  # not this server's task: its section has no report
+                run.report = client.get_task(task_id)
+
+    runs, interrupted = _run(view, common, names, work)
+    found = any(run.report is not None for run in runs)
+    _finish(view, runs, also=() if found else (ExitCode.TASK_FAILED,), interrupted=interrupted)
+
+
+def connect_fleet(common: Common, names: list[str], parallel: int) -> NoReturn:
+    """`connect` to every server: what each offers for tasks."""
+    from mcptask.output.views.connection import Connection
+
+    view = FleetConnectView(screen_for(common.output, no_color=common.no_color))
+    slots = Slots(parallel)
+
+    def work(run: ServerRun[Connection], invocation: Invocation) -> None:
+        with slots.held(), invocation.client() as client:
+            connected(run, client)
+            others, problems = client.survey()
+            transport = client.transport
+            run.report = Connection(
+                client.server, transport.kind, transport.target, transport.session_id, others
+            )
+            for problem in problems:
+                invocation.screen.warn(problem)
+
+    runs, interrupted = _run(view, common, names, work)
+    _finish(view, runs, interrupted=interrupted)
+
+
+def cancel_fleet(
+    common: Common,
+    names: list[str],
+    parallel: int,
+    *,
+    named: list[str],
+    all_working: bool,
+    statuses: tuple[str, ...] | None,
+    known: bool,
+    yes: bool,
+    dry_run: bool,
+    wait: bool,
+    wait_timeout: float,
+    rate: float | None,
+) -> NoReturn:
+    """`cancel` on every server: each selects its targets; once all have, one prompt (for a
+    bulk cancel on a terminal) says how many tasks where; then each server cancels its own,
+    one request at a time, beside the others."""
+    from mcptask.operations.cancel import CancelRun
+    from mcptask.operations.outcomes import select_targets
+    from mcptask.output.views.cancel import CancelView
+
+    screen = screen_for(common.output, no_color=common.no_color)
+    view = FleetCancelView(screen)
+    slots, checkpoint = Slots(parallel), Checkpoint()
+    with StopSignal() as stop:
+        advance = [lambda: None]
+
+        def work(run: ServerRun[CancelReport], invocation: Invocation) -> None:
+            with slots.held():
+                if stop.stopped:
+                    run.skipped, run.exit_code = True, int(ExitCode.INTERRUPTED)
+                    return
+                recorded = invocation.known_ids() if known else None
+                rejoin = [*named, *(recorded or [])]
+                with invocation.client(needs_list=all_working and not known, rejoin=rejoin) as c:
+                    connected(run, c)
+                    selection = select_targets(
+                        c, named, all_working=all_working, statuses=statuses, known=recorded
+                    )
+                    CancelView(invocation.screen).gone(selection.gone)
+                    CancelView(invocation.screen).unrefreshed(selection.unrefreshed)
+                    run.selection = selection
+                    with slots.given_back():
+                        if not checkpoint.wait(run.server):
+                            return
+                    stop.cuts_retries_short(c)
+                    report = CancelRun(
+                        c,
+                        wait=wait,
+                        wait_timeout=wait_timeout,
+                        rate=rate,
+                        stop=lambda: stop.stopped,
+                        sleep=stop.event.wait,
+                        on_result=view.result_ready(run),
+                        on_progress=lambda: advance[0](),
+                    ).run(selection.targets)
+            run.report, run.exit_code = report, int(exit_code_for(report))
+            if report.fatal is not None:
+                run.error = report.fatal.message
+
+        runs, join = start_servers(
+            common,
+            names,
+            screen,
+            work,
+            stopped=lambda: stop.stopped,
+            on_end=lambda run: checkpoint.reach(run.server),
+        )
+        try:
+            checkpoint.all_reached(len(names))
+        except KeyboardInterrupt:  # a second Ctrl-C while the servers select
+            stop.event.set()
+        asked = all_working and not (yes or dry_run or stop.stopped)
+        if asked and not _confirmed(view, runs, stop):
+            checkpoint.decide(False)
+            join()
+            screen.warn("nothing cancelled")
+            raise typer.Exit(int(ExitCode.INTERRUPTED))
+        proceed = not (dry_run or stop.stopped)
+        total = sum(len(run.selection.targets) for run in runs if run.selection and proceed)
+        with CancelView(screen).progress(total) as step:
+            advance[0] = step
+            checkpoint.decide(proceed)
+            join()
+    if dry_run:
+        code = fleet_exit_code((run.exit_code for run in runs), interrupted=stop.stopped)
+        view.dry_run(Fleet(runs, int(code)))
+        raise typer.Exit(int(code))
+    _finish(view, runs, interrupted=stop.stopped)
+
+
+def _confirmed(
+    view: FleetCancelView, runs: list[ServerRun[CancelReport]], stop: StopSignal
+) -> bool:
+    """The bulk-cancel prompt, where Ctrl-C means no at once, as it does for one server."""
+    stop.__exit__()
+    try:
+        return view.confirmed(runs)
+    except KeyboardInterrupt:
+        return False
+    finally:
+        stop.__enter__()
+
+
+def _run(
+    view: FleetView[Report],
+    common: Common,
+    names: list[str],
+    work: Callable[[ServerRun[Report], Invocation], None],
+) -> tuple[list[ServerRun[Report]], bool]:
+    """Every server's run, and whether the user stopped them."""
+    with StopSignal() as stop:
+        runs, join = start_servers(common, names, view.screen, work, stopped=lambda: stop.stopped)
+        join()
+    return runs, stop.stopped
+
+
+def _finish(
+    view: FleetView[Report],
+    runs: list[ServerRun[Report]],
+    *,
+    also: tuple[ExitCode, ...] = (),
+    interrupted: bool = False,
+) -> NoReturn:
+    """Show the merged report and exit with the servers' combined code."""
+    code = fleet_exit_code([*(run.exit_code for run in runs), *also], interrupted=interrupted)
+    view.show(Fleet(runs, int(code)))
+    raise typer.Exit(int(code))

@@ -1,0 +1,337 @@
+"""The views of a run over several servers (`-P 'prod-*'`, `--all-profiles`): one merged
+report. Tables gain a SERVER column; `-o json` holds one section per server (docs/fleet.md,
+docs/schemas/fleet.json) whose `report` is what the command prints for that server alone;
+`-o jsonl` lines are the command's own lines with `server` added. What went wrong on a
+server goes to stderr, labelled with its name."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from mcptask.operations.outcomes import CancelReport, CancelResult, Selection
+from mcptask.output.screen import Screen
+from mcptask.output.views.base import View
+from mcptask.protocol.jsonrpc import JsonObject
+from mcptask.protocol.tasks import Task
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from mcptask.output.views.connection import Connection
+
+Report = TypeVar("Report")
+
+
+@dataclass
+class ServerRun(Generic[Report]):
+    """One server's part of the run: where it went, and its report or what stopped it."""
+
+    server: str
+    """The profile's name."""
+    target: str | None = None
+    era: str | None = None
+    """The protocol version spoken, once connected."""
+    report: Report | None = None
+    error: str | None = None
+    """What stopped this server's run (it may still have a report: the tasks it touched)."""
+    exit_code: int = 0
+    """The code this server alone would have given (`mcptask.cli` decides it)."""
+    skipped: bool = False
+    """Not begun: the run was stopped first."""
+    selection: Selection | None = None
+    """cancel: what this server's run would cancel."""
+
+    @property
+    def outcome(self) -> str:
+        """`ok`, `failed` (error says why) or `skipped`."""
+        return "skipped" if self.skipped else "failed" if self.error is not None else "ok"
+
+    def section(self, report: JsonObject | None) -> JsonObject:
+        return {
+            "server": self.server,
+            "target": self.target,
+            "era": self.era,
+            "outcome": self.outcome,
+            "error": self.error,
+            "exitCode": self.exit_code,
+            "report": report,
+        }
+
+
+@dataclass(frozen=True)
+class Fleet(Generic[Report]):
+    """Every server's run, in the order named, and the exit code they combine into."""
+
+    runs: list[ServerRun[Report]]
+    exit_code: int
+
+
+class LabelledScreen(Screen):
+    """One server's screen inside a run over several: the run's own streams and consoles,
+    its messages on stderr led by the server's name."""
+
+    def __init__(self, screen: Screen, label: str) -> None:
+        super().__init__(screen.format, stdout=screen.stdout, stderr=screen.stderr)
+        self._screen, self.label = screen, label
+
+    @property
+    def out(self) -> Console:
+        return self._screen.out
+
+    @property
+    def err(self) -> Console:
+        return self._screen.err
+
+    def error(self, message: str) -> None:
+        super().error(f"{self.label}: {message}")
+
+    def warn(self, message: str) -> None:
+        super().warn(f"{self.label}: {message}")
+
+    def note(self, message: str) -> None:
+        super().note(f"{self.label}: {message}")
+
+
+class FleetView(View[Fleet[Report]]):
+    """The shape the fleet views share: sections in JSON, failures on stderr."""
+
+    formats = ("table", "json", "jsonl")
+
+    def __init__(self, screen: Screen) -> None:
+        if screen.format == "ids":  # an id alone does not say which server it is on
+            from mcptask.errors import UsageError
+
+            raise UsageError("several servers have no ids output; use -o table, json or jsonl")
+        super().__init__(screen)
+        self._lock = threading.Lock()
+
+    def show(self, shown: Fleet[Report]) -> None:
+        super().show(shown)
+        for run in shown.runs:
+            if run.error is not None:
+                self.screen.error(f"{run.server}: {run.error}")
+
+    def document(self, shown: Fleet[Report]) -> JsonObject:
+        sections = [
+            run.section(None if run.report is None else self.report_document(run))
+            for run in shown.runs
+        ]
+        return {"servers": sections, "exitCode": shown.exit_code}
+
+    def report_document(self, run: ServerRun[Report]) -> JsonObject:
+        raise NotImplementedError
+
+    def line(self, run: ServerRun[Report], line: JsonObject) -> None:
+        """One jsonl line of `run`'s server, whole even when servers write at once."""
+        with self._lock:
+            self.screen.json_line({**line, "server": run.server})
+
+
+class FleetListView(FleetView[list[Task]]):
+    command = "list"
+
+    def table(self, shown: Fleet[list[Task]]) -> None:
+        from mcptask.output import tables
+
+        tasks = [(run.server, task) for run in shown.runs for task in run.report or []]
+        if tasks:
+            servers, listed = [server for server, _ in tasks], [task for _, task in tasks]
+            tables.print_id_table(self.screen.out, tables.task_table(listed, servers))
+        elif not any(run.error for run in shown.runs):
+            self.screen.warn("no tasks on any of these servers")
+
+    def report_document(self, run: ServerRun[list[Task]]) -> JsonObject:
+        wire = [task.to_wire() for task in run.report or []]
+        return {"tasks": wire, "count": len(wire)}
+
+    def jsonl(self, shown: Fleet[list[Task]]) -> None:
+        for run in shown.runs:
+            for task in run.report or []:
+                self.line(run, task.to_wire())
+
+
+class FleetGetView(FleetView[Task]):
+    command = "get"
+
+    def table(self, shown: Fleet[Task]) -> None:
+        from mcptask.output import tables
+
+        found = [run for run in shown.runs if run.report is not None]
+        tasks = [run.report for run in found if run.report is not None]
+        if tasks:
+            servers = [run.server for run in found]
+            tables.print_id_table(self.screen.out, tables.task_table(tasks, servers))
+
+    def report_document(self, run: ServerRun[Task]) -> JsonObject:
+        return run.report.to_wire() if run.report is not None else {}
+
+    def jsonl(self, shown: Fleet[Task]) -> None:
+        for run in shown.runs:
+            if run.report is not None:
+                self.line(run, run.report.to_wire())
+
+
+class FleetConnectView(FleetView["Connection"]):
+    command = "connect"
+
+    def table(self, shown: Fleet[Connection]) -> None:
+        from rich.table import Table
+        from rich.text import Text
+
+        from mcptask.output.sanitize import clean
+
+        table = Table(box=None, header_style="bold", pad_edge=False)
+        for column in ("SERVER", "TARGET", "ERA", "NAME", "TASKS"):
+            table.add_column(column, overflow="fold")
+        for run in shown.runs:
+            tasks = "-"
+            if run.report is not None:
+                offers = [era.task_support for era in (run.report.server, *run.report.others)]
+                kinds = ("list", "cancel")
+                tasks = (
+                    "no"
+                    if not any(o.tasks for o in offers)
+                    else "yes"
+                    + "".join(
+                        f", {kind}" for kind in kinds if any(getattr(o, kind) for o in offers)
+                    )
+                )
+            name = clean(run.report.server.name) if run.report is not None else run.outcome
+            cells = (run.server, run.target or "-", run.era or "-", name, tasks)
+            table.add_row(*(Text(clean(cell)) for cell in cells))
+        self.screen.out.print(table)
+
+    def report_document(self, run: ServerRun[Connection]) -> JsonObject:
+        from mcptask.output.views.connection import ConnectView
+
+        assert run.report is not None
+        return ConnectView(self.screen).document(run.report)
+
+    def jsonl(self, shown: Fleet[Connection]) -> None:
+        for run in shown.runs:
+            self.line(run, run.section(None if run.report is None else self.report_document(run)))
+
+
+class FleetCancelView(FleetView[CancelReport]):
+    """`cancel` over several servers: the per-server prompt, then the merged report."""
+
+    command = "cancel"
+
+    def result_ready(self, run: ServerRun[CancelReport]) -> Callable[[CancelResult], None]:
+        """Where `run`'s results go as they come: streamed at once in jsonl."""
+        if self.screen.format != "jsonl":
+            return lambda result: None
+        return lambda result: self.line(run, result.to_json())
+
+    def confirmed(self, runs: list[ServerRun[CancelReport]]) -> bool:
+        """Ask before a bulk cancel, with how many tasks where, only when a person is at
+        the terminal."""
+        if not (sys.stdin.isatty() and self.screen.err_is_terminal):
+            return True
+        from rich.prompt import Confirm
+        from rich.table import Table
+
+        table = Table(box=None, header_style="bold", pad_edge=False)
+        for column in ("SERVER", "TASKS", "BY STATUS"):
+            table.add_column(column)
+        total = servers = 0
+        for run in runs:
+            listed = run.selection.listed if run.selection is not None else []
+            by_status = Counter(task.status for task in listed)
+            shown = ", ".join(f"{count} {status}" for status, count in sorted(by_status.items()))
+            table.add_row(run.server, str(len(listed)), shown or run.error or "-")
+            total, servers = total + len(listed), servers + bool(listed)
+        self.screen.err.print(table)
+        question = f"Cancel these {total} tasks on {servers} servers?"
+        return Confirm.ask(question, console=self.screen.err, default=False)
+
+    def dry_run(self, shown: Fleet[CancelReport]) -> None:
+        """What each server's run would cancel; nothing was sent."""
+        selected = [(run, run.selection) for run in shown.runs if run.selection is not None]
+        if self.screen.format == "json":
+            sections = [
+                run.section(None if pick is None else {"dryRun": True, "tasks": _picked(pick)})
+                for run, pick in ((run, run.selection) for run in shown.runs)
+            ]
+            self.screen.json({"dryRun": True, "servers": sections, "exitCode": shown.exit_code})
+        elif self.screen.format == "jsonl":
+            for run, pick in selected:
+                for line in _picked(pick):
+                    self.line(run, line)
+        else:
+            from mcptask.output import tables
+
+            tasks = [(run.server, task) for run, pick in selected for task in pick.listed]
+            if tasks:
+                table = tables.task_table([task for _, task in tasks], [s for s, _ in tasks])
+                tables.print_id_table(self.screen.out, table)
+            for run, pick in selected:
+                self.screen.plain_lines(f"{run.server} {task_id}" for task_id in pick.unlisted)
+        for run in shown.runs:
+            if run.error is not None:
+                self.screen.error(f"{run.server}: {run.error}")
+        count = sum(len(pick.listed) + len(pick.unlisted) for _, pick in selected)
+        self.screen.warn(f"dry run: {count} task(s) would be cancelled; nothing was sent")
+
+    def table(self, shown: Fleet[CancelReport]) -> None:
+        from mcptask.output import tables
+
+        results = [(run.server, r) for run in shown.runs for r in _results(run)]
+        if results:
+            servers = [server for server, _ in results]
+            table = tables.cancel_table([result for _, result in results], servers)
+            tables.print_id_table(self.screen.out, table)
+        self._summaries(self.screen.out, shown)
+
+    def jsonl(self, shown: Fleet[CancelReport]) -> None:
+        """The lines went out as results came; the summaries go to stderr."""
+        self._summaries(self.screen.err, shown)
+
+    def _summaries(self, console: Console, shown: Fleet[CancelReport]) -> None:
+        from rich.text import Text
+
+        from mcptask.output import tables
+
+        for run in shown.runs:
+            line = Text(f"{run.server}: ")
+            line.append(tables.cancel_summary(run.report) if run.report else Text(run.outcome))
+            console.print(line)
+        everything = CancelReport([r for run in shown.runs for r in _results(run)])
+        everything.interrupted = _interrupted(shown)
+        failed = sum(run.outcome != "ok" for run in shown.runs)
+        line = Text(f"{len(shown.runs)} servers ({failed} not ok), ", style="bold")
+        console.print(line.append(tables.cancel_summary(everything)))
+
+    def document(self, shown: Fleet[CancelReport]) -> JsonObject:
+        """Each server's section, then the outcomes counted over every server."""
+        everything = CancelReport([r for run in shown.runs for r in _results(run)])
+        return {
+            "servers": super().document(shown)["servers"],
+            "summary": everything.counts(),
+            "interrupted": _interrupted(shown),
+            "exitCode": shown.exit_code,
+        }
+
+    def report_document(self, run: ServerRun[CancelReport]) -> JsonObject:
+        from mcptask.output.views.cancel import CancelOutcome, CancelView
+
+        assert run.report is not None
+        return CancelView(self.screen).document(CancelOutcome(run.report, run.exit_code))
+
+
+def _interrupted(shown: Fleet[CancelReport]) -> bool:
+    return any(run.skipped or (run.report and run.report.interrupted) for run in shown.runs)
+
+
+def _results(run: ServerRun[CancelReport]) -> list[CancelResult]:
+    return run.report.results if run.report is not None else []
+
+
+def _picked(selection: Selection) -> list[JsonObject]:
+    listed = [task.to_wire() for task in selection.listed]
+    return listed + [{"taskId": task_id} for task_id in selection.unlisted]

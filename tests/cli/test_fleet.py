@@ -1,0 +1,93 @@
+"""Several servers in one run: which profiles `-P` and `--all-profiles` name, and how the
+servers' exit codes combine into the run's (docs/fleet.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mcptask.cli.exit_codes import fleet_exit_code
+from mcptask.cli.fleet import fleet_names
+from mcptask.cli.options import Common
+from mcptask.cli.profile_choice import names_several
+from mcptask.errors import ExitCode, UsageError
+
+NAMES = ["prod-eu", "prod-us", "staging", "prod.old", "dev_1"]
+
+
+@pytest.fixture(autouse=True)
+def book(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    directory = tmp_path / "config"
+    directory.mkdir()
+    monkeypatch.setenv("MCPTASK_CONFIG_DIR", str(directory))
+    monkeypatch.delenv("MCPTASK_CONFIG", raising=False)
+    text = "".join(f'[profiles."{name}"]\nurl = "http://127.0.0.1:9/{name}"\n' for name in NAMES)
+    (directory / "profiles.toml").write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("profile", "all_profiles", "chosen"),
+    [
+        ("staging", False, None),  # one name: the run of old
+        (None, False, None),
+        ("prod-*", False, ["prod-eu", "prod-us"]),
+        ("prod*", False, ["prod-eu", "prod-us", "prod.old"]),
+        ("prod-??", False, ["prod-eu", "prod-us"]),
+        ("prod-[u]*", False, ["prod-us"]),
+        ("staging,prod-eu", False, ["staging", "prod-eu"]),  # the order named
+        ("staging, prod-*,prod-eu", False, ["staging", "prod-eu", "prod-us"]),  # each once
+        ("staging,", False, None),  # an empty pattern names nothing: refused below
+        (None, True, ["dev_1", "prod-eu", "prod-us", "prod.old", "staging"]),
+    ],
+)
+def test_profiles_named(profile: str | None, all_profiles: bool, chosen: list[str] | None) -> None:
+    common = Common(profile=profile)
+    if profile == "staging,":
+        with pytest.raises(UsageError, match="names no profile"):
+            fleet_names(common, all_profiles)
+        return
+    assert fleet_names(common, all_profiles) == chosen
+
+
+def test_a_pattern_that_matches_nothing_names_the_profiles() -> None:
+    with pytest.raises(UsageError, match=r"'qa-\*' names no profile .*prod-eu"):
+        fleet_names(Common(profile="qa-*"), False)
+
+
+def test_patterns_are_case_sensitive_as_profile_names_are() -> None:
+    with pytest.raises(UsageError, match="names no profile"):
+        fleet_names(Common(profile="PROD-*"), False)
+
+
+@pytest.mark.parametrize("value", ["a,b", "prod-*", "x?", "[ab]", "a,"])
+def test_lists_and_patterns_name_several(value: str) -> None:
+    assert names_several(value)
+
+
+@pytest.mark.parametrize("value", [None, "prod", "prod-eu.1", "dev_1"])
+def test_plain_names_name_one(value: str | None) -> None:
+    assert not names_several(value)
+
+
+OK, FAILED, PENDING = ExitCode.OK, ExitCode.TASK_FAILED, ExitCode.PENDING
+
+
+@pytest.mark.parametrize(
+    ("codes", "interrupted", "combined"),
+    [
+        ([OK, OK], False, OK),
+        ([], False, OK),
+        ([OK, PENDING], False, PENDING),
+        ([PENDING, FAILED, OK], False, FAILED),  # a failed task outranks a pending one
+        ([OK, ExitCode.UNREACHABLE], False, ExitCode.SERVERS_FAILED),
+        ([FAILED, ExitCode.AUTH], False, ExitCode.SERVERS_FAILED),  # a server outranks a task
+        ([ExitCode.UNSUPPORTED, ExitCode.PROTOCOL], False, ExitCode.SERVERS_FAILED),
+        ([ExitCode.USAGE], False, ExitCode.SERVERS_FAILED),  # a profile that cannot be used
+        ([ExitCode.UNREACHABLE, OK], True, ExitCode.INTERRUPTED),  # interrupted outranks all
+    ],
+)
+def test_how_the_servers_codes_combine(
+    codes: list[ExitCode], interrupted: bool, combined: ExitCode
+) -> None:
+    assert fleet_exit_code(codes, interrupted=interrupted) is combined

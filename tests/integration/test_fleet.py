@@ -1,0 +1,253 @@
+"""Several servers in one run, end to end: the real `mcptask` against several real reference
+server processes at once (one per profile), among them one that is stopped, one without tasks
+and one that refuses the sign-in; each server's outcome in its own section, the others going
+on, and the exit codes that combine them (docs/fleet.md)."""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import signal
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pytest
+
+from tests.cli_process import Result, mcptask_argv, run_mcptask
+from tests.conftest import StartServer
+from tests.reference_server_process import start_reference_server, stop_process
+
+
+@dataclass
+class Fleet:
+    """Saved profiles, one per reference server, and the environment that finds them."""
+
+    urls: dict[str, str]
+    env: dict[str, str]
+
+    def run(self, *args: str, stdin: str | None = None) -> Result:
+        return run_mcptask(*args, env=self.env, stdin=stdin)
+
+
+def save_profiles(config: Path, urls: dict[str, str]) -> None:
+    config.mkdir(parents=True, exist_ok=True)
+    text = "".join(f'[profiles.{name}]\nurl = "{url}"\n\n' for name, url in urls.items())
+    (config / "profiles.toml").write_text(text, encoding="utf-8")
+
+
+def dead_server_url() -> str:
+    """The URL of a reference server that has been stopped: nothing listens there now."""
+    url, process = start_reference_server()
+    stop_process(process)
+    return url
+
+
+@pytest.fixture
+def fleet(tmp_path: Path, reference_server: StartServer) -> Fleet:
+    urls = {
+        "alpha": reference_server("--seed", "working=3,completed=1"),
+        "beta": reference_server("--seed", "working=2,input_required=1"),
+        "dead": dead_server_url(),
+        "locked": reference_server("--seed", "working=1", "--require-token", "s3cret"),
+        "notasks": reference_server("--no-tasks"),
+    }
+    save_profiles(tmp_path / "config", urls)
+    env = {"MCPTASK_CONFIG_DIR": str(tmp_path / "config"), "MCPTASK_STATE_DIR": str(tmp_path)}
+    return Fleet(urls, env)
+
+
+def sections(result: Result) -> dict[str, dict[str, Any]]:
+    return {section["server"]: section for section in result.json()["servers"]}
+
+
+def test_list_goes_on_past_the_servers_that_fail(fleet: Fleet) -> None:
+    result = fleet.run("list", "--all-profiles", "-o", "json")
+    assert result.code == 12, result.stderr
+    found = sections(result)
+    assert list(found) == ["alpha", "beta", "dead", "locked", "notasks"]
+    assert [found[name]["outcome"] for name in found] == ["ok", "ok", "failed", "failed", "failed"]
+    assert [found[name]["exitCode"] for name in found] == [0, 0, 3, 4, 5]
+    report = found["alpha"]["report"]
+    assert isinstance(report, dict)
+    assert report["count"] == 4
+    assert found["alpha"]["target"] == fleet.urls["alpha"]
+    assert found["alpha"]["era"] == "2025-11-25"
+    assert found["dead"]["report"] is None
+    assert found["dead"]["era"] is None
+    for name in ("dead", "locked", "notasks"):
+        assert f"mcptask: error: {name}: " in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_table_gains_a_server_column(fleet: Fleet) -> None:
+    result = fleet.run("list", "-P", "alpha,beta", "-o", "table")
+    assert result.code == 0, result.stderr
+    header, *rows = result.stdout.splitlines()
+    assert header.split()[:3] == ["SERVER", "TASK", "ID"]
+    assert collections.Counter(row.split()[0] for row in rows) == {"alpha": 4, "beta": 3}
+
+
+def test_one_plain_profile_prints_exactly_what_it_did(fleet: Fleet) -> None:
+    by_profile = fleet.run("list", "-P", "alpha", "-o", "json")
+    by_url = fleet.run("list", "--url", fleet.urls["alpha"], "-o", "json")
+    assert by_profile.code == by_url.code == 0
+    assert by_profile.stdout == by_url.stdout
+
+
+def test_cancel_all_working_on_every_matching_server(fleet: Fleet) -> None:
+    result = fleet.run("cancel", "--all-working", "--yes", "-P", "al*,beta", "-o", "json")
+    assert result.code == 0, result.stderr
+    document = result.json()
+    assert [section["server"] for section in document["servers"]] == ["alpha", "beta"]
+    touched = [
+        (section["server"], line["taskId"], line["outcome"])
+        for section in document["servers"]
+        for line in section["report"]["results"]
+    ]
+    assert len(touched) == len(set(touched)) == 6
+    assert {outcome for _, _, outcome in touched} == {"cancelled"}
+    assert document["summary"]["cancelled"] == 6
+    assert document["interrupted"] is False
+    after = fleet.run("list", "-P", "alpha,beta", "--status", "working", "-o", "json")
+    assert [section["report"]["count"] for section in after.json()["servers"]] == [0, 0]
+
+
+def test_cancel_lines_carry_their_server_and_failures_set_12(fleet: Fleet) -> None:
+    result = fleet.run("cancel", "--all-working", "--yes", "--all-profiles", "-o", "jsonl")
+    assert result.code == 12, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    per_server = collections.Counter(line["server"] for line in lines)
+    assert per_server == {"alpha": 3, "beta": 3}
+    assert len({(line["server"], line["taskId"]) for line in lines}) == 6
+    for name in ("dead", "locked", "notasks"):
+        assert f"{name}: failed" in result.stderr
+
+
+def test_a_dry_run_sends_nothing_anywhere(fleet: Fleet) -> None:
+    result = fleet.run("cancel", "--all-working", "--dry-run", "-P", "alpha,beta", "-o", "json")
+    assert result.code == 0, result.stderr
+    document = result.json()
+    assert document["dryRun"] is True
+    counts = [len(section["report"]["tasks"]) for section in document["servers"]]
+    assert counts == [3, 3]
+    assert "dry run: 6 task(s) would be cancelled" in result.stderr
+    still = fleet.run("list", "-P", "alpha,beta", "--status", "working,input_required")
+    assert sum(section["report"]["count"] for section in still.json()["servers"]) == 6
+
+
+def test_get_finds_the_task_where_it_is(fleet: Fleet, reference_server: StartServer) -> None:
+    fleet.urls["gamma"] = reference_server("--seed", "failed=1")
+    save_profiles(Path(fleet.env["MCPTASK_CONFIG_DIR"]), fleet.urls)
+    found = fleet.run("get", "failed-001", "-P", "alpha,gamma", "-o", "json")
+    assert found.code == 0, found.stderr
+    reports = [section["report"] for section in found.json()["servers"]]
+    assert reports[0] is None
+    assert reports[1]["status"] == "failed"
+    nowhere = fleet.run("get", "failed-001", "-P", "alpha,beta", "-o", "json")
+    assert nowhere.code == 6
+
+
+def test_connect_shows_each_server(fleet: Fleet) -> None:
+    result = fleet.run("connect", "-P", "alpha,notasks,dead", "-o", "json")
+    assert result.code == 12, result.stderr
+    found = sections(result)
+    assert found["alpha"]["report"]["tasks"]["supported"] is True
+    assert found["notasks"]["report"]["tasks"]["supported"] is False
+    assert found["dead"]["outcome"] == "failed"
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("list", "-P", "nothing-*"), "--profile 'nothing-*' names no profile"),
+        (("start", "echo", "-P", "a*"), "only connect, list, get and cancel"),
+        (("list", "--all-profiles", "-P", "alpha"), "either --all-profiles or --profile"),
+        (("list", "-P", "alpha,beta", "-o", "ids"), "several servers have no ids output"),
+        (("list", "-P", "alpha,beta", "--url", "http://127.0.0.1:1/mcp"), "give no --url"),
+    ],
+)
+def test_misuse_is_one_line(fleet: Fleet, args: tuple[str, ...], fragment: str) -> None:
+    fleet.run(*args).assert_one_line_error(2, fragment)
+
+
+def test_rate_paces_the_cancels_and_changes_no_outcome(fleet: Fleet) -> None:
+    result = fleet.run(
+        "cancel", "--all-working", "--yes", "--rate", "20", "-P", "alpha", "-o", "json"
+    )
+    assert result.code == 0, result.stderr
+    assert result.json()["summary"]["cancelled"] == 3
+
+
+def test_sigint_stops_every_server_and_reports_each_task_once(
+    tmp_path: Path, reference_server: StartServer
+) -> None:
+    urls = {
+        f"slow-{n}": reference_server("--seed", "working=100", "--latency", "25") for n in range(3)
+    }
+    save_profiles(tmp_path / "config", urls)
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("MCPTASK_")},
+        "MCPTASK_CONFIG_DIR": str(tmp_path / "config"),
+        "MCPTASK_STATE_DIR": str(tmp_path),
+        "NO_COLOR": "1",
+    }
+    process = subprocess.Popen(
+        [*mcptask_argv(), "cancel", "--all-working", "--yes", "-P", "slow-*", "-o", "jsonl"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stdout is not None
+        first = [process.stdout.readline() for _ in range(6)]
+        process.send_signal(signal.SIGINT)
+        rest = process.stdout.read()
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        stop_process(process)
+    assert process.returncode == 130, stderr
+    lines = [json.loads(line) for line in first + rest.splitlines() if line.strip()]
+    keys = [(line["server"], line["taskId"]) for line in lines]
+    assert len(keys) == len(set(keys)) == 300
+    seen = collections.Counter(line["outcome"] for line in lines)
+    assert set(seen) == {"cancelled", "skipped"}
+    assert seen["skipped"] >= 1
+
+
+def test_the_prompt_says_how_many_tasks_where(fleet: Fleet) -> None:
+    argv = mcptask_argv()
+    child = pexpect.spawn(
+        argv[0],
+        [*argv[1:], "cancel", "--all-working", "-P", "alpha,beta,dead"],
+        encoding="utf-8",
+        timeout=30,
+        env={
+            **fleet.env,
+            "NO_COLOR": "1",
+            "TERM": "xterm",
+            "PATH": "/usr/bin:/bin",
+            "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
+        },
+    )
+    try:
+        child.expect(r"Cancel these 6 tasks on 2 servers\?")
+        summary = child.before
+        child.sendline("n")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 130
+    assert "alpha" in summary
+    assert "3 working" in summary
+    assert "beta" in summary
+    assert "1 input_required, 2 working" in summary
+    assert "dead" in summary
+    assert "cannot connect" in summary
+    still = fleet.run("list", "-P", "alpha,beta", "--status", "working,input_required")
+    assert sum(section["report"]["count"] for section in still.json()["servers"]) == 6
