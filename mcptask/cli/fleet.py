@@ -18,12 +18,12 @@ import typer
 from mcptask.cli.options import Common
 from mcptask.cli.profile_choice import names_several, profile_book
 from mcptask.errors import ExitCode, McptaskError, UsageError
-from mcptask.output.views.fleet import LabelledScreen, ServerRun
 
 if TYPE_CHECKING:
     from mcptask.cli.invocation import Invocation
     from mcptask.client.session import McpClient
     from mcptask.output.screen import Screen
+    from mcptask.output.views.fleet import ServerRun
 
 AllProfilesOption = Annotated[
     bool,
@@ -102,6 +102,7 @@ def start_servers(
     skipped; an error of one server ends its run only; `on_end` hears each run end. Returns
     the runs, in `names`' order, as they fill in, and the function that waits for them all."""
     from mcptask.cli.invocation import Invocation
+    from mcptask.output.views.fleet import LabelledScreen, ServerRun
 
     runs: list[ServerRun[Report]] = [ServerRun(name) for name in names]
 
