@@ -42,20 +42,16 @@ class Reference:
             if not value:
                 raise UsageError(f"{what}: the environment variable {self.name} is not set")
             return value
-        return read_secret_file(Path(self.name).expanduser(), what)
-
-
-def read_secret_file(path: Path, what: str) -> str:
-    """A credential kept in a file (stripped); errors name the file, never its content."""
-    try:
-        text = path.read_text(encoding="utf-8").strip()
-    except OSError as exc:
-        raise UsageError(f"cannot read {what} {str(path)!r}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{what} {str(path)!r} is not UTF-8 text") from None
-    if not text:
-        raise UsageError(f"{what} {str(path)!r} is empty")
-    return text
+        path = Path(self.name).expanduser()  # stripped; errors never show its content
+        try:
+            text = path.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise UsageError(f"cannot read {what} {str(path)!r}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"{what} {str(path)!r} is not UTF-8 text") from None
+        if not text:
+            raise UsageError(f"{what} {str(path)!r} is empty")
+        return text
 
 
 Value = str | Reference
