@@ -1,14 +1,11 @@
-"""The server entries of the MCP client config files people already keep, as profiles:
-the `mcpServers` object (Claude Desktop's `claude_desktop_config.json`, Cursor's and
-Windsurf's `mcp.json`, Claude Code's `.mcp.json`, the MCP Inspector's `mcp.json`) and VS
-Code's `servers` object (`.vscode/mcp.json`). Stdio entries have `command`, `args` and `env`;
-HTTP entries `url` (with `type`) and `headers`.
+"""The server entries of the MCP client config files people already keep, as profiles: the
+`mcpServers` object (Claude Desktop, Cursor, Windsurf, Claude Code, the MCP Inspector) and VS
+Code's `servers` object (`.vscode/mcp.json`).
 
-Such a file may come with a project someone else wrote, so its placeholders are never
-expanded from the user's environment unless the user names the variable
-(`--config-env NAME`): `${NAME}`, `${NAME:-default}` and `${env:NAME}` (environment
-variables), `${workspaceFolder}` and `${userHome}` (paths, not secrets). `${input:ID}` asks
-VS Code for a value, which mcptask cannot: the user gives it with `--header`/`--env`.
+Such a file may come with a project someone else wrote, so its placeholders `${NAME}`,
+`${NAME:-default}` and `${env:NAME}` are expanded from the user's environment only when the
+user names the variable (`--config-env NAME`); `${workspaceFolder}` and `${userHome}` are
+paths, not secrets; `${input:ID}` (VS Code prompts for it) is given with `--header`/`--env`.
 """
 
 from __future__ import annotations
@@ -28,18 +25,18 @@ MAX_CONFIG_BYTES = 1024 * 1024
 """A client config file larger than this is refused (they are a few KB)."""
 _PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
 _ENV_NAME = re.compile(r"(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?", re.DOTALL)
+# The keys a server entry may have; another (`cwd`, `envFile`, ...) changes how the server
+# runs in a way mcptask does not follow, so the entry is refused rather than run otherwise.
 _STDIO_KEYS = frozenset({"command", "args", "env", "type", "description", "disabled"})
 _HTTP_KEYS = frozenset({"url", "serverUrl", "type", "headers", "description", "disabled"})
 _HTTP_TYPES = (None, "http", "streamable-http", "streamableHttp")
 # VS Code's mcp.json is JSONC: strings are kept whole; comments and trailing commas go.
 _JSONC = re.compile(r'("(?:[^"\\]|\\.)*")|//[^\n]*|/\*.*?\*/|,(?=\s*[}\]])', re.DOTALL)
-"""Keys a server entry may have; any other (`cwd`, `envFile`, ...) changes how the server
-runs in a way mcptask does not follow, so the entry is refused rather than run otherwise."""
 
 
 def read_client_config(path: Path) -> ProfileBook:
-    """The server entries of `path` as profiles, placeholders as written (see `expanded`);
-    UsageError naming the file (and the entry) when it cannot be used."""
+    """The server entries of `path` as profiles, placeholders as written; UsageError naming
+    the file (and the entry) when it cannot be used."""
     try:
         with path.open("rb") as stream:
             data = stream.read(MAX_CONFIG_BYTES + 1)
@@ -71,8 +68,8 @@ def read_client_config(path: Path) -> ProfileBook:
 def expanded(
     profile: Profile, config: Path, environ: Mapping[str, str], allowed: Collection[str]
 ) -> Profile:
-    """`profile` with its placeholders filled in: an environment variable only when it is
-    `allowed` (else UsageError naming the file, the entry, the setting and the variable)."""
+    """`profile` with its placeholders filled in, an environment variable only when it is
+    `allowed` (else UsageError naming the file, entry, setting and variable)."""
 
     def fill(text: str, where: str) -> str:
         def one(match: re.Match[str]) -> str:
@@ -133,7 +130,7 @@ def _entries(path: Path, document: Any) -> dict[str, Any]:
 
 
 def _profile(path: Path, name: str, entry: Any) -> Profile:
-    """One server entry as a profile (not saved anywhere: it lives in the file)."""
+    """One server entry as a profile (never saved)."""
     where = f"{path}: server {name!r}"
     if not isinstance(entry, dict):
         raise UsageError(f"{where}: not an object")

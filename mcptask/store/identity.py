@@ -1,10 +1,5 @@
-"""Which server a recorded task belongs to.
-
-A URL is reduced to its canonical form: scheme and host lowercased, the default port dropped,
-no user info, query or fragment (which may carry credentials, and do not name another server).
-A stdio server is named by its command line; the record keeps a digest of the exact command
-(its arguments may hold credentials) and a redacted form for people to read.
-"""
+"""Which server a recorded task belongs to: an HTTP server by its canonical URL, a stdio
+server by a digest of its command line (its arguments may hold credentials)."""
 
 from __future__ import annotations
 
@@ -44,7 +39,8 @@ class ServerIdentity:
 
 
 def canonical_url(url: str) -> str:
-    """`url` in canonical form (ValueError for one that cannot be read)."""
+    """`url` with scheme and host lowercased, no default port, no user info, query or fragment
+    (they may carry credentials and name no other server); ValueError when unreadable."""
     parts = urlsplit(url.strip())
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").lower()
