@@ -1,16 +1,15 @@
-"""The record of known tasks: one row per task of a server (and profile) met, in a SQLite
-file of the state directory (see `database`) that every mcptask process of the user shares.
+"""The record of known tasks: one row per task of a server (and profile) met, in the SQLite
+file of `database`, which every mcptask process of the user shares.
 
-The client reports each task it meets (`seen`, `seen_page`, `gone`, `detached`); reports are
-queued and written in one transaction: a `tools/call`'s task at once (before `start` prints
-its id), others within `FLUSH_SECONDS`, every `FLUSH_BATCH` tasks, or on `close`; a task
-unchanged since this process wrote it is not written again. Thread-safe (a bulk cancel's
-confirmations report from a thread). Recording is a side benefit: a failure is said once to
-`on_failure`, and recording stops; reading (`--known`, `forget`) raises StoreFailure.
+The client reports each task it meets; reports are queued and written in one transaction: a
+`tools/call`'s task at once (before `start` prints its id), others within `FLUSH_SECONDS`,
+every `FLUSH_BATCH` tasks, or on `close`; a task unchanged since this process wrote it is not
+written again. Thread-safe (a bulk cancel's confirmations report from a thread). A failure to
+record is said once to `on_failure`, and recording stops; reading raises StoreFailure.
 
 Opening the file prunes it, at most once every `PRUNE_EVERY_SECONDS`: tasks past their ttl
-(counted from when mcptask first saw them: a server's clock cannot make them go early),
-terminal for `RETENTION_SECONDS`, or not seen for `STALE_SECONDS`.
+(counted from when mcptask first saw them), terminal for `RETENTION_SECONDS`, or not seen for
+`STALE_SECONDS`.
 """
 
 from __future__ import annotations
@@ -196,16 +195,16 @@ class KnownTasks:
     # -- recording: what the client reports -----------------------------------------------------
 
     def seen(self, task: Task, *, via: str, session_id: str | None, tool: str | None) -> None:
-        """`task` as the server just described it, in answer to `via`; `session_id` owns it and
-        outlives this process (None keeps what was known); `tool` created it."""
+        """`task` as the server described it in answer to `via`; `session_id` owns it (None
+        keeps what was known); `tool` created it."""
         self._queue(((task, session_id),), via, tool)
 
     def seen_page(
         self, page: Sequence[tuple[Task, str | None]], *, via: str, first: bool, last: bool
     ) -> None:
-        """A page of a listing, each task with its session as for `seen`. After the `last` page
-        the tasks only ever met by listings that this listing did not list, and that nobody
-        saw since it started, are forgotten (the server no longer lists them)."""
+        """A page of a listing, each task with its session. After the `last` page, the tasks
+        only ever met by listings, not on this one and not seen since it started, are
+        forgotten (the server no longer lists them)."""
         with self._lock:
             if first or self._listing is None:
                 self._listing = (self._now(), set())
