@@ -8,6 +8,7 @@ client asks which era it speaks.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import Literal
 
 from mcptask.errors import NoTaskList, TaskCallForbidden, UnsupportedError
@@ -69,16 +70,21 @@ class Era(ABC):
             return None
         return Task.from_result(result, method="tasks/cancel")
 
+    by_design: Mapping[Operation, str] = {}
+    """Why this era has no such operation at all: its design, not the server's choice."""
+
     def missing(self, operation: Operation, support: TaskSupport) -> UnsupportedError:
         """The error for an operation the server's tasks capability does not offer."""
-        offered = ", ".join(support.offered()) or "nothing"
-        message = (
-            f"the server does not offer {METHOD_OF[operation]} "
-            f"(its tasks capability offers: {offered})"
-        )
-        if operation == "list":
-            return NoTaskList(f"{message}; {GIVE_IDS}")
-        return UnsupportedError(message)
+        message = self.by_design.get(operation)
+        if message is None:
+            offered = ", ".join(support.offered()) or "nothing"
+            message = (
+                f"the server does not offer {METHOD_OF[operation]} "
+                f"(its tasks capability offers: {offered})"
+            )
+            if operation == "list":
+                message = f"{message}; {GIVE_IDS}"
+        return NoTaskList(message) if operation == "list" else UnsupportedError(message)
 
     # -- task-augmented tool calls and their outcome --------------------------------------------
 
@@ -148,15 +154,13 @@ class LegacyEra(Era):
             return TaskSupport(tasks=False, list=False, cancel=False, tool_calls=False)
         return TaskSupport.from_legacy_capabilities(capabilities)
 
-    def missing(self, operation: Operation, support: TaskSupport) -> UnsupportedError:
-        """Answering is not a capability here but a different design: say so."""
-        if operation == "update" and support.tasks:
-            return UnsupportedError(
-                "this server speaks MCP 2025-11-25, where a task asks for input with requests "
-                "of its own (elicitation/create) rather than tasks/update; mcptask answers "
-                "tasks on 2026-07-28 servers only, for now"
-            )
-        return super().missing(operation, support)
+    by_design: Mapping[Operation, str] = {
+        "update": (
+            "this server speaks MCP 2025-11-25, where a task asks for input with requests of "
+            "its own (elicitation/create) rather than tasks/update; mcptask answers tasks on "
+            "2026-07-28 servers only, for now"
+        )
+    }
 
     def task_call_params(self, name: str, arguments: JsonObject, ttl_ms: int | None) -> JsonObject:
         """`params.task` asks for a task, with the requested ttl (else the server's)."""
@@ -199,14 +203,12 @@ class ModernEra(Era):
     def task_support(self, capabilities: JsonObject) -> TaskSupport:
         return TaskSupport.from_modern_capabilities(capabilities)
 
-    def missing(self, operation: Operation, support: TaskSupport) -> UnsupportedError:
-        """A missing list is this era's design, not the server's choice: say so."""
-        if operation == "list":
-            return NoTaskList(
-                "this server speaks MCP 2026-07-28, where tasks have no list (there is no "
-                f"tasks/list); {GIVE_IDS}"
-            )
-        return super().missing(operation, support)
+    by_design: Mapping[Operation, str] = {
+        "list": (
+            "this server speaks MCP 2026-07-28, where tasks have no list (there is no "
+            f"tasks/list); {GIVE_IDS}"
+        )
+    }
 
     join_refusal = (
         "--session-id applies to 2025-11-25 servers; this one speaks 2026-07-28, "
