@@ -48,20 +48,17 @@ class StreamEnds:
         sock = stream.get_extra_info("socket") if stream is not None else None
         if not isinstance(sock, socket.socket) or not self.waits:
             return
-        lock = threading.Lock()
-        state = {"done": False, "cut": False}
+        claimed = threading.Lock()  # by the cut or by the end of the read: the first wins
 
         def cut() -> None:
-            with lock:
-                if state["done"]:
-                    return
-                state["cut"] = True
-                # On a duplicate of its descriptor: the socket object is httpcore's.
-                with (
-                    contextlib.suppress(OSError),
-                    socket.fromfd(sock.fileno(), sock.family, sock.type) as duplicate,
-                ):
-                    duplicate.shutdown(socket.SHUT_RD)
+            if not claimed.acquire(blocking=False):
+                return  # the end came in time
+            # On a duplicate of its descriptor: the socket object is httpcore's.
+            with (
+                contextlib.suppress(OSError),
+                socket.fromfd(sock.fileno(), sock.family, sock.type) as duplicate,
+            ):
+                duplicate.shutdown(socket.SHUT_RD)
 
         timer = threading.Timer(DRAIN_SECONDS, cut)
         timer.daemon = True
@@ -72,10 +69,9 @@ class StreamEnds:
         except (httpx.HTTPError, SSEError, McptaskError):
             pass  # a broken or cut rest costs its connection, not the answer
         finally:
-            with lock:
-                state["done"] = True
+            in_time = claimed.acquire(blocking=False)
             timer.cancel()
-        if state["cut"]:
+        if not in_time:
             self.misses += 1
 
 
