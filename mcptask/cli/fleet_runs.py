@@ -154,8 +154,10 @@ def cancel_fleet(
                     CancelView(invocation.screen).unrefreshed(selection.unrefreshed)
                     run.selection = selection
                     with slots.given_back():
-                        if not checkpoint.wait(run.server):
-                            return
+                        proceed = checkpoint.wait(run.server)
+                    if not (proceed or (stop.stopped and not dry_run)):
+                        return  # declined, or a dry run: nothing was touched
+                    # Stopped: the run sends nothing and reports each selected task skipped.
                     stop.cuts_retries_short(c)
                     report = CancelRun(
                         c,

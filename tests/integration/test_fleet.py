@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ import pytest
 from tests.cli_process import Result, mcptask_argv, run_mcptask
 from tests.conftest import StartServer
 from tests.reference_server_process import start_reference_server, stop_process
+from tests.security.hostile_mcp import HostileMcp
+from tests.security.hostile_mcp import task as hostile_task
 
 
 @dataclass
@@ -251,3 +254,67 @@ def test_the_prompt_says_how_many_tasks_where(fleet: Fleet) -> None:
     assert "cannot connect" in summary
     still = fleet.run("list", "-P", "alpha,beta", "--status", "working,input_required")
     assert sum(section["report"]["count"] for section in still.json()["servers"]) == 6
+
+
+def test_sigint_while_servers_select_reports_their_tasks_skipped(
+    tmp_path: Path, reference_server: StartServer
+) -> None:
+    listing, release = threading.Event(), threading.Event()
+
+    def stuck_pages(cursor: str | None) -> tuple[list[dict[str, Any]], None]:
+        listing.set()
+        release.wait(30)
+        return [hostile_task("stuck-1")], None
+
+    with HostileMcp(pages=stuck_pages) as stuck:
+        alpha = reference_server("--seed", "working=3")
+        config = tmp_path / "config"
+        config.mkdir()
+        (config / "profiles.toml").write_text(
+            f'[profiles.alpha]\nurl = "{alpha}"\n\n'
+            f'[profiles.stuck]\nurl = "{stuck.url}"\nprotocol = "2025-11-25"\n',
+            encoding="utf-8",
+        )
+        env = {"MCPTASK_CONFIG_DIR": str(config), "MCPTASK_STATE_DIR": str(tmp_path)}
+        process = subprocess.Popen(
+            [
+                *mcptask_argv(),
+                "cancel",
+                "--all-working",
+                "--yes",
+                "-P",
+                "alpha,stuck",
+                "-o",
+                "json",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**{k: v for k, v in os.environ.items() if not k.startswith("MCPTASK_")}, **env},
+        )
+        try:
+            assert listing.wait(30), "mcptask never asked the stuck server for its tasks"
+            process.send_signal(signal.SIGINT)
+            release.set()
+            stdout, stderr = process.communicate(timeout=60)
+        finally:
+            release.set()
+            stop_process(process)
+        assert "tasks/cancel" not in stuck.calls
+    assert process.returncode == 130, stderr
+    document = json.loads(stdout)
+    assert document["interrupted"] is True
+    touched = {
+        (section["server"], line["taskId"]): line["outcome"]
+        for section in document["servers"]
+        for line in (section["report"] or {"results": []})["results"]
+    }
+    assert touched == {
+        ("alpha", "working-001"): "skipped",
+        ("alpha", "working-002"): "skipped",
+        ("alpha", "working-003"): "skipped",
+        ("stuck", "stuck-1"): "skipped",
+    }
+    after = run_mcptask("list", "--url", alpha, "--status", "working", "-o", "json")
+    assert after.json()["count"] == 3
