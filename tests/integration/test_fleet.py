@@ -318,3 +318,33 @@ def test_sigint_while_servers_select_reports_their_tasks_skipped(
     }
     after = run_mcptask("list", "--url", alpha, "--status", "working", "-o", "json")
     assert after.json()["count"] == 3
+
+
+def test_a_config_files_hostile_server_name_reaches_no_terminal_raw(
+    fleet: Fleet, tmp_path: Path
+) -> None:
+    hostile = "evil\x1b]0;PWNED\x07\x1b[5mblink"
+    servers = {"ok": {"url": fleet.urls["alpha"]}, hostile: {"url": fleet.urls["beta"]}}
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    argv = mcptask_argv()
+    child = pexpect.spawn(
+        argv[0],
+        [*argv[1:], "cancel", "--all-working", "--config", str(config), "--all-profiles"],
+        encoding="utf-8",
+        timeout=30,
+        env={**fleet.env, "NO_COLOR": "1", "TERM": "xterm", "PATH": "/usr/bin:/bin"},
+    )
+    try:
+        child.expect(r"Cancel these \d+ tasks on \d+ servers\?")
+        prompt = child.before
+        child.sendline("y")
+        child.expect(pexpect.EOF)
+        report = child.before
+    finally:
+        child.close()
+    assert "evil" in prompt
+    assert "evil" in report
+    for shown in (prompt, report):
+        assert "\x1b]0;PWNED" not in shown
+        assert "\x1b[5m" not in shown

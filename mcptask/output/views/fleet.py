@@ -235,6 +235,9 @@ class FleetCancelView(FleetView[CancelReport]):
             return True
         from rich.prompt import Confirm
         from rich.table import Table
+        from rich.text import Text
+
+        from mcptask.output.sanitize import clean
 
         table = Table(box=None, header_style="bold", pad_edge=False)
         for column in ("SERVER", "TASKS", "BY STATUS"):
@@ -244,7 +247,8 @@ class FleetCancelView(FleetView[CancelReport]):
             listed = run.selection.listed if run.selection is not None else []
             by_status = Counter(task.status for task in listed)
             shown = ", ".join(f"{count} {status}" for status, count in sorted(by_status.items()))
-            table.add_row(run.server, str(len(listed)), shown or run.error or "-")
+            cells = (run.server, str(len(listed)), shown or run.error or "-")
+            table.add_row(*(Text(clean(cell)) for cell in cells))  # names from --config files
             total, servers = total + len(listed), servers + bool(listed)
         self.screen.err.print(table)
         question = f"Cancel these {total} tasks on {servers} servers?"
@@ -296,9 +300,10 @@ class FleetCancelView(FleetView[CancelReport]):
         from rich.text import Text
 
         from mcptask.output import tables
+        from mcptask.output.sanitize import clean
 
         for run in shown.runs:
-            line = Text(f"{run.server}: ")
+            line = Text(f"{clean(run.server)}: ")
             line.append(tables.cancel_summary(run.report) if run.report else Text(run.outcome))
             console.print(line)
         everything = CancelReport([r for run in shown.runs for r in _results(run)])
