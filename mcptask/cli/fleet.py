@@ -55,6 +55,8 @@ def fleet_names(common: Common, all_profiles: bool) -> list[str] | None:
     if common.url or common.server:
         raise UsageError("several servers are named by profile: give no --url/--server")
     book = profile_book(common, os.environ)()
+    if not all_profiles and common.profile in book.profiles:
+        return None  # a --config file's server whose name holds a comma or a bracket
     known = sorted(book.profiles)
     patterns = ["*"] if all_profiles else (common.profile or "").split(",")
     chosen: list[str] = []

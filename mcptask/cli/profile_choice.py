@@ -19,7 +19,8 @@ ENV_CONFIG = "MCPTASK_CONFIG"
 ENV_CONFIG_ENV = "MCPTASK_CONFIG_ENV"
 SEVERAL_MARKS = ",*?["
 """Characters that make `--profile` name several profiles, as a list or a shell-style
-pattern (docs/fleet.md); profile names never hold them."""
+pattern (docs/fleet.md); saved profiles' names never hold them, but a `--config` file's
+servers may: a value that is exactly one profile's name names that profile alone."""
 
 
 def names_several(profile: str | None) -> bool:
@@ -76,7 +77,7 @@ def _chosen_profile(
         return profiles.get(name)
 
     if line.profile:
-        if names_several(line.profile):
+        if names_several(line.profile) and line.profile not in opened().profiles:
             raise UsageError(
                 f"--profile {line.profile!r} names several servers: only connect, list, get "
                 "and cancel work on several at once"

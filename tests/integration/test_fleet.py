@@ -348,3 +348,17 @@ def test_a_config_files_hostile_server_name_reaches_no_terminal_raw(
     for shown in (prompt, report):
         assert "\x1b]0;PWNED" not in shown
         assert "\x1b[5m" not in shown
+
+
+def test_a_config_files_server_named_like_a_pattern_is_that_server(
+    fleet: Fleet, tmp_path: Path
+) -> None:
+    servers = {"ok": {"url": fleet.urls["alpha"]}, "team[a],b": {"url": fleet.urls["beta"]}}
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    every = fleet.run("list", "--config", str(config), "--all-profiles", "-o", "json")
+    assert every.code == 0, every.stderr
+    assert [section["outcome"] for section in every.json()["servers"]] == ["ok", "ok"]
+    alone = fleet.run("list", "--config", str(config), "-P", "team[a],b", "-o", "json")
+    assert alone.code == 0, alone.stderr
+    assert alone.json()["count"] == 3
