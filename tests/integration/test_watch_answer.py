@@ -4,17 +4,19 @@ boolean form; and `watch` without --answer, which names the command that answers
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from typing import Any
 
 import pexpect
 import pytest
 
 from tests.cli_process import run_mcptask
 from tests.conftest import StartServer
-from tests.integration.test_answer import fixtures, spawn
+from tests.integration.test_answer import SECRET_FORM, AskingServer, asking, fixtures, spawn
 from tests.reference_server_process import FIXTURES_ARG
 
-__all__ = ["fixtures"]  # the fixture, shared with test_answer.py
+__all__ = ["asking", "fixtures"]  # the fixtures, shared with test_answer.py
 
 Fixtures = Callable[..., tuple[str, str]]
 
@@ -94,3 +96,25 @@ def test_answer_on_a_legacy_server_is_refused_before_watching(
     child = spawn("watch", "input_required-001", "--answer", "--url", url)
     child.expect("2026-07-28 servers only")
     assert finish(child) == 5
+
+
+def test_the_same_key_asked_anew_is_asked_again(asking: Callable[..., AskingServer]) -> None:
+    server = asking({"unlock": SECRET_FORM})
+    again: dict[str, Any] = json.loads(json.dumps(SECRET_FORM))
+    again["params"]["message"] = "Wrong: try again"
+    server.after = {"status": "input_required", "inputRequests": {"unlock": again}}
+    child = spawn("watch", "t1", "--answer", "--interval", "0.1", "--url", server.url)
+    child.expect(r"\[unlock\] accept, decline or cancel\?")
+    child.sendline("accept")
+    child.expect(r"vault \(string, required\)")
+    child.sendline("")
+    child.expect(r"passphrase \(string")
+    child.sendline("s3cret-words")
+    child.expect("Send it")
+    child.sendline("y")
+    child.expect("the answer was sent; watching on")
+    child.expect(r"task t1 asks \(1 request\):\s+\[unlock\] a form\s+Wrong: try again")
+    child.expect(r"\[unlock\] accept, decline or cancel\?")
+    child.sendintr()
+    assert finish(child) == 130
+    assert len(server.updates) == 1

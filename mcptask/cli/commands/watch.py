@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from mcptask.client.session import McpClient
     from mcptask.operations.watch import WatchedTask, WatchOptions, WatchReport
     from mcptask.output.views.watch import WatchView
+    from mcptask.protocol.inputs import InputRequest
 
 
 @with_server_options
@@ -162,7 +164,8 @@ class Questions:
     """What watched tasks in `input_required` ask, met once per round of questions: asked on
     the terminal with the live table paused and the answer sent (`answer`), else named on
     stderr with the command that answers it. A request met once is not met again while its
-    task still shows it (the server takes answers eventually)."""
+    task still shows it (the server takes answers eventually); its key asking something
+    else is a new question, as `answer` takes it."""
 
     client: McpClient
     invocation: Invocation
@@ -170,7 +173,7 @@ class Questions:
     stop: StopSignal
     answer: bool
     met: dict[str, frozenset[str]] = field(default_factory=dict)
-    """Task id to the request keys met while it has been waiting for input."""
+    """Task id to the requests (`_asked`) met while it has been waiting for input."""
 
     def meet(self, tasks: Iterable[WatchedTask]) -> bool:
         """Meet the new questions among `tasks`; True when an answer was sent."""
@@ -186,13 +189,13 @@ class Questions:
                 self.met.pop(watched.task_id, None)
                 continue
             try:  # a listed task may not carry its requests: then only a new wait is met
-                keys = frozenset(request.key for request in read_input_requests(task))
+                asked = frozenset(_asked(request) for request in read_input_requests(task))
             except McptaskError:
-                keys = frozenset()
+                asked = frozenset()
             before = self.met.get(watched.task_id)
-            if before is not None and keys <= before:
+            if before is not None and asked <= before:
                 continue
-            self.met[watched.task_id] = (before or frozenset()) | keys
+            self.met[watched.task_id] = (before or frozenset()) | asked
             if self.stop.stopped:
                 break
             sent |= self._meet_one(watched.task_id)
@@ -213,7 +216,7 @@ class Questions:
         except McptaskError as exc:
             screen.warn(f"{task_id}: cannot read what it asks: {exc.message}")
             return False
-        self.met[task_id] |= {request.key for request in asked}
+        self.met[task_id] |= {_asked(request) for request in asked}
         if not asked:
             return False
         if not self.answer:
@@ -240,3 +243,8 @@ class Questions:
                 return False
             screen.note(f"task {task_id}: the answer was sent; watching on")
         return True
+
+
+def _asked(request: InputRequest) -> str:
+    """A request as met: its key and what it asks, so that the key asking anew is new."""
+    return json.dumps([request.key, request.method, request.params], sort_keys=True)
