@@ -311,10 +311,10 @@ def color_wanted(no_color: bool) -> bool:
     return not (no_color or os.environ.get("NO_COLOR"))
 
 
-def finite(option: str, value: float | None) -> None:
-    """Refuse infinity and NaN for an option that takes seconds."""
+def finite(option: str, value: float | None, unit: str = "of seconds") -> None:
+    """Refuse infinity and NaN for an option that takes a number (`unit`: of seconds, a second)."""
     if value is not None and not math.isfinite(value):
-        raise UsageError(f"{option} takes a finite number of seconds")
+        raise UsageError(f"{option} takes a finite number {unit}")
 
 
 def statuses(text: str | None) -> tuple[str, ...] | None:

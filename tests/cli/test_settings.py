@@ -179,6 +179,7 @@ def _never_connect(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         (["cancel", "a", "--status", "working", "--url", URL], "--status narrows --all-working"),
         (["watch", "a", "--status", "working", "--url", URL], "does not apply to given ids"),
         (["cancel", "a", "--wait-timeout", "inf", "--url", URL], "finite number of seconds"),
+        (["cancel", "a", "--rate", "nan", "--url", URL], "--rate takes a finite number a second"),
         (["connect", "http://x/mcp", "--url", URL], "either as TARGET or with --url"),
     ],
 )

@@ -76,7 +76,7 @@ def cancel(
         raise UsageError(
             "nothing to cancel: give task ids, --from-file FILE, '-' for stdin, or --all-working"
         )
-    finite("--rate", rate)
+    finite("--rate", rate, unit="a second")
     names = fleet_names(common, all_profiles)
     if names is not None:
         from mcptask.cli.fleet_runs import cancel_fleet
