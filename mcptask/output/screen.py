@@ -72,7 +72,7 @@ class Screen:
 
     def json_line(self, document: object) -> None:
         """One JSON object on one line of stdout, flushed at once (for streaming consumers)."""
-        self.text(json.dumps(document, separators=(",", ":")) + "\n")
+        self.text(compact_json(document))
 
     def plain_lines(self, texts: Iterable[str]) -> None:
         """Each text `clean`, on a line of its own, exactly: not wrapped, and no `:name:` read
@@ -142,6 +142,11 @@ class Screen:
         from rich.text import Text
 
         self.err.print(Text(clean(message), style="dim"))
+
+
+def compact_json(document: object) -> str:
+    """`document` as one line of `-o jsonl`."""
+    return json.dumps(document, separators=(",", ":")) + "\n"
 
 
 def _is_terminal(stream: IO[str]) -> bool:

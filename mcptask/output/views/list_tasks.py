@@ -9,12 +9,12 @@ rendered as it comes and kept, with its key, to be sorted (stably) at the end. A
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from operator import itemgetter
 
 from mcptask.errors import McptaskError
+from mcptask.output.screen import compact_json
 from mcptask.output.views.base import View
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task
@@ -98,7 +98,7 @@ class ListView(View[Listing]):
 
                 tables.print_id_table(self.screen.out, tables.task_table(shown))
             return len(tasks)
-        render = self._id_line if output == "ids" else _jsonl_line
+        render = self._id_line if output == "ids" else lambda task: compact_json(task.to_wire())
         if sort_key is None:  # each page as it comes
             for page in pages:
                 if page:
@@ -120,10 +120,6 @@ class ListView(View[Listing]):
 
     def _id_line(self, task: Task) -> str:
         return self.screen.id_lines([task.taskId])
-
-
-def _jsonl_line(task: Task) -> str:
-    return json.dumps(task.to_wire(), separators=(",", ":")) + "\n"
 
 
 def _empty_list_reasons(listing: Listing) -> str:
