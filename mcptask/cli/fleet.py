@@ -120,6 +120,11 @@ def start_servers(
             work(run, invocation)
         except McptaskError as exc:
             run.error, run.exit_code = exc.message, int(exc.exit_code)
+        except Exception as exc:  # a bug: this server fails in one line, the others go on
+            run.error = f"internal error ({type(exc).__name__}: {exc}); this is a bug in mcptask"
+            run.exit_code = int(ExitCode.UNEXPECTED)
+            if os.environ.get("MCPTASK_DEBUG"):
+                raise
         finally:
             on_end(run)
 

@@ -91,3 +91,28 @@ def test_how_the_servers_codes_combine(
     codes: list[ExitCode], interrupted: bool, combined: ExitCode
 ) -> None:
     assert fleet_exit_code(codes, interrupted=interrupted) is combined
+
+
+def test_a_bug_in_one_servers_run_fails_that_server_alone() -> None:
+    import io
+
+    from mcptask.cli.fleet import start_servers
+    from mcptask.cli.invocation import Invocation
+    from mcptask.output.screen import Screen
+    from mcptask.output.views.fleet import ServerRun
+
+    def work(run: ServerRun[None], invocation: Invocation) -> None:
+        if run.server == "prod-eu":
+            raise RuntimeError("boom")
+
+    screen = Screen("json", stdout=io.StringIO(), stderr=io.StringIO())
+    runs, join = start_servers(
+        Common(), ["prod-eu", "staging"], screen, work, stopped=lambda: False
+    )
+    join()
+    broken, fine = runs
+    assert broken.outcome == "failed"
+    assert broken.exit_code == ExitCode.UNEXPECTED
+    assert broken.error is not None
+    assert "internal error (RuntimeError: boom)" in broken.error
+    assert (fine.outcome, fine.exit_code) == ("ok", 0)
