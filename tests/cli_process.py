@@ -8,10 +8,11 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 
 def mcptask_argv() -> list[str]:
@@ -103,6 +104,48 @@ def run_mcptask_until(
             process.kill()
             process.wait()
     return Result(process.returncode, "".join(written) + rest, "")
+
+
+@dataclass(frozen=True)
+class Running:
+    """An mcptask process that run_mcptask_during started, and what it has written so far."""
+
+    process: subprocess.Popen[bytes]
+    _stdout: IO[bytes]
+
+    def stdout(self) -> str:
+        """Everything on stdout so far (the last line may be incomplete)."""
+        fd = self._stdout.fileno()
+        return os.pread(fd, os.fstat(fd).st_size, 0).decode("utf-8", "replace")
+
+
+def run_mcptask_during(
+    during: Callable[[Running], object], *args: str, timeout: float = 120.0
+) -> Result:
+    """Run `mcptask ARGS` as run_mcptask does, and `during(running)` meanwhile (what the
+    command is to see happen, such as a server's clock moving on); then wait for the exit.
+    Its output goes to files, so that nothing need read it meanwhile."""
+    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+        process = subprocess.Popen(
+            [*mcptask_argv(), *args],
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            env=_environment(None),
+        )
+        try:
+            during(Running(process, stdout))
+            process.wait(timeout)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            stdout.seek(0)
+            stderr.seek(0)
+            result = Result(process.returncode, stdout.read().decode(), stderr.read().decode())
+            # Shown when the test fails (pytest captures it), whatever `during` raised.
+            print(f"mcptask {' '.join(args)}: exit {result.code}", result.stdout, result.stderr)
+    return result
 
 
 def _environment(env: dict[str, str] | None) -> dict[str, str]:

@@ -1,4 +1,5 @@
-"""`mcptask watch` end to end: the real process against the reference server."""
+"""`mcptask watch` end to end: the real process against the reference server (as a process,
+or in the test process on a real socket where tasks change on its manual clock)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import re
 import select
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +19,14 @@ import pytest
 from tests.cli_process import (
     Result,
     mcptask_argv,
-    reference_stdio_command,
     run_mcptask,
+    run_mcptask_during,
     run_mcptask_until,
+)
+from tests.clocked_reference_server import (
+    ClockedServer,
+    clocked_http_server,
+    clocked_stdio_server,
 )
 from tests.conftest import StartServer
 from tests.reference_server_process import stop_process
@@ -88,18 +95,33 @@ def server(request: pytest.FixtureRequest, reference_server: StartServer) -> str
     return reference_server(f"--{request.param}", "--poll-interval", "200")
 
 
-def test_watch_until_complete_fail_and_input_required(server: str) -> None:
-    # Each state lasts long enough (>= 0.8 s, polled every 0.2 s) to be seen; the first one
-    # outlasts mcptask's start-up.
-    done = start_job(server, (2.0, "completed", "all done"))
-    broke = start_job(server, (2.0, "failed", "it broke"))
+@pytest.fixture(params=["notify", "no-notify"])
+def clocked(request: pytest.FixtureRequest) -> Iterator[ClockedServer]:
+    """A server whose tasks change only once the watch has seen their state."""
+    with clocked_http_server(f"--{request.param}", "--poll-interval", "200") as server:
+        yield server
+
+
+def watch_while(server: ClockedServer, gaps: tuple[float, ...], *args: str) -> Result:
+    """`mcptask watch ARGS` while the server's time moves by `gaps`."""
+    reported = "jsonl" in args  # -o jsonl: the changes it writes are read as they come
+    return run_mcptask_during(
+        lambda watch: server.play(*gaps, watch=watch, reported=reported), *args
+    )
+
+
+def test_watch_until_complete_fail_and_input_required(clocked: ClockedServer) -> None:
+    done = start_job(clocked.url, (2.0, "completed", "all done"))
+    broke = start_job(clocked.url, (2.0, "failed", "it broke"))
     asker = start_job(
-        server,
+        clocked.url,
         (2.0, "input_required", "need a name"),
         (0.8, "working", "thanks"),
         (0.8, "completed", "ok"),
     )
-    result = run_mcptask("watch", done, broke, asker, "--url", server, "-o", "jsonl")
+    result = watch_while(
+        clocked, (2.0, 0.8, 0.8), "watch", done, broke, asker, *clocked.target, "-o", "jsonl"
+    )
     assert result.code == 0, result.stderr
     seen = changes(result.stdout)
     assert (done, "working", "completed") in seen
@@ -113,15 +135,13 @@ def test_watch_until_complete_fail_and_input_required(server: str) -> None:
     ]
 
 
-def test_exit_status_reports_a_failed_task(server: str) -> None:
-    # Seconds enough for both to be seen working first, even where each process takes over
-    # a second to start (a loaded machine).
-    broke = start_job(server, (4.0, "failed", "it broke"))
-    fine = start_job(server, (4.0, "completed", "ok"))
-    result = run_mcptask("watch", broke, fine, "--url", server, "--exit-status")
+def test_exit_status_reports_a_failed_task(clocked: ClockedServer) -> None:
+    broke = start_job(clocked.url, (4.0, "failed", "it broke"))
+    fine = start_job(clocked.url, (4.0, "completed", "ok"))
+    result = watch_while(clocked, (4.0,), "watch", broke, fine, *clocked.target, "--exit-status")
     assert result.code == 7
     assert re.search(rf"{broke}\s+working -> failed\s+it broke", result.stdout)
-    only_fine = run_mcptask("watch", fine, "--url", server, "--exit-status")
+    only_fine = run_mcptask("watch", fine, *clocked.target, "--exit-status")
     assert only_fine.code == 0
 
 
@@ -168,10 +188,11 @@ def test_watch_over_stdio_with_scripted_tasks(tmp_path: Path) -> None:
             ]
         )
     )
-    server = reference_stdio_command("--tasks-file", str(script), "--poll-interval", "200")
-    result = run_mcptask(
-        "watch", "quick", "asker", "--server", server, "-o", "jsonl", "--exit-status"
-    )
+    with clocked_stdio_server("--tasks-file", str(script), "--poll-interval", "200") as server:
+        result = watch_while(
+            server, (2.0, 0.8, 0.8),
+            "watch", "quick", "asker", *server.target, "-o", "jsonl", "--exit-status",
+        )  # fmt: skip
     assert result.code == 7, result.stderr
     seen = changes(result.stdout)
     assert ("quick", "working", "completed") in seen
@@ -200,9 +221,11 @@ def test_task_cancelled_by_another_process_while_watching(server: str) -> None:
     assert (task, "working", "cancelled") in changes(rest)
 
 
-def test_vanished_task_is_shown_as_gone(reference_server: StartServer) -> None:
-    url = reference_server("--seed", "working=1", "--ttl", "3000", "--poll-interval", "200")
-    result = run_mcptask("watch", "working-001", "--url", url, "-o", "jsonl")
+def test_vanished_task_is_shown_as_gone() -> None:
+    with clocked_http_server(
+        "--seed", "working=1", "--ttl", "3000", "--poll-interval", "200"
+    ) as server:
+        result = watch_while(server, (3.0,), "watch", "working-001", *server.target, "-o", "jsonl")
     assert result.code == 0, result.stderr
     assert ("working-001", "working", "gone") in changes(result.stdout)
 

@@ -1,11 +1,15 @@
 """`watch` by `tasks/list` pages and by `tasks/get`: the same changes, the same end, whichever
-way the server lets mcptask poll. The real mcptask process against the real reference
-server, scripted (--tasks-file) to move its tasks through every kind of change, in every
-capability: 2025-11-25 that lists (pages; watching the listed tasks or given ids, over HTTP
-and stdio), 2025-11-25 without a list and 2026-07-28 (tasks/get).
+way the server lets mcptask poll. The real mcptask process against the reference server
+(in the test process on a real socket, its time on a manual clock), scripted (--tasks-file)
+to move its tasks through every kind of change, in every capability: 2025-11-25 that lists
+(pages; watching the listed tasks or given ids, over HTTP and stdio), 2025-11-25 without a
+list and 2026-07-28 (tasks/get).
 
-Changes are compared task by task (what happens to different tasks within the same tenth of
-a second may be seen in either order; one task's changes are seen in order), without times.
+The server's time moves on only once mcptask was shown every active task in its current
+state SHOWN times (some rounds of polls) and, with -o jsonl, wrote it among its changes: every
+state is seen however slow the machine.
+Changes are compared task by task (what happens to different tasks at the same moment may be
+seen in either order; one task's changes are seen in order), without times.
 """
 
 from __future__ import annotations
@@ -16,8 +20,12 @@ from typing import Any
 
 import pytest
 
-from tests.cli_process import Result, reference_stdio_command, run_mcptask
-from tests.conftest import StartServer
+from tests.cli_process import Result, run_mcptask, run_mcptask_during
+from tests.clocked_reference_server import (
+    ClockedServer,
+    clocked_http_server,
+    clocked_stdio_server,
+)
 
 SCRIPT: list[dict[str, Any]] = [
     {
@@ -40,6 +48,10 @@ SCRIPT: list[dict[str, Any]] = [
     },
     {"taskId": "delta", "status": "working", "statusMessage": "short-lived", "ttl": 1500},
 ]
+# The script's moments of change (1.5 s and 3 s after the start), as the gaps between them.
+GAPS = (1.5, 1.5)
+# How often mcptask is shown each state before time moves on: some fifteen rounds in all.
+SHOWN = 6
 IDS = ["alpha", "beta", "gamma", "delta"]
 Changes = list[tuple[str | None, str, str | None]]
 EXPECTED: dict[str, Changes] = {
@@ -66,19 +78,12 @@ def script(tmp_path: Path) -> str:
     return str(path)
 
 
-@pytest.fixture
-def slow_script(tmp_path: Path) -> str:
-    """SCRIPT with every delay and ttl 20 times longer: nothing changes within a short wait,
-    however long the machine takes to start the processes."""
-    slow = [
-        task
-        | {"steps": [[delay * 20, *rest] for delay, *rest in task.get("steps", [])]}
-        | ({"ttl": task["ttl"] * 20} if "ttl" in task else {})
-        for task in SCRIPT
-    ]
-    path = tmp_path / "slow-tasks.json"
-    path.write_text(json.dumps(slow), encoding="utf-8")
-    return str(path)
+def run_script(server: ClockedServer, *args: str) -> Result:
+    """`mcptask ARGS` while the server's time moves through the script."""
+    reported = "jsonl" in args  # -o jsonl: the changes it writes are read as they come
+    return run_mcptask_during(
+        lambda watch: server.play(*GAPS, watch=watch, shown=SHOWN, reported=reported), *args
+    )
 
 
 def changes_per_task(result: Result) -> dict[str, Changes]:
@@ -101,16 +106,10 @@ def requests(result: Result, method: str) -> int:
     [("http", False), ("http", True), ("stdio", False)],
     ids=["http, listed tasks", "http, given ids", "stdio, listed tasks"],
 )
-def test_a_server_that_lists_is_polled_by_pages(
-    transport: str, ids: bool, script: str, reference_server: StartServer
-) -> None:
-    server = ["--tasks-file", script, "--protocol-eras", "legacy"]
-    target = (
-        ["--url", reference_server(*server)]
-        if transport == "http"
-        else ["--server", reference_stdio_command(*server)]
-    )
-    result = run_mcptask(*WATCH, *target, *(IDS if ids else []))
+def test_a_server_that_lists_is_polled_by_pages(transport: str, ids: bool, script: str) -> None:
+    clocked = clocked_http_server if transport == "http" else clocked_stdio_server
+    with clocked("--tasks-file", script, "--protocol-eras", "legacy") as server:
+        result = run_script(server, *WATCH, *server.target, *(IDS if ids else []))
     assert result.code == 0, result.stderr[-2000:]
     assert changes_per_task(result) == EXPECTED
     # Some fifteen rounds of four tasks: by pages, tasks/get only where the pages cannot tell
@@ -120,7 +119,7 @@ def test_a_server_that_lists_is_polled_by_pages(
 
 
 @pytest.mark.parametrize(
-    "server",
+    "server_args",
     [
         ("--protocol-eras", "legacy", "--no-list"),
         ("--protocol-eras", "modern"),
@@ -128,10 +127,10 @@ def test_a_server_that_lists_is_polled_by_pages(
     ids=["2025-11-25 without a list", "2026-07-28"],
 )
 def test_a_server_without_a_list_is_polled_by_gets(
-    server: tuple[str, ...], script: str, reference_server: StartServer
+    server_args: tuple[str, ...], script: str
 ) -> None:
-    url = reference_server("--tasks-file", script, *server)
-    result = run_mcptask(*WATCH, "--url", url, *IDS)
+    with clocked_http_server("--tasks-file", script, *server_args) as server:
+        result = run_script(server, *WATCH, "--url", server.url, *IDS)
     assert result.code == 0, result.stderr[-2000:]
     assert changes_per_task(result) == EXPECTED
     assert requests(result, "tasks/list") == 0
@@ -140,15 +139,15 @@ def test_a_server_without_a_list_is_polled_by_gets(
 
 @pytest.mark.parametrize("lists", [True, False], ids=["pages", "gets"])
 def test_exit_status_and_the_final_document_are_the_same_either_way(
-    lists: bool, script: str, reference_server: StartServer
+    lists: bool, script: str
 ) -> None:
-    url = reference_server(
+    with clocked_http_server(
         "--tasks-file", script, "--protocol-eras", "legacy", *([] if lists else ["--no-list"])
-    )
-    result = run_mcptask(
-        "watch", "--url", url, *IDS, "-o", "json", "--interval", "0.2", "--exit-status",
-        "--protocol", "2025-11-25",
-    )  # fmt: skip
+    ) as server:
+        result = run_script(
+            server, "watch", "--url", server.url, *IDS, "-o", "json", "--interval", "0.2",
+            "--exit-status", "--protocol", "2025-11-25",
+        )  # fmt: skip
     assert result.code == 7, result.stderr  # beta failed, gamma cancelled, delta gone
     document = result.json()
     assert {task["taskId"]: task.get("gone", task["status"]) for task in document["tasks"]} == {
@@ -162,16 +161,15 @@ def test_exit_status_and_the_final_document_are_the_same_either_way(
 
 
 @pytest.mark.parametrize("lists", [True, False], ids=["pages", "gets"])
-def test_a_wait_timeout_ends_the_same_either_way(
-    lists: bool, slow_script: str, reference_server: StartServer
-) -> None:
-    url = reference_server(
-        "--tasks-file", slow_script, "--protocol-eras", "legacy", *([] if lists else ["--no-list"])
-    )
-    result = run_mcptask(
-        "watch", "--url", url, *IDS, "-o", "jsonl", "--interval", "0.2", "--wait-timeout",
-        "0.8", "--protocol", "2025-11-25",
-    )  # fmt: skip
+def test_a_wait_timeout_ends_the_same_either_way(lists: bool, script: str) -> None:
+    # The server's time stands still: nothing changes, however long the processes take.
+    with clocked_http_server(
+        "--tasks-file", script, "--protocol-eras", "legacy", *([] if lists else ["--no-list"])
+    ) as server:
+        result = run_mcptask(
+            "watch", "--url", server.url, *IDS, "-o", "jsonl", "--interval", "0.2",
+            "--wait-timeout", "0.8", "--protocol", "2025-11-25",
+        )  # fmt: skip
     assert result.code == 7, result.stderr
     assert changes_per_task(result) == {
         task_id: changes[:1] for task_id, changes in EXPECTED.items()
