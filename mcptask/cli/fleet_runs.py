@@ -208,13 +208,11 @@ def _confirmed(
     view: FleetCancelView, runs: list[ServerRun[CancelReport]], stop: StopSignal
 ) -> bool:
     """The bulk-cancel prompt, where Ctrl-C means no at once, as it does for one server."""
-    stop.__exit__()
-    try:
-        return view.confirmed(runs)
-    except KeyboardInterrupt:
-        return False
-    finally:
-        stop.__enter__()
+    with stop.paused():
+        try:
+            return view.confirmed(runs)
+        except KeyboardInterrupt:
+            return False
 
 
 def _run(

@@ -27,15 +27,11 @@ class StopSignal:
         self._previous: dict[int, object] = {}
 
     def __enter__(self) -> StopSignal:
-        if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                self._previous[signum] = signal.signal(signum, self._on_signal)
+        self._catch()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        for signum, handler in self._previous.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]
-        self._previous.clear()
+        self._release()
 
     def cuts_retries_short(self, client: McpClient) -> None:
         """Make the client's waits between retries end at once, and its retries stop, when
@@ -57,10 +53,31 @@ class StopSignal:
             if signal.SIGINT in self._previous:
                 signal.signal(signal.SIGINT, self._on_signal)
 
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """While a prompt whose Ctrl-C means "no" waits (the bulk-cancel prompt of a run over
+        several servers): the handlers of before, so that Ctrl-C interrupts the prompt and
+        does not count as the request to stop."""
+        self._release()
+        try:
+            yield
+        finally:
+            self._catch()
+
     @property
     def stopped(self) -> bool:
         """True once the user asked to stop."""
         return self._requested or self.event.is_set()
+
+    def _catch(self) -> None:
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                self._previous[signum] = signal.signal(signum, self._on_signal)
+
+    def _release(self) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+        self._previous.clear()
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         if self._requested:

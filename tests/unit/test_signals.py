@@ -26,3 +26,15 @@ def test_second_signal_interrupts_at_once() -> None:
     stop._on_signal(signal.SIGINT, None)
     with pytest.raises(KeyboardInterrupt):
         stop._on_signal(signal.SIGINT, None)
+
+
+def test_paused_gives_ctrl_c_back_to_the_prompt_and_takes_it_again() -> None:
+    before = signal.getsignal(signal.SIGINT)
+    with StopSignal() as stop:
+        with stop.paused():
+            assert signal.getsignal(signal.SIGINT) is before
+            with pytest.raises(KeyboardInterrupt):
+                signal.raise_signal(signal.SIGINT)
+        assert not stop.stopped
+        assert signal.getsignal(signal.SIGINT) == stop._on_signal
+    assert signal.getsignal(signal.SIGINT) is before
