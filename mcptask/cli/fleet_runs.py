@@ -85,6 +85,9 @@ def get_fleet(common: Common, names: list[str], parallel: int, task_id: str) -> 
 
     runs, interrupted = _run(view, common, names, work)
     found = any(run.report is not None for run in runs)
+    answered = ", ".join(run.server for run in runs if run.outcome == "ok")
+    if not found and answered:  # as one server's get says it; the others' errors follow
+        view.screen.error(f"task {task_id} not found on {answered}")
     _finish(view, runs, also=() if found else (ExitCode.TASK_FAILED,), interrupted=interrupted)
 
 

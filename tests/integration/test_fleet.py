@@ -362,3 +362,10 @@ def test_a_config_files_server_named_like_a_pattern_is_that_server(
     alone = fleet.run("list", "--config", str(config), "-P", "team[a],b", "-o", "json")
     assert alone.code == 0, alone.stderr
     assert alone.json()["count"] == 3
+
+
+@pytest.mark.parametrize("output", ["table", "json", "jsonl"])
+def test_get_of_a_task_on_no_server_says_so(fleet: Fleet, output: str) -> None:
+    result = fleet.run("get", "no-such-task", "-P", "alpha,beta", "-o", output)
+    assert result.code == 6
+    assert "task no-such-task not found on alpha, beta" in result.stderr
