@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from mcptask.cli.invocation import Invocation
     from mcptask.client.session import McpClient
     from mcptask.output.screen import Screen
-    from mcptask.output.views.fleet import ServerRun
+    from mcptask.output.views.fleet import Report, ServerRun
 
 AllProfilesOption = Annotated[
     bool,
@@ -41,8 +41,6 @@ ParallelOption = Annotated[
     ),
 ]
 DEFAULT_PARALLEL = 8
-
-Report = TypeVar("Report")
 
 
 def fleet_names(common: Common, all_profiles: bool) -> list[str] | None:
