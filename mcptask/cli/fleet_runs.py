@@ -192,7 +192,7 @@ def cancel_fleet(
         if asked and not _confirmed(view, runs, stop):
             checkpoint.decide(False)
             join()
-            screen.warn("nothing cancelled")
+            CancelView(screen).declined()
             raise typer.Exit(int(ExitCode.INTERRUPTED))
         proceed = not (dry_run or stop.stopped)
         total = sum(len(run.selection.targets) for run in runs if run.selection and proceed)
