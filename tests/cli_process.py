@@ -120,7 +120,10 @@ class Running:
 
 
 def run_mcptask_during(
-    during: Callable[[Running], object], *args: str, timeout: float = 120.0
+    during: Callable[[Running], object],
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 120.0,
 ) -> Result:
     """Run `mcptask ARGS` as run_mcptask does, and `during(running)` meanwhile (what the
     command is to see happen, such as a server's clock moving on); then wait for the exit.
@@ -131,7 +134,7 @@ def run_mcptask_during(
             stdin=subprocess.DEVNULL,
             stdout=stdout,
             stderr=stderr,
-            env=_environment(None),
+            env=_environment(env),
         )
         try:
             during(Running(process, stdout))

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from mcptask.store.identity import ServerIdentity
-from tests.cli_process import mcptask_argv, run_mcptask, unused_port
+from tests.cli_process import mcptask_argv, run_mcptask, run_mcptask_during, unused_port
+from tests.clocked_reference_server import clocked_http_server
 from tests.conftest import StartServer
 from tests.reference_server_process import stop_process
 
@@ -60,17 +61,25 @@ def test_start_list_known_cancel_all_working_known(target: MakeTarget) -> None:
     assert "no tasks to watch" in watched.stderr
 
 
-@pytest.mark.parametrize("target", ["legacy-http", "modern-http"], indirect=True)
-def test_watch_known_follows_the_recorded_running_tasks(target: MakeTarget) -> None:
-    server = target()
-    # Long enough to be still running when watch starts, even on a loaded machine (where one
-    # mcptask process can take over a second); short enough to watch it finish.
-    task_id = task_id_of(server.run("start", "long_job", "seconds:=4", "-o", "json"))
-    watched = server.run("watch", "--known", "-o", "jsonl", "--wait-timeout", "30")
+@pytest.mark.parametrize("era", ["legacy", "modern"], ids=["legacy-http", "modern-http"])
+def test_watch_known_follows_the_recorded_running_tasks(era: str, tmp_path: Path) -> None:
+    # The server in process: its clock moves on once the watch has written the task working.
+    with clocked_http_server("--protocol-eras", era) as clocked:
+        server = Target(era, "http", list(clocked.target), tmp_path / "state")
+        task_id = task_id_of(server.run("start", "long_job", "seconds:=4", "-o", "json"))
+        watched = run_mcptask_during(
+            lambda watch: clocked.play(4.0, watch=watch, reported=True),
+            "watch", "--known", "-o", "jsonl", "--wait-timeout", "30", *server.options,
+            env=server.env,
+        )  # fmt: skip
     assert watched.code == 0, watched.stderr
     changes = [json.loads(line) for line in watched.stdout.splitlines()]
     assert changes[-1]["taskId"] == task_id
     assert changes[-1]["status"] == "completed"
+    assert [(c["previous"], c["status"]) for c in changes] == [
+        (None, "working"),
+        ("working", "completed"),
+    ]
 
 
 @pytest.mark.parametrize("target", ALL, indirect=True)

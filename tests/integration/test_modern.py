@@ -11,7 +11,14 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.cli_process import Result, reference_stdio_command, run_mcptask, run_mcptask_until
+from tests.cli_process import (
+    Result,
+    reference_stdio_command,
+    run_mcptask,
+    run_mcptask_during,
+    run_mcptask_until,
+)
+from tests.clocked_reference_server import clocked_stdio_server
 from tests.conftest import StartServer
 
 MODERN_META = {
@@ -294,10 +301,14 @@ def test_watch_over_stdio_through_input_required(tmp_path: Path) -> None:
             ]
         )
     )
-    server = reference_stdio_command(
+    # The server in process, on a manual clock that moves on once the watch wrote each state.
+    with clocked_stdio_server(
         "--protocol-eras", "modern", "--tasks-file", str(script), "--poll-interval", "200"
-    )
-    result = run_mcptask("watch", "asker", "--server", server, "-o", "jsonl", "--exit-status")
+    ) as server:
+        result = run_mcptask_during(
+            lambda watch: server.play(2.0, 0.8, 0.8, watch=watch, reported=True),
+            "watch", "asker", *server.target, "-o", "jsonl", "--exit-status",
+        )  # fmt: skip
     assert result.code == 7, result.stderr
     assert changes(result.stdout) == [
         ("asker", None, "working"),
