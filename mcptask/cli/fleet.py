@@ -112,7 +112,9 @@ def start_servers(
                 run.skipped, run.exit_code = True, int(ExitCode.INTERRUPTED)
                 return
             invocation = Invocation(
-                replace(common, profile=run.server), screen=LabelledScreen(screen, run.server)
+                replace(common, profile=run.server),
+                screen=LabelledScreen(screen, run.server),
+                stopped=stopped,
             )
             run.target = _target(invocation)
             work(run, invocation)

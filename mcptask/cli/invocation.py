@@ -69,11 +69,13 @@ class Invocation:
         remember_session: bool = True,
         force_sign_in: bool = False,
         screen: Screen | None = None,
+        stopped: Callable[[], bool] = lambda: False,
     ) -> None:
         from mcptask.cli import profile_choice, settings
         from mcptask.store import profiles
 
         self.common = common
+        self.stopped = stopped  # the user asked to stop (several servers): no more retries
         self.screen = screen or screen_for(
             common.output or default_output, no_color=common.no_color
         )
@@ -146,6 +148,7 @@ class Invocation:
         retry = RetryPolicy(
             retries=common.retries if common.retries is not None or patient else DEFAULT_RETRIES,
             retry_for=DEFAULT_RETRY_FOR if common.retry_for is None else common.retry_for,
+            stopped=self.stopped,
             log=self.log,
         )
         wanted = set(rejoin)

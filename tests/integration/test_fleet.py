@@ -6,9 +6,11 @@ on, and the exit codes that combine them (docs/fleet.md)."""
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import threading
 from dataclasses import dataclass
@@ -369,3 +371,61 @@ def test_get_of_a_task_on_no_server_says_so(fleet: Fleet, output: str) -> None:
     result = fleet.run("get", "no-such-task", "-P", "alpha,beta", "-o", output)
     assert result.code == 6
     assert "task no-such-task not found on alpha, beta" in result.stderr
+
+
+class SilentServer:
+    """Takes connections and requests on 127.0.0.1 and never answers; counts the requests."""
+
+    def __init__(self) -> None:
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}/mcp"
+        self.requests = 0
+        self.asked = threading.Event()
+        self._open: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = self._listener.accept()
+                self._open.append(connection)
+                threading.Thread(target=self._read, args=(connection,), daemon=True).start()
+
+    def _read(self, connection: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := connection.recv(65536):
+                self.requests += data.count(b"POST ")
+                self.asked.set()
+
+    def close(self) -> None:
+        for connection in [self._listener, *self._open]:
+            connection.close()
+
+
+def test_sigint_sends_no_retry_to_a_server_that_does_not_answer(
+    tmp_path: Path, reference_server: StartServer
+) -> None:
+    silent = SilentServer()
+    config = tmp_path / "config"
+    save_profiles(config, {"alpha": reference_server("--seed", "working=1")})
+    with (config / "profiles.toml").open("a", encoding="utf-8") as profiles:
+        profiles.write(f'[profiles.pinned]\nurl = "{silent.url}"\nprotocol = "2025-11-25"\n')
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("MCPTASK_")},
+        "MCPTASK_CONFIG_DIR": str(config),
+        "MCPTASK_STATE_DIR": str(tmp_path),
+    }
+    argv = [*mcptask_argv(), "list", "-P", "alpha,pinned", "--timeout", "2", "-o", "json"]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        assert silent.asked.wait(30), "mcptask never asked the silent server"
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        stop_process(process)
+        silent.close()
+    assert process.returncode == 130, stderr
+    assert silent.requests == 1  # the request in flight, and no retry after the stop
+    found = {section["server"]: section for section in json.loads(stdout)["servers"]}
+    assert found["alpha"]["outcome"] == "ok"
+    assert found["pinned"]["outcome"] == "failed"
