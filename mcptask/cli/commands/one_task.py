@@ -66,10 +66,10 @@ def start(
 
     The arguments are checked against the tool's inputSchema before anything is sent.
     """
-    from mcptask.cli.commands.watch import answering_check, follow
     from mcptask.cli.exit_codes import exit_code_for
     from mcptask.cli.inputs import tool_arguments
     from mcptask.cli.signals import StopSignal
+    from mcptask.cli.watching import follow, require_terminal_for_answer
     from mcptask.operations.start import StartRequest, start_task
     from mcptask.operations.watch import WatchOptions
     from mcptask.output.views.tasks import StartView
@@ -90,7 +90,7 @@ def start(
     )
     # Like watch: lines of changes by default, also without a terminal.
     invocation = Invocation(common, default_output="table" if watch else None)
-    answering_check(invocation, answer)
+    require_terminal_for_answer(invocation, answer)
     view = StartView(invocation.screen, watching=watch)
     with invocation.client() as client:
         # A Ctrl-C now lets the call in flight finish: a task it creates is recorded and

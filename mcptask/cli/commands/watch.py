@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import json
-import sys
-from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from shlex import quote
-from typing import TYPE_CHECKING, Annotated
+from dataclasses import replace
+from typing import Annotated
 
 import typer
 
@@ -23,14 +19,8 @@ from mcptask.cli.options import (
     wait_timeout_option,
     with_server_options,
 )
-from mcptask.errors import McptaskError, UsageError
-
-if TYPE_CHECKING:
-    from mcptask.cli.signals import StopSignal
-    from mcptask.client.session import McpClient
-    from mcptask.operations.watch import WatchedTask, WatchOptions, WatchReport
-    from mcptask.output.views.watch import WatchView
-    from mcptask.protocol.inputs import InputRequest
+from mcptask.cli.watching import follow, require_terminal_for_answer
+from mcptask.errors import UsageError
 
 
 @with_server_options
@@ -73,7 +63,7 @@ def watch(
     if known and task_ids:
         raise UsageError("--known watches the recorded tasks; give either ids or --known")
     invocation = Invocation(common, default_output="table")
-    answering_check(invocation, answer)
+    require_terminal_for_answer(invocation, answer)
     view = WatchView(invocation.screen)
     options = WatchOptions(
         task_ids=list(dict.fromkeys(task_ids or [])),
@@ -100,151 +90,3 @@ def watch(
                 raise typer.Exit(0)
         report = follow(client, view, options, invocation, answer=answer)
     raise typer.Exit(int(exit_code_for(report)))
-
-
-def answering_check(invocation: Invocation, answer: bool) -> None:
-    """--answer asks on a terminal: refuse it without one (scripts answer with `answer`)."""
-    if answer and not (sys.stdin.isatty() and invocation.screen.err_is_terminal):
-        raise UsageError(
-            "--answer asks on a terminal, and stdin or stderr is not one: answer with "
-            "mcptask answer ID and the answer as items or --from-file"
-        )
-
-
-def follow(
-    client: McpClient,
-    view: WatchView,
-    options: WatchOptions,
-    invocation: Invocation,
-    *,
-    answer: bool = False,
-) -> WatchReport:
-    """Watch until settled (or Ctrl-C), show the end as `view` does; returns the report.
-    Tasks that wait for input are asked on the terminal (`answer`), else named with the
-    command that answers them."""
-    from mcptask.cli.signals import StopSignal
-    from mcptask.operations.watch import Watch
-
-    if answer:
-        client.require("update")
-    stop = StopSignal(on_stop=lambda: watcher.wake())
-    stop.cuts_retries_short(client)
-    questions = Questions(client, invocation, view, stop, answer)
-    reader_left = False
-
-    def round_done() -> None:
-        nonlocal reader_left
-        if questions.meet(watcher.tasks.values()):
-            watcher.wake()  # an answer went out: look at the task again at once
-        view.redraw(watcher)
-        if not reader_left and view.screen.reader_left():
-            # `watch | head -1`: nobody reads on, so watching ends (as a list's output does)
-            # instead of polling until every task settles.
-            reader_left = True
-            stop.event.set()
-            watcher.wake()
-
-    watcher = Watch(
-        client,
-        options,
-        stop=stop.event,
-        on_change=view.change,
-        on_round=round_done,
-        on_problem=view.problem,
-    )
-    with stop, view.following(watcher):
-        report = watcher.run()
-    report = replace(report, interrupted=stop.stopped and not reader_left)
-    view.show(report)
-    return report
-
-
-@dataclass
-class Questions:
-    """What watched tasks in `input_required` ask, met once per round of questions: asked on
-    the terminal with the live table paused and the answer sent (`answer`), else named on
-    stderr with the command that answers it. A request met once is not met again while its
-    task still shows it (the server takes answers eventually); its key asking something
-    else is a new question, as `answer` takes it."""
-
-    client: McpClient
-    invocation: Invocation
-    view: WatchView
-    stop: StopSignal
-    answer: bool
-    met: dict[str, frozenset[str]] = field(default_factory=dict)
-    """Task id to the requests (`_asked`) met while it has been waiting for input."""
-
-    def meet(self, tasks: Iterable[WatchedTask]) -> bool:
-        """Meet the new questions among `tasks`; True when an answer was sent."""
-        from mcptask.protocol.inputs import read_input_requests
-        from mcptask.protocol.tasks import INPUT_REQUIRED
-
-        if not self.client.server.task_support.update:
-            return False  # a server that takes no answers: its tasks ask nothing we can name
-        sent = False
-        for watched in list(tasks):
-            task = watched.task
-            if task is None or task.status != INPUT_REQUIRED:
-                self.met.pop(watched.task_id, None)
-                continue
-            try:  # a listed task may not carry its requests: then only a new wait is met
-                asked = frozenset(_asked(request) for request in read_input_requests(task))
-            except McptaskError:
-                asked = frozenset()
-            before = self.met.get(watched.task_id)
-            if before is not None and asked <= before:
-                continue
-            self.met[watched.task_id] = (before or frozenset()) | asked
-            if self.stop.stopped:
-                break
-            sent |= self._meet_one(watched.task_id)
-        return sent
-
-    def _meet_one(self, task_id: str) -> bool:
-        """Read what the task asks now, then name it or ask it; True when answered."""
-        from mcptask.cli.commands.answer import ask_on_terminal
-        from mcptask.operations import answer as answering
-        from mcptask.output.views.answer import AnswerView
-        from mcptask.protocol.inputs import read_input_requests, task_message
-        from mcptask.protocol.tasks import INPUT_REQUIRED
-
-        screen = self.invocation.screen
-        try:
-            task = self.client.get_task(task_id)
-            asked = read_input_requests(task) if task.status == INPUT_REQUIRED else []
-        except McptaskError as exc:
-            screen.warn(f"{task_id}: cannot read what it asks: {exc.message}")
-            return False
-        self.met[task_id] |= {_asked(request) for request in asked}
-        if not asked:
-            return False
-        if not self.answer:
-            what = task_message(task) or "waits for input"
-            screen.note(f"task {task_id} {what} (answer with: mcptask answer {quote(task_id)})")
-            return False
-        view = AnswerView(screen)
-        with self.view.paused():
-            view.questions(task_id, asked, always=True)
-            try:
-                with self.stop.prompting():
-                    responses = ask_on_terminal(view, asked, asked)
-            except UsageError as exc:
-                screen.warn(f"{task_id}: {exc.message}; nothing was sent")
-                return False
-            if self.stop.stopped or responses is None:
-                screen.warn(f"{task_id}: nothing was sent")
-                return False
-            self.invocation.hidden.update(answering.secret_texts(asked, responses))
-            try:
-                answering.send_answers(self.client, task, asked, responses, wait_timeout=0)
-            except McptaskError as exc:
-                screen.warn(f"{task_id}: the answer was not sent: {exc.message}")
-                return False
-            screen.note(f"task {task_id}: the answer was sent; watching on")
-        return True
-
-
-def _asked(request: InputRequest) -> str:
-    """A request as met: its key and what it asks, so that the key asking anew is new."""
-    return json.dumps([request.key, request.method, request.params], sort_keys=True)
