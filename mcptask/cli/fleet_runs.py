@@ -139,6 +139,8 @@ def cancel_fleet(
     view = FleetCancelView(screen)
     slots, checkpoint = Slots(parallel), Checkpoint()
     with StopSignal() as stop:
+        # The progress bar's step, a cell filled in once the bar is up (below): the runs
+        # call it only after the checkpoint lets them cancel, and that comes after the bar.
         advance = [lambda: None]
 
         def work(run: ServerRun[CancelReport], invocation: Invocation) -> None:
