@@ -190,7 +190,8 @@ def cancel_fleet(
             checkpoint.all_reached(len(names))
         except KeyboardInterrupt:  # a second Ctrl-C while the servers select
             stop.event.set()
-        asked = all_working and not (yes or dry_run or stop.stopped)
+        selected = any(run.selection and run.selection.targets for run in runs)
+        asked = all_working and selected and not (yes or dry_run or stop.stopped)
         if asked and not _confirmed(view, runs, stop):
             checkpoint.decide(False)
             join()

@@ -429,3 +429,32 @@ def test_sigint_sends_no_retry_to_a_server_that_does_not_answer(
     found = {section["server"]: section for section in json.loads(stdout)["servers"]}
     assert found["alpha"]["outcome"] == "ok"
     assert found["pinned"]["outcome"] == "failed"
+
+
+def test_nothing_to_cancel_anywhere_asks_nothing(
+    tmp_path: Path, reference_server: StartServer
+) -> None:
+    urls = {f"done-{n}": reference_server("--seed", "completed=1") for n in range(2)}
+    save_profiles(tmp_path / "config", urls)
+    argv = mcptask_argv()
+    child = pexpect.spawn(
+        argv[0],
+        [*argv[1:], "cancel", "--all-working", "-P", "done-*"],
+        encoding="utf-8",
+        timeout=30,
+        env={
+            "MCPTASK_CONFIG_DIR": str(tmp_path / "config"),
+            "MCPTASK_STATE_DIR": str(tmp_path),
+            "NO_COLOR": "1",
+            "TERM": "xterm",
+            "PATH": "/usr/bin:/bin",
+        },
+    )
+    try:
+        child.expect(pexpect.EOF)
+        shown = child.before
+    finally:
+        child.close()
+    assert "Cancel these" not in shown
+    assert child.exitstatus == 0, shown
+    assert shown.count("0 tasks: nothing to do") == 3  # each server, then all
