@@ -53,7 +53,7 @@ def fleet_exit_code(codes: Iterable[int], *, interrupted: bool) -> ExitCode:
     seen = set(codes)
     if seen - set(TASK_LEVEL):
         return ExitCode.SERVERS_FAILED
-    return next(code for code in TASK_LEVEL if code in seen or code == ExitCode.OK)
+    return next((code for code in TASK_LEVEL if code in seen), ExitCode.OK)
 
 
 def exit_code_for(
