@@ -40,18 +40,19 @@ class StopSignal:
 
     @contextmanager
     def prompting(self) -> Iterator[None]:
-        """While a prompt waits for a line: Ctrl-C (or end of input) ends the prompt at once
+        """While a prompt waits for a line: Ctrl-C, SIGTERM or end of input ends the prompt at once
         and counts as the request to stop (a flag alone would leave the prompt waiting)."""
-        if signal.SIGINT in self._previous:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+        caught = [signum for signum in (signal.SIGINT, signal.SIGTERM) if signum in self._previous]
+        for signum in caught:
+            signal.signal(signum, signal.default_int_handler)
         try:
             yield
         except (KeyboardInterrupt, EOFError):
             self._requested = True
             self._stop_now()
         finally:
-            if signal.SIGINT in self._previous:
-                signal.signal(signal.SIGINT, self._on_signal)
+            for signum in caught:
+                signal.signal(signum, self._on_signal)
 
     @contextmanager
     def paused(self) -> Iterator[None]:

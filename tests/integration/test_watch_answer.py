@@ -5,6 +5,7 @@ boolean form; and `watch` without --answer, which names the command that answers
 from __future__ import annotations
 
 import json
+import signal
 from collections.abc import Callable
 from typing import Any
 
@@ -118,3 +119,13 @@ def test_the_same_key_asked_anew_is_asked_again(asking: Callable[..., AskingServ
     child.sendintr()
     assert finish(child) == 130
     assert len(server.updates) == 1
+
+
+def test_sigterm_at_the_prompt_stops_the_watch_and_sends_nothing(fixtures: Fixtures) -> None:
+    url, task_id = fixtures("confirm_delete", "filename=g.txt")
+    child = spawn("watch", task_id, "--answer", "--url", url)
+    child.expect(r"accept, decline or cancel\?")
+    child.kill(signal.SIGTERM)
+    assert finish(child) == 130
+    still = run_mcptask("get", task_id, "--url", url, "-o", "json").json()
+    assert still["status"] == "input_required"
