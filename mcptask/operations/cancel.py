@@ -133,11 +133,9 @@ class CancelRun:
         except RpcError as exc:
             self._finish(target, Outcome.ERROR, None, exc.server_message)
         except _UNSENT as exc:
-            # Retried until the policy gave up: this cancel never reached the server.
             self._finish(target, Outcome.SKIPPED, None, f"not sent: {exc.message}")
             raise
         except _REFUSED as exc:
-            # The server answered, and did not act on the request.
             self._finish(target, Outcome.ERROR, None, exc.message)
             raise
         except AnswerLost as exc:
@@ -296,8 +294,8 @@ class CancelRun:
 
 
 _UNSENT = (NotDelivered, ServerBusy, TlsFailure, UsageError)
-"""Failures that prove the request never reached the server, or was not acted on (a
-UsageError here is a header httpx refused to send)."""
+"""Failures, once the retries gave up, that prove the cancel never reached the server, or was
+not acted on (a UsageError here is a header httpx refused to send)."""
 
 _REFUSED = (AuthError, UnsupportedError, EndpointNotFound, SessionGone)
 """Answers that refuse the request: the server did not act on it."""
