@@ -41,10 +41,9 @@ def fetch_result(
     """`tasks/get` until the task is terminal (at most `wait_timeout` seconds), then its
     outcome; a task that waits for input is not waited for (only an answer moves it on).
     TaskNotFound propagates: there is no result of a task the server does not know."""
-    latest = client.get_task(task_id)
-    if not _settled(latest):
-        deadline = time.monotonic() + wait_timeout
-        latest = follow_task(client, latest, _settled, deadline=deadline, wait=sleep, stop=stop)
+    first = client.get_task(task_id)
+    deadline = time.monotonic() + wait_timeout
+    latest = follow_task(client, first, _settled, deadline=deadline, wait=sleep, stop=stop)
     if not is_terminal(latest.status):
         return ResultReport(latest, None, interrupted=stop())
     return ResultReport(latest, client.task_outcome(latest))
