@@ -1,13 +1,9 @@
 """Confirming accepted cancels with `tasks/get`: the piece a cancel run plugs in beside its
-cancels. Over a slow link it sends the confirmations on a thread of its own while the next
-cancels go out, so that a bulk cancel costs one round trip per task, not two.
-
-The cancels stay on the caller's thread, strictly one after the other. A confirmation is
-sent at once there, or, where overlapping pays, by one worker thread in the order asked (over
-HTTP the worker's get and the next cancel travel side by side). The worker's answers are
-applied back on the caller's thread (`settled`), where every outcome is decided and shown.
-Once `stopped()` says so, or the run ends, the worker sends nothing more: its tasks end with
-what their cancel's answer said.
+cancels, which stay on the caller's thread, one after the other. Over a slow link one worker
+thread sends the confirmations, in the order asked, while the next cancels go out (a bulk
+cancel then costs one round trip per task, not two); its answers are applied back on the
+caller's thread (`settled`). Once `stopped()` says so, or the run ends, the worker sends
+nothing more: its tasks end with what their cancel's answer said.
 """
 
 from __future__ import annotations
@@ -48,9 +44,9 @@ class _Confirmation:
 
 
 class Confirmations:
-    """`tasks/get` for accepted cancels: sent at once, or by a worker thread. `overlap`: use
-    the worker (where a cancel follows); None: where the transport carries two requests at
-    once (HTTP, not stdio) and the server is far enough away for it to pay."""
+    """`tasks/get` for accepted cancels, sent at once or by the worker: `overlap` says which;
+    None: the worker where the transport carries two requests at once (HTTP, not stdio) and
+    the server is far enough away for it to pay."""
 
     def __init__(
         self,

@@ -115,12 +115,11 @@ def follow_task(
 
 @dataclass(frozen=True)
 class PageRound:
-    """What one round read from the pages."""
+    """What one round read from the pages: the pending tasks they showed, by id, and with
+    `keep`, every page's tasks it chose, in order (for the watch's re-list)."""
 
     found: dict[str, Task]
-    """The pending tasks the pages showed, by id."""
     listed: list[Task] | None
-    """With `keep`: every page's tasks it chose, in order (for the watch's re-list)."""
 
 
 class PagePolling:
@@ -132,8 +131,7 @@ class PagePolling:
     def __init__(self, client: McpClient, *, stop: Callable[[], bool]) -> None:
         self._client = client
         self._stop = stop
-        self.available = client.server.task_support.list
-        """The server lists (2025-11-25 with `tasks.list`); False also after a listing failed."""
+        self.available = client.server.task_support.list  # False once a listing failed
         self._last: tuple[int, int, int] | None = None
         """The last listing: (pages read, pending tasks found, pending tasks asked for)."""
 
