@@ -37,6 +37,11 @@ from mcptask.store.database import (
 from mcptask.store.identity import ServerIdentity
 from mcptask.store.paths import state_dir
 
+_ONE_WRITER = threading.Lock()
+"""Held by a record while it opens or writes the file: several servers' records in one
+process (a run over several profiles) take turns here, at once, rather than in SQLite's busy
+handler, which sleeps up to 100 ms between tries."""
+
 if TYPE_CHECKING:
     from mcptask.protocol.tasks import Task
 
@@ -333,7 +338,8 @@ class KnownTasks:
                 if self._unusable is not None:
                     raise StoreFailure(self._unusable)
                 try:
-                    self._db = open_database(self.path, then=self._prune_if_due)
+                    with _ONE_WRITER:
+                        self._db = open_database(self.path, then=self._prune_if_due)
                 except StateError as exc:  # another user's file or directory: it names it
                     self._unusable = f"cannot use the record of known tasks: {exc.message}"
                     raise StoreFailure(self._unusable) from None
@@ -348,9 +354,10 @@ class KnownTasks:
         with self._lock:
             db = self._connection()
             try:
-                db.execute("BEGIN IMMEDIATE")
-                with db:
-                    yield db
+                with _ONE_WRITER:
+                    db.execute("BEGIN IMMEDIATE")
+                    with db:
+                        yield db
             except STORE_ERRORS as exc:
                 raise StoreFailure(f"cannot write {self.path}: {exc}") from None
 
