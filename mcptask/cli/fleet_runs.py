@@ -77,11 +77,11 @@ def get_fleet(common: Common, names: list[str], parallel: int, task_id: str) -> 
     view = FleetGetView(screen_for(common.output, no_color=common.no_color))
     slots = Slots(parallel)
 
-    def work(run: ServerRun[Task], invocation: Invocation) -> None:
+    def work(run: ServerRun[list[Task]], invocation: Invocation) -> None:
         with slots.held(), invocation.client(rejoin=[task_id]) as client:
             connected(run, client)
             with suppress(TaskNotFound):  # not this server's task: its section has no report
-                run.report = client.get_task(task_id)
+                run.report = [client.get_task(task_id)]
 
     runs, interrupted = _run(view, common, names, work)
     found = any(run.report is not None for run in runs)

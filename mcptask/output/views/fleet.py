@@ -155,25 +155,13 @@ class FleetListView(FleetView[list[Task]]):
                 self.line(run, task.to_wire())
 
 
-class FleetGetView(FleetView[Task]):
+class FleetGetView(FleetListView):
+    """`get` on several servers: the task (a list of one) where it was found."""
+
     command = "get"
 
-    def table(self, shown: Fleet[Task]) -> None:
-        from mcptask.output import tables
-
-        found = [run for run in shown.runs if run.report is not None]
-        tasks = [run.report for run in found if run.report is not None]
-        if tasks:
-            servers = [run.server for run in found]
-            tables.print_id_table(self.screen.out, tables.task_table(tasks, servers))
-
-    def report_document(self, run: ServerRun[Task]) -> JsonObject:
-        return run.report.to_wire() if run.report is not None else {}
-
-    def jsonl(self, shown: Fleet[Task]) -> None:
-        for run in shown.runs:
-            if run.report is not None:
-                self.line(run, run.report.to_wire())
+    def report_document(self, run: ServerRun[list[Task]]) -> JsonObject:
+        return run.report[0].to_wire() if run.report else {}
 
 
 class FleetConnectView(FleetView["Connection"]):
@@ -189,19 +177,12 @@ class FleetConnectView(FleetView["Connection"]):
         for column in ("SERVER", "TARGET", "ERA", "NAME", "TASKS"):
             table.add_column(column, overflow="fold")
         for run in shown.runs:
-            tasks = "-"
+            name, tasks = run.outcome, "-"
             if run.report is not None:
-                offers = [era.task_support for era in (run.report.server, *run.report.others)]
-                kinds = ("list", "cancel")
-                tasks = (
-                    "no"
-                    if not any(o.tasks for o in offers)
-                    else "yes"
-                    + "".join(
-                        f", {kind}" for kind in kinds if any(getattr(o, kind) for o in offers)
-                    )
-                )
-            name = clean(run.report.server.name) if run.report is not None else run.outcome
+                offered = self.report_document(run)["tasks"]
+                assert isinstance(offered, dict)
+                name = run.report.server.name
+                tasks = ", ".join(kind for kind, offers in offered.items() if offers) or "none"
             cells = (run.server, run.target or "-", run.era or "-", name, tasks)
             table.add_row(*(Text(clean(cell)) for cell in cells))
         self.screen.out.print(table)
