@@ -228,7 +228,8 @@ class FleetCancelView(FleetView[CancelReport]):
             listed = run.selection.listed if run.selection is not None else []
             by_status = Counter(task.status for task in listed)
             shown = ", ".join(f"{count} {status}" for status, count in sorted(by_status.items()))
-            cells = (run.server, str(len(listed)), shown or run.error or "-")
+            count = str(len(listed)) if run.selection is not None else "-"
+            cells = (run.server, count, shown or run.error or "-")
             table.add_row(*(Text(clean(cell)) for cell in cells))  # names from --config files
             total, servers = total + len(listed), servers + bool(listed)
         self.screen.err.print(table)
