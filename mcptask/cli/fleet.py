@@ -188,4 +188,4 @@ def _target(invocation: Invocation) -> str:
     settings = invocation.settings
     if settings.url:
         return display_url(settings.url)
-    return f"stdio: {display_command(split_command(settings.server_command or ''))}"
+    return display_command(split_command(settings.server_command or ""))

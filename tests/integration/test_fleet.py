@@ -20,7 +20,7 @@ from typing import Any
 import pexpect
 import pytest
 
-from tests.cli_process import Result, mcptask_argv, run_mcptask
+from tests.cli_process import Result, mcptask_argv, reference_stdio_command, run_mcptask
 from tests.conftest import StartServer
 from tests.reference_server_process import start_reference_server, stop_process
 from tests.security.hostile_mcp import HostileMcp
@@ -458,3 +458,15 @@ def test_nothing_to_cancel_anywhere_asks_nothing(
     assert "Cancel these" not in shown
     assert child.exitstatus == 0, shown
     assert shown.count("0 tasks: nothing to do") == 3  # each server, then all
+
+
+def test_a_stdio_profile_runs_beside_the_http_ones(fleet: Fleet) -> None:
+    config = Path(fleet.env["MCPTASK_CONFIG_DIR"]) / "profiles.toml"
+    command = reference_stdio_command("--seed", "working=2")
+    with config.open("a", encoding="utf-8") as profiles:
+        profiles.write(f"[profiles.local]\nserver = {json.dumps(command)}\n")
+    result = fleet.run("list", "-P", "alpha,local", "-o", "json")
+    assert result.code == 0, result.stderr
+    found = sections(result)
+    assert found["local"]["report"]["count"] == 2
+    assert found["local"]["target"].endswith("reference-server --stdio --seed working=2")
