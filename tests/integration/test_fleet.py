@@ -402,14 +402,15 @@ class SilentServer:
             connection.close()
 
 
+@pytest.mark.parametrize("protocol", ["2025-11-25", "auto"])
 def test_sigint_sends_no_retry_to_a_server_that_does_not_answer(
-    tmp_path: Path, reference_server: StartServer
+    tmp_path: Path, reference_server: StartServer, protocol: str
 ) -> None:
     silent = SilentServer()
     config = tmp_path / "config"
     save_profiles(config, {"alpha": reference_server("--seed", "working=1")})
     with (config / "profiles.toml").open("a", encoding="utf-8") as profiles:
-        profiles.write(f'[profiles.pinned]\nurl = "{silent.url}"\nprotocol = "2025-11-25"\n')
+        profiles.write(f'[profiles.pinned]\nurl = "{silent.url}"\nprotocol = "{protocol}"\n')
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("MCPTASK_")},
         "MCPTASK_CONFIG_DIR": str(config),
@@ -425,7 +426,7 @@ def test_sigint_sends_no_retry_to_a_server_that_does_not_answer(
         stop_process(process)
         silent.close()
     assert process.returncode == 130, stderr
-    assert silent.requests == 1  # the request in flight, and no retry after the stop
+    assert silent.requests == 1  # the request in flight; no retry, no other handshake after
     found = {section["server"]: section for section in json.loads(stdout)["servers"]}
     assert found["alpha"]["outcome"] == "ok"
     assert found["pinned"]["outcome"] == "failed"
