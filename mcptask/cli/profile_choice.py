@@ -5,6 +5,7 @@ allows (docs/servers.md)."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -96,6 +97,9 @@ def _chosen_profile(
     if named:
         if env.get(ENV_URL) or env.get(ENV_SERVER):
             raise UsageError(f"both {ENV_PROFILE} and {ENV_URL}/{ENV_SERVER} are set; unset one")
+        if names_several(named) and named not in opened().profiles:
+            several = shlex.quote(named)
+            raise UsageError(f"{ENV_PROFILE} names one profile: name several with -P {several}")
         return named_in_book(named)
     if (env.get(ENV_URL) or env.get(ENV_SERVER)) and not line.config:
         return None  # --config on the line names the server, as --url would

@@ -115,3 +115,11 @@ def test_a_bug_in_one_servers_run_fails_that_server_alone() -> None:
     assert broken.error is not None
     assert "internal error (RuntimeError: boom)" in broken.error
     assert (fine.outcome, fine.exit_code) == ("ok", 0)
+
+
+def test_mcptask_profile_names_one_server_and_says_so_of_a_pattern() -> None:
+    from mcptask.cli.profile_choice import profile_book, profile_in_use
+
+    env = {"MCPTASK_PROFILE": "prod-*"}
+    with pytest.raises(UsageError, match=r"MCPTASK_PROFILE names one profile.* -P 'prod-\*'"):
+        profile_in_use(Common(), profile_book(Common(), env), env)
