@@ -12,7 +12,8 @@ The options are those of `mcptask reference-server`. Time on the server passes o
 `play`, one gap at a time, and each gap only once mcptask has had every active task in its
 current state: shown `shown` times by the answers to its tasks/get and tasks/list requests
 (rounds of polls), and, with `reported`, written among its `-o jsonl` changes. So every
-state is seen by construction. mcptask itself runs on real time. The stdio server is reached
+state is seen by construction. `wait_for_request` waits until a request arrives (to signal
+mcptask inside it). mcptask itself runs on real time. The stdio server is reached
 through tests/stdio_relay.py, a process that relays the pipes mcptask gives it to a socket
 of this process.
 """
@@ -23,6 +24,7 @@ import contextlib
 import json
 import shlex
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -70,21 +72,27 @@ def last_reported(jsonl: str) -> dict[str, tuple[str, str | None]]:
 
 
 class ShownStates:
-    """Counts the task states that the answers to tasks/get and tasks/list showed clients,
-    in either era (other reads, such as a subscription's, show nothing)."""
+    """Counts the requests that arrive (by method, before they are answered) and the task
+    states that the answers to tasks/get and tasks/list showed clients, in either era (other
+    reads, such as a subscription's, show nothing)."""
 
     def __init__(self, router: Router) -> None:
         self._shown: Counter[State] = Counter()
+        self._requested: Counter[object] = Counter()
         self.changed = threading.Condition()
-        """Notified at every answer counted."""
+        """Notified at every request and every answer counted."""
         for dispatcher in (router.legacy, router.modern):
             if dispatcher is not None:
                 dispatcher.handle = self._counting(dispatcher.handle)  # type: ignore[method-assign]
 
     def _counting(self, handle: Callable[..., Reply]) -> Callable[..., Reply]:
         def counted(message: object, *args: Any) -> Reply:
+            method = message.get("method") if isinstance(message, dict) else None
+            with self.changed:
+                self._requested[method] += 1
+                self.changed.notify_all()
             reply = handle(message, *args)
-            if isinstance(message, dict) and message.get("method") in POLLS:
+            if method in POLLS:
                 result = (reply.response or {}).get("result")
                 if isinstance(result, dict):
                     self._count(result.get("tasks", [result]))
@@ -100,6 +108,11 @@ class ShownStates:
         with self.changed:
             self._shown.update(states)
             self.changed.notify_all()
+
+    def requested(self, method: str) -> int:
+        """How many requests of `method` arrived."""
+        with self.changed:
+            return self._requested[method]
 
     def times(self, view: TaskView) -> int:
         """How often the task's state in `view` was shown."""
@@ -127,20 +140,25 @@ class ClockedServer:
         """Let time pass, gap after gap, each once `watch` had every active task in its
         current state: shown `shown` times, and with `reported` among its -o jsonl changes."""
         for gap in gaps:
-            self._wait_for(watch, shown, reported)
+            self._wait(lambda: self._behind(watch, shown, reported), watch.process)
             self.clock.advance(gap)
 
-    def _wait_for(self, watch: Running, shown: int, reported: bool) -> None:
-        """Wait (in real time) until `watch` has had every active task; fail when it ends
-        first, or after DEADLINE."""
+    def wait_for_request(self, method: str, process: subprocess.Popen[Any]) -> None:
+        """Wait until a request of `method` has arrived (it may not be answered yet)."""
+        self._wait(lambda: [] if self.shown.requested(method) else [method], process)
+
+    def _wait(self, missing: Callable[[], list[str]], process: subprocess.Popen[Any]) -> None:
+        """Wait (in real time) until nothing is `missing`; fail when `process`, the client,
+        ends first, or after DEADLINE."""
         deadline = time.monotonic() + DEADLINE
-        while behind := self._behind(watch, shown, reported):
-            if watch.process.poll() is not None:
-                pytest.fail(f"mcptask ended before it had the current state of {behind}")
+        while lacking := missing():
+            if process.poll() is not None:
+                pytest.fail(f"mcptask ended while waiting for {lacking}")
             if time.monotonic() > deadline:
-                pytest.fail(f"mcptask did not have the current state of {behind}")
+                pytest.fail(f"mcptask did not get as far as {lacking}")
             with self.shown.changed:
-                # Woken by every answer; the timeout lets a report that follows it be read.
+                # Woken by every request and answer; the timeout lets a report that follows
+                # an answer be read.
                 self.shown.changed.wait(0.1)
 
     def _behind(self, watch: Running, shown: int, reported: bool) -> list[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ import httpx
 import pytest
 
 from tests.cli_process import mcptask_argv, reference_stdio_command, run_mcptask, unused_port
+from tests.clocked_reference_server import clocked_http_server
 from tests.conftest import StartServer
 from tests.reference_server_process import stop_process
 
@@ -434,20 +434,21 @@ def test_a_reader_that_goes_away_ends_output_quietly(reference_server: StartServ
     assert stderr == b""
 
 
-def test_sigterm_while_connecting_is_an_interruption(reference_server: StartServer) -> None:
-    url = reference_server("--seed", "working=3", "--latency", "3000")
-    process = subprocess.Popen(
-        [*mcptask_argv(), "list", "--url", url],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        time.sleep(1.5)  # inside the slow tasks/list; not an assertion on timing
-        process.send_signal(signal.SIGTERM)
-        stdout, stderr = process.communicate(timeout=30)
-    finally:
-        stop_process(process)
+def test_sigterm_while_connecting_is_an_interruption() -> None:
+    # The server in process, to see the slow tasks/list arrive: the signal comes inside it.
+    with clocked_http_server("--seed", "working=3", "--latency", "3000") as server:
+        process = subprocess.Popen(
+            [*mcptask_argv(), "list", *server.target],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            server.wait_for_request("tasks/list", process)
+            process.send_signal(signal.SIGTERM)
+            stdout, stderr = process.communicate(timeout=30)
+        finally:
+            stop_process(process)
     assert process.returncode == 130
     assert stdout == ""
     assert stderr.strip() == "mcptask: error: interrupted"
