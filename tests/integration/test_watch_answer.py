@@ -129,3 +129,12 @@ def test_sigterm_at_the_prompt_stops_the_watch_and_sends_nothing(fixtures: Fixtu
     assert finish(child) == 130
     still = run_mcptask("get", task_id, "--url", url, "-o", "json").json()
     assert still["status"] == "input_required"
+
+
+def test_start_answer_on_a_legacy_server_starts_nothing(reference_server: StartServer) -> None:
+    url = reference_server("--protocol-eras", "legacy")
+    child = spawn("start", "long_job", "--watch", "--answer", "--url", url)
+    child.expect("2026-07-28 servers only")
+    assert finish(child) == 5
+    listed = run_mcptask("list", "--url", url, "-o", "json")
+    assert listed.json()["tasks"] == []
