@@ -93,14 +93,16 @@ def start_servers(
     names: list[str],
     screen: Screen,
     work: Callable[[ServerRun[Report], Invocation], None],
+    slots: Slots,
     *,
     stopped: Callable[[], bool],
     on_end: Callable[[ServerRun[Report]], None] = lambda run: None,
 ) -> tuple[list[ServerRun[Report]], Callable[[], None]]:
     """Call `work` once per server, each on a thread of its own, with that server's
-    invocation (its messages labelled with its name). A server not begun when `stopped` is
-    skipped; an error of one server ends its run only; `on_end` hears each run end. Returns
-    the runs, in `names`' order, as they fill in, and the function that waits for them all."""
+    invocation (its messages labelled with its name), once it holds one of the `slots`. A
+    server not begun when `stopped` is skipped, also one still waiting for its slot; an
+    error of one server ends its run only; `on_end` hears each run end. Returns the runs, in
+    `names`' order, as they fill in, and the function that waits for them all."""
     from mcptask.cli.invocation import Invocation
     from mcptask.output.views.fleet import LabelledScreen, ServerRun
 
@@ -108,16 +110,17 @@ def start_servers(
 
     def one(run: ServerRun[Report]) -> None:
         try:
-            if stopped():
-                run.skipped, run.exit_code = True, int(ExitCode.INTERRUPTED)
-                return
-            invocation = Invocation(
-                replace(common, profile=run.server),
-                screen=LabelledScreen(screen, run.server),
-                stopped=stopped,
-            )
-            run.target = _target(invocation)
-            work(run, invocation)
+            with slots.held():
+                if stopped():
+                    run.skipped, run.exit_code = True, int(ExitCode.INTERRUPTED)
+                    return
+                invocation = Invocation(
+                    replace(common, profile=run.server),
+                    screen=LabelledScreen(screen, run.server),
+                    stopped=stopped,
+                )
+                run.target = _target(invocation)
+                work(run, invocation)
         except McptaskError as exc:
             run.error, run.exit_code = exc.message, int(exc.exit_code)
         except Exception as exc:  # a bug: this server fails in one line, the others go on

@@ -48,42 +48,39 @@ def list_fleet(
     from mcptask.output.views.list_tasks import ListView
 
     view = FleetListView(screen_for(common.output, no_color=common.no_color))
-    slots = Slots(parallel)
 
     def work(run: ServerRun[list[Task]], invocation: Invocation) -> None:
-        with slots.held():
-            recorded = invocation.known_ids() if known else None
-            with invocation.client(needs_list=not known, rejoin=recorded or []) as client:
-                connected(run, client)
-                if recorded is not None:
-                    refreshed = refresh_known(client, recorded)
-                    ListView(invocation.screen).gone(refreshed.gone)
-                    ListView(invocation.screen).unrefreshed(refreshed.errors)
-                    tasks = [t for t in refreshed.tasks if statuses is None or t.status in statuses]
-                else:
-                    client.require("list")
-                    pages = task_pages(client, statuses=statuses, limit=None if newest else limit)
-                    tasks = [task for page in pages for task in page]
-                    if newest:
-                        tasks.sort(key=newest_first_key, reverse=True)
-            run.report = tasks[:limit]
+        recorded = invocation.known_ids() if known else None
+        with invocation.client(needs_list=not known, rejoin=recorded or []) as client:
+            connected(run, client)
+            if recorded is not None:
+                refreshed = refresh_known(client, recorded)
+                ListView(invocation.screen).gone(refreshed.gone)
+                ListView(invocation.screen).unrefreshed(refreshed.errors)
+                tasks = [t for t in refreshed.tasks if statuses is None or t.status in statuses]
+            else:
+                client.require("list")
+                pages = task_pages(client, statuses=statuses, limit=None if newest else limit)
+                tasks = [task for page in pages for task in page]
+                if newest:
+                    tasks.sort(key=newest_first_key, reverse=True)
+        run.report = tasks[:limit]
 
-    runs, interrupted = _run(view, common, names, work)
+    runs, interrupted = _run(view, common, names, parallel, work)
     _finish(view, runs, interrupted=interrupted)
 
 
 def get_fleet(common: Common, names: list[str], parallel: int, task_id: str) -> NoReturn:
     """`get` on every server: the task where it is found (exit 6 when it is nowhere)."""
     view = FleetGetView(screen_for(common.output, no_color=common.no_color))
-    slots = Slots(parallel)
 
     def work(run: ServerRun[list[Task]], invocation: Invocation) -> None:
-        with slots.held(), invocation.client(rejoin=[task_id]) as client:
+        with invocation.client(rejoin=[task_id]) as client:
             connected(run, client)
             with suppress(TaskNotFound):  # not this server's task: its section has no report
                 run.report = [client.get_task(task_id)]
 
-    runs, interrupted = _run(view, common, names, work)
+    runs, interrupted = _run(view, common, names, parallel, work)
     found = any(run.report is not None for run in runs)
     answered = ", ".join(run.server for run in runs if run.outcome == "ok")
     if not found and answered:  # as one server's get says it; the others' errors follow
@@ -96,10 +93,9 @@ def connect_fleet(common: Common, names: list[str], parallel: int) -> NoReturn:
     from mcptask.output.views.connection import Connection
 
     view = FleetConnectView(screen_for(common.output, no_color=common.no_color))
-    slots = Slots(parallel)
 
     def work(run: ServerRun[Connection], invocation: Invocation) -> None:
-        with slots.held(), invocation.client() as client:
+        with invocation.client() as client:
             connected(run, client)
             others, problems = client.survey()
             transport = client.transport
@@ -109,7 +105,7 @@ def connect_fleet(common: Common, names: list[str], parallel: int) -> NoReturn:
             for problem in problems:
                 invocation.screen.warn(problem)
 
-    runs, interrupted = _run(view, common, names, work)
+    runs, interrupted = _run(view, common, names, parallel, work)
     _finish(view, runs, interrupted=interrupted)
 
 
@@ -144,36 +140,32 @@ def cancel_fleet(
         advance = [lambda: None]
 
         def work(run: ServerRun[CancelReport], invocation: Invocation) -> None:
-            with slots.held():
-                if stop.stopped:
-                    run.skipped, run.exit_code = True, int(ExitCode.INTERRUPTED)
-                    return
-                recorded = invocation.known_ids() if known else None
-                rejoin = [*named, *(recorded or [])]
-                with invocation.client(needs_list=all_working and not known, rejoin=rejoin) as c:
-                    connected(run, c)
-                    selection = select_targets(
-                        c, named, all_working=all_working, statuses=statuses, known=recorded
-                    )
-                    CancelView(invocation.screen).gone(selection.gone)
-                    CancelView(invocation.screen).unrefreshed(selection.unrefreshed)
-                    run.selection = selection
-                    with slots.given_back():
-                        proceed = checkpoint.wait(run.server)
-                    if not (proceed or (stop.stopped and not dry_run)):
-                        return  # declined, or a dry run: nothing was touched
-                    # Stopped: the run sends nothing and reports each selected task skipped.
-                    stop.cuts_retries_short(c)
-                    report = CancelRun(
-                        c,
-                        wait=wait,
-                        wait_timeout=wait_timeout,
-                        rate=rate,
-                        stop=lambda: stop.stopped,
-                        sleep=stop.event.wait,
-                        on_result=view.result_ready(run),
-                        on_progress=lambda: advance[0](),
-                    ).run(selection.targets)
+            recorded = invocation.known_ids() if known else None
+            rejoin = [*named, *(recorded or [])]
+            with invocation.client(needs_list=all_working and not known, rejoin=rejoin) as client:
+                connected(run, client)
+                selection = select_targets(
+                    client, named, all_working=all_working, statuses=statuses, known=recorded
+                )
+                CancelView(invocation.screen).gone(selection.gone)
+                CancelView(invocation.screen).unrefreshed(selection.unrefreshed)
+                run.selection = selection
+                with slots.given_back():
+                    proceed = checkpoint.wait(run.server)
+                if not (proceed or (stop.stopped and not dry_run)):
+                    return  # declined, or a dry run: nothing was touched
+                # Stopped: the run sends nothing and reports each selected task skipped.
+                stop.cuts_retries_short(client)
+                report = CancelRun(
+                    client,
+                    wait=wait,
+                    wait_timeout=wait_timeout,
+                    rate=rate,
+                    stop=lambda: stop.stopped,
+                    sleep=stop.event.wait,
+                    on_result=view.result_ready(run),
+                    on_progress=lambda: advance[0](),
+                ).run(selection.targets)
             run.report, run.exit_code = report, int(exit_code_for(report))
             if report.fatal is not None:
                 run.error = report.fatal.message
@@ -183,6 +175,7 @@ def cancel_fleet(
             names,
             screen,
             work,
+            slots,
             stopped=lambda: stop.stopped,
             on_end=lambda run: checkpoint.reach(run.server),
         )
@@ -225,11 +218,15 @@ def _run(
     view: FleetView[Report],
     common: Common,
     names: list[str],
+    parallel: int,
     work: Callable[[ServerRun[Report], Invocation], None],
 ) -> tuple[list[ServerRun[Report]], bool]:
-    """Every server's run, and whether the user stopped them."""
+    """Every server's run, at most `parallel` at work at once, and whether the user stopped
+    them."""
     with StopSignal() as stop:
-        runs, join = start_servers(common, names, view.screen, work, stopped=lambda: stop.stopped)
+        runs, join = start_servers(
+            common, names, view.screen, work, Slots(parallel), stopped=lambda: stop.stopped
+        )
         join()
     return runs, stop.stopped
 

@@ -95,7 +95,7 @@ def test_how_the_servers_codes_combine(
 def test_a_bug_in_one_servers_run_fails_that_server_alone() -> None:
     import io
 
-    from mcptask.cli.fleet import start_servers
+    from mcptask.cli.fleet import Slots, start_servers
     from mcptask.cli.invocation import Invocation
     from mcptask.output.screen import Screen
     from mcptask.output.views.fleet import ServerRun
@@ -106,7 +106,7 @@ def test_a_bug_in_one_servers_run_fails_that_server_alone() -> None:
 
     screen = Screen("json", stdout=io.StringIO(), stderr=io.StringIO())
     runs, join = start_servers(
-        Common(), ["prod-eu", "staging"], screen, work, stopped=lambda: False
+        Common(), ["prod-eu", "staging"], screen, work, Slots(2), stopped=lambda: False
     )
     join()
     broken, fine = runs
@@ -115,6 +115,32 @@ def test_a_bug_in_one_servers_run_fails_that_server_alone() -> None:
     assert broken.error is not None
     assert "internal error (RuntimeError: boom)" in broken.error
     assert (fine.outcome, fine.exit_code) == ("ok", 0)
+
+
+def test_a_server_still_waiting_for_its_slot_when_stopped_is_skipped() -> None:
+    import io
+    import threading
+
+    from mcptask.cli.fleet import Slots, start_servers
+    from mcptask.cli.invocation import Invocation
+    from mcptask.output.screen import Screen
+    from mcptask.output.views.fleet import ServerRun
+
+    stop = threading.Event()
+    worked: list[str] = []
+
+    def work(run: ServerRun[None], invocation: Invocation) -> None:
+        worked.append(run.server)
+        stop.set()  # Ctrl-C while the one slot is taken
+
+    screen = Screen("json", stdout=io.StringIO(), stderr=io.StringIO())
+    runs, join = start_servers(
+        Common(), ["prod-eu", "prod-us", "staging"], screen, work, Slots(1), stopped=stop.is_set
+    )
+    join()
+    assert len(worked) == 1
+    assert sorted(run.outcome for run in runs) == ["ok", "skipped", "skipped"]
+    assert all(run.exit_code == ExitCode.INTERRUPTED for run in runs if run.outcome == "skipped")
 
 
 def test_mcptask_profile_names_one_server_and_says_so_of_a_pattern() -> None:
