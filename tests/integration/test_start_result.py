@@ -186,12 +186,11 @@ def test_result_of_each_kind_of_ending(target: MakeTarget) -> None:
 def test_result_waits_within_its_timeout(target: MakeTarget) -> None:
     server = target()
     slow = task_id_of(server.run("start", "long_job", "seconds:=60", "-o", "json"))
-    began = time.monotonic()
+    # The job runs 60 s: "pending" (not a result) is the proof that result stopped waiting.
     pending = server.run("result", slow, "--wait-timeout", "0.5", "-o", "json")
     assert pending.code == 7, pending.stderr
     assert pending.json()["outcome"] == "pending"
     assert "still working" in pending.stderr
-    assert time.monotonic() - began < 20
     soon = task_id_of(server.run("start", "long_job", "seconds:=1", "-o", "json"))
     waited = server.run("result", soon, "--wait-timeout", "30")
     assert waited.code == 0, waited.stderr
