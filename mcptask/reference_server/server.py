@@ -22,11 +22,10 @@ from mcptask.reference_server.store import TaskStore
 
 
 class _Stop(BaseException):
-    """Raised in the main thread by SIGTERM/SIGINT to unwind and exit cleanly.
+    """Raised in the main thread by SIGTERM/SIGINT to unwind and exit cleanly (while the
+    HTTP server serves, serve_http handles the signals itself).
 
-    A BaseException, like KeyboardInterrupt: socketserver catches every Exception raised
-    while it starts a request's thread (and carries on serving), and the signal may land
-    just then.
+    A BaseException, like KeyboardInterrupt, so that no `except Exception` swallows it.
     """
 
 

@@ -27,9 +27,8 @@ from mcptask.reference_server.wire import Reply
 
 # How often an idle subscriptions/listen stream checks whether its client went away.
 STREAM_POLL_SECONDS = 0.25
-# How long shutdown waits for open listen streams to send their closing response. Generous:
-# each writer only has to wake up and write one chunk, which on a loaded machine (a CI run
-# with parallel tests) took longer than the 1 s this used to be.
+# How long shutdown waits for open listen streams to send their closing response (each
+# writer only wakes and writes one chunk: the bound matters on a starved machine alone).
 SHUTDOWN_GRACE_SECONDS = 5.0
 
 

@@ -7,10 +7,13 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import signal
 import socket
 import socketserver
+import threading
 from collections.abc import Callable
 from http.server import ThreadingHTTPServer
+from types import FrameType
 
 from mcptask.reference_server.config import FaultKind, ServerConfig
 from mcptask.reference_server.eras.router import Era, Router
@@ -274,10 +277,24 @@ def serve_http(
     announce: Callable[[str], None],
     plan: FaultPlan | None = None,
 ) -> None:
-    """Serve until interrupted; `announce` receives the endpoint URL once listening."""
+    """Serve until SIGTERM or SIGINT; `announce` receives the endpoint URL once listening.
+
+    The signal asks serve_forever to return (within its 0.1 s poll interval) rather than raising
+    in the serving thread: raised while socketserver starts a request's thread, an exception
+    makes it shut that connection down under the handler, which then loses its last write
+    (a listen stream its closing response).
+    """
     server = http_server(config, router, store, plan)
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        # shutdown() waits for serve_forever to return, so it cannot run on this thread.
+        threading.Thread(target=server.shutdown, name="shutdown", daemon=True).start()
+
+    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGTERM, signal.SIGINT)}
     try:
         announce(server.url)
-        server.serve_forever(poll_interval=0.5)
+        server.serve_forever(poll_interval=0.1)  # how soon a stop is noticed
     finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         server.close()
