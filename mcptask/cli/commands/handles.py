@@ -31,7 +31,7 @@ def handles(
     from mcptask.cli.inputs import read_text
     from mcptask.cli.signals import StopSignal
     from mcptask.operations import handles as task_handles
-    from mcptask.output.views.handles import ExportView, ImportView
+    from mcptask.output.views.saved import HandleExportView, HandleImportView
 
     taken = None
     if import_from is not None:
@@ -41,12 +41,12 @@ def handles(
     settings = invocation.settings
     endpoint = task_handles.endpoint_id(settings.url, settings.server_command)
     if taken is None:
-        export_view = ExportView(invocation.screen)
+        export_view = HandleExportView(invocation.screen)
         ids = invocation.known_ids()
         with invocation.client(rejoin=ids) as client:
             export_view.show(task_handles.export_handles(client, ids, endpoint))
         return
-    view = ImportView(invocation.screen)
+    view = HandleImportView(invocation.screen)
     with invocation.client() as client, StopSignal() as stop:
         report = task_handles.import_handles(client, taken, endpoint, stop=lambda: stop.stopped)
     view.show(report)
