@@ -178,7 +178,7 @@ class Checkpoint:
             self._decided.set()
 
 
-def connected(run: ServerRun[Report], client: McpClient) -> None:
+def note_connection(run: ServerRun[Report], client: McpClient) -> None:
     """Note in the run what the handshake told: its era and where it went."""
     run.era = client.server.protocol_version
     run.target = client.transport.target

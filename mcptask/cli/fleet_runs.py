@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NoReturn
 import typer
 
 from mcptask.cli.exit_codes import exit_code_for, fleet_exit_code
-from mcptask.cli.fleet import Checkpoint, Slots, connected, start_servers
+from mcptask.cli.fleet import Checkpoint, Slots, note_connection, start_servers
 from mcptask.cli.invocation import Invocation, screen_for
 from mcptask.cli.options import Common
 from mcptask.cli.signals import StopSignal
@@ -52,7 +52,7 @@ def list_fleet(
     def work(run: ServerRun[list[Task]], invocation: Invocation) -> None:
         recorded = invocation.known_ids() if known else None
         with invocation.client(needs_list=not known, rejoin=recorded or []) as client:
-            connected(run, client)
+            note_connection(run, client)
             if recorded is not None:
                 refreshed = refresh_known(client, recorded)
                 ListView(invocation.screen).gone(refreshed.gone)
@@ -76,7 +76,7 @@ def get_fleet(common: Common, names: list[str], parallel: int, task_id: str) -> 
 
     def work(run: ServerRun[list[Task]], invocation: Invocation) -> None:
         with invocation.client(rejoin=[task_id]) as client:
-            connected(run, client)
+            note_connection(run, client)
             with suppress(TaskNotFound):  # not this server's task: its section has no report
                 run.report = [client.get_task(task_id)]
 
@@ -96,7 +96,7 @@ def connect_fleet(common: Common, names: list[str], parallel: int) -> NoReturn:
 
     def work(run: ServerRun[Connection], invocation: Invocation) -> None:
         with invocation.client() as client:
-            connected(run, client)
+            note_connection(run, client)
             others, problems = client.survey()
             transport = client.transport
             run.report = Connection(
@@ -143,7 +143,7 @@ def cancel_fleet(
             recorded = invocation.known_ids() if known else None
             rejoin = [*named, *(recorded or [])]
             with invocation.client(needs_list=all_working and not known, rejoin=rejoin) as client:
-                connected(run, client)
+                note_connection(run, client)
                 selection = select_targets(
                     client, named, all_working=all_working, statuses=statuses, known=recorded
                 )
