@@ -112,6 +112,10 @@ class FleetView(View[Fleet[Report]]):
 
     def show(self, shown: Fleet[Report]) -> None:
         super().show(shown)
+        self.failures(shown)
+
+    def failures(self, shown: Fleet[Report]) -> None:
+        """What stopped each failed server, a line each on stderr."""
         for run in shown.runs:
             if run.error is not None:
                 self.screen.error(f"{run.server}: {run.error}")
@@ -241,8 +245,12 @@ class FleetCancelView(FleetView[CancelReport]):
         selected = [(run, run.selection) for run in shown.runs if run.selection is not None]
         if self.screen.format == "json":
             sections = [
-                run.section(None if pick is None else {"dryRun": True, "tasks": _picked(pick)})
-                for run, pick in ((run, run.selection) for run in shown.runs)
+                run.section(
+                    None
+                    if run.selection is None
+                    else {"dryRun": True, "tasks": _picked(run.selection)}
+                )
+                for run in shown.runs
             ]
             self.screen.json({"dryRun": True, "servers": sections, "exitCode": shown.exit_code})
         elif self.screen.format == "jsonl":
@@ -258,9 +266,7 @@ class FleetCancelView(FleetView[CancelReport]):
                 tables.print_id_table(self.screen.out, table)
             for run, pick in selected:
                 self.screen.plain_lines(f"{run.server} {task_id}" for task_id in pick.unlisted)
-        for run in shown.runs:
-            if run.error is not None:
-                self.screen.error(f"{run.server}: {run.error}")
+        self.failures(shown)
         count = sum(len(pick.listed) + len(pick.unlisted) for _, pick in selected)
         self.screen.warn(f"dry run: {count} task(s) would be cancelled; nothing was sent")
 
