@@ -106,13 +106,14 @@ class CancelRun:
         # bound, even when the client's retries are bounded by time alone).
         retries = self.client.retry.retries
         resends = MAX_RESENDS if retries is None else retries
-        due = time.monotonic()
+        due = 0.0  # --rate: when the next cancel may go (the clock is read only then)
         for target in targets:
-            if self.rate is not None and due > time.monotonic():
-                self.sleep(max(0.0, due - time.monotonic()))  # a stop ends the wait at once
+            if self.rate is not None:
+                if (wait := due - time.monotonic()) > 0:
+                    self.sleep(wait)  # a stop ends the wait at once
+                due = max(due, time.monotonic()) + 1 / self.rate
             if self.stop():
                 return
-            due = max(due, time.monotonic()) + (1 / self.rate if self.rate else 0)
             if self._confirmations.full:
                 self._settle(wait=True, count=1)
             self._cancel_one(target, resends=resends)
