@@ -4,43 +4,32 @@ a reference server, listed and cancelled in one run, one section each."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import pytest
 
 from tests.cli_process import run_mcptask
 from tests.reference_server_process import start_reference_server, stop_process
 
-from .sdk_env import ensure_sdk_venv, start_sdk_server, stop
-from .test_profiles_vs_sdk import create_task
+from .test_profiles_vs_sdk import create_task, url
 
-
-@pytest.fixture(scope="module")
-def sdk_url() -> Iterator[str]:
-    ensure_sdk_venv()
-    address, proc = start_sdk_server("sse")
-    try:
-        yield address
-    finally:
-        stop(proc)
+__all__ = ["url"]  # the SDK server fixture, shared with test_profiles_vs_sdk.py
 
 
 def test_list_and_cancel_across_the_sdk_server_and_a_reference_server(
-    sdk_url: str, tmp_path: Path
+    url: str, tmp_path: Path
 ) -> None:
     env = {"MCPTASK_CONFIG_DIR": str(tmp_path)}
     ref_url, ref = start_reference_server("--protocol-eras", "legacy", "--seed", "working=2")
     try:
-        saved = run_mcptask("connect", sdk_url, "--save", "sdk", "--keep-session", env=env)
+        saved = run_mcptask("connect", url, "--save", "sdk", "--keep-session", env=env)
         assert saved.code == 0, saved.stderr
         session = run_mcptask("profiles", "-o", "json", env=env).json()["profiles"][0]
         assert session["name"] == "sdk"
         assert session["sessionId"]
         assert run_mcptask("connect", ref_url, "--save", "ref", env=env).code == 0
         with httpx.Client(timeout=30) as client:
-            sdk_tasks = [create_task(client, sdk_url, session["sessionId"]) for _ in range(2)]
+            sdk_tasks = [create_task(client, url, session["sessionId"]) for _ in range(2)]
 
         listed = run_mcptask("list", "-P", "sdk,ref", "--status", "working", "-o", "json", env=env)
         assert listed.code == 0, listed.stderr
