@@ -53,7 +53,7 @@ class ConnectionSettings:
         return f"ConnectionSettings({listed})"
 
 
-def sign_in(
+def sign_in_flow(
     settings: ConnectionSettings, *, log: WireLog | None = None, notice: WireLog | None = None
 ) -> McpAuth | None:
     """The auth flow of a --url server's settings (None for `--auth none`)."""
@@ -82,7 +82,7 @@ def connected_client(
     task_sessions: Mapping[str, str] | None = None,
 ) -> Iterator[McpClient]:
     """A client that has completed the handshake (joining `settings.session_id` if given);
-    the keywords are `McpClient`'s, `McpClient.connect`'s and `sign_in`'s, but `auth`: a
+    the keywords are `McpClient`'s, `McpClient.connect`'s and `sign_in_flow`'s, but `auth`: a
     sign-in flow to use instead of the one the settings describe."""
     transport: Transport
     if settings.url:
@@ -95,7 +95,7 @@ def connected_client(
             log=log,
             ca_cert=settings.ca_cert,
             insecure=settings.insecure,
-            auth=auth or sign_in(settings, log=log, notice=notice),
+            auth=auth or sign_in_flow(settings, log=log, notice=notice),
         )
     else:
         from mcptask.transport.stdio import StdioTransport, split_command

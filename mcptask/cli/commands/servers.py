@@ -106,7 +106,7 @@ def login(
 ) -> None:
     """Sign in to a server (OAuth: the browser, or --auth client-credentials) and cache the
     token; later commands use it, and refresh it, without asking again."""
-    from mcptask.client.connection import sign_in
+    from mcptask.client.connection import sign_in_flow
     from mcptask.output.views.connection import LoginView, SignIn
 
     common = _targeted(common, target, "--url/--profile")
@@ -124,7 +124,7 @@ def login(
     if settings.auth.method == "none":
         raise UsageError("--auth none: nothing to sign in with")
     view = LoginView(invocation.screen)
-    auth = sign_in(settings, log=invocation.log, notice=invocation.screen.warn)
+    auth = sign_in_flow(settings, log=invocation.log, notice=invocation.screen.warn)
     assert auth is not None  # a --url server whose --auth is not none
     with invocation.client(auth=auth) as client:
         server = client.server
