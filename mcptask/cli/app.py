@@ -230,7 +230,7 @@ def _root(
     common: Common,
 ) -> None:
     """The root's --version, and the server options, which may stand before or after the
-    command name: given in both places, the later one wins (-H and --env add up)."""
+    command name: given in both places, the later one wins (-H, --env and -P add up)."""
 
 
 app = typer.Typer(

@@ -61,6 +61,17 @@ KnownOption = Annotated[
 ]
 
 
+_PROFILE = _server(
+    "--profile",
+    "-P",
+    help="Use a saved profile (env MCPTASK_PROFILE; see: mcptask profiles); connect, "
+    "list, get and cancel take several: a,b, -P a -P b, or a pattern such as 'prod-*'.",
+    autocompletion=complete_profile,
+)
+_REPEATED_PROFILE = Annotated[list[str] | None, _PROFILE]
+"""`--profile` as the line reads it: one item per `-P`, joined by commas into `Common`'s."""
+
+
 @dataclass(frozen=True)
 class Common:
     """The shared options of one invocation, as the command line gave them (in help's order)."""
@@ -76,16 +87,8 @@ class Common:
             help="Server command to run over stdio, without a shell (env MCPTASK_SERVER).",
         ),
     ] = None
-    profile: Annotated[
-        str | None,
-        _server(
-            "--profile",
-            "-P",
-            help="Use a saved profile (env MCPTASK_PROFILE; see: mcptask profiles); connect, "
-            "list, get and cancel take several: a,b or a pattern such as 'prod-*'.",
-            autocompletion=complete_profile,
-        ),
-    ] = None
+    profile: Annotated[str | None, _PROFILE] = None
+    """One name, or several as `a,b` or a pattern; `-P a -P b` arrives as `a,b`."""
     config: Annotated[
         Path | None,
         _server(
@@ -243,14 +246,16 @@ _SHARED = tuple(
     inspect.Parameter(
         field.name,
         inspect.Parameter.KEYWORD_ONLY,
-        annotation=Common.__annotations__[field.name],
+        annotation=(
+            _REPEATED_PROFILE if field.name == "profile" else Common.__annotations__[field.name]
+        ),
         default=field.default,
     )
     for field in fields(Common)
 )
 """The options every server command takes (also before the command name), as `Common`."""
 
-_REPEATABLE = frozenset({"header", "env"})
+_REPEATABLE = frozenset({"header", "env", "profile"})
 """Given both before and after the command name, these add up; the others: the later wins."""
 
 Function = TypeVar("Function", bound=Callable[..., None])
@@ -290,14 +295,17 @@ class _Parsed(Protocol):
 def _merged(ctx: typer.Context, here: dict[str, Any]) -> Common:
     """The command's options over the root's: the later one on the line wins."""
     root: _Parsed | None = ctx.parent
-    if root is None:
-        return Common(**here)
-    values: dict[str, Any] = {
-        name: value if _given(ctx, name) or not _given(root, name) else root.params.get(name)
-        for name, value in here.items()
-    }
-    for name in _REPEATABLE:
-        values[name] = [*(root.params.get(name) or []), *(here[name] or [])] or None
+    values: dict[str, Any] = dict(here)
+    if root is not None:
+        values = {
+            name: value if _given(ctx, name) or not _given(root, name) else root.params.get(name)
+            for name, value in here.items()
+        }
+        for name in _REPEATABLE:
+            values[name] = [*(root.params.get(name) or []), *(here[name] or [])] or None
+    # `-P a -P b` is `-P a,b`; one `-P NAME` stays that name (a --config server's own name
+    # may hold a comma: it is named alone).
+    values["profile"] = ",".join(dict.fromkeys(values["profile"] or [])) or None
     return Common(**values)
 
 

@@ -149,3 +149,43 @@ def test_mcptask_profile_names_one_server_and_says_so_of_a_pattern() -> None:
     env = {"MCPTASK_PROFILE": "prod-*"}
     with pytest.raises(UsageError, match=r"MCPTASK_PROFILE names one profile.* -P 'prod-\*'"):
         profile_in_use(Common(), profile_book(Common(), env), env)
+
+
+FLEET_RUNS = {
+    "connect": (["connect"], "connect_fleet"),
+    "list": (["list"], "list_fleet"),
+    "get": (["get", "t1"], "get_fleet"),
+    "cancel": (["cancel", "t1"], "cancel_fleet"),
+}
+
+
+@pytest.mark.parametrize("command", sorted(FLEET_RUNS))
+def test_a_repeated_profile_names_several_as_a_list_does(
+    command: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcptask.cli import fleet_runs
+    from mcptask.cli.app import run
+
+    words, runner = FLEET_RUNS[command]
+    named: list[list[str]] = []
+
+    def fake_run(common: Common, names: list[str], *args: object, **kwargs: object) -> None:
+        named.append(names)
+        raise UsageError("stop here")
+
+    monkeypatch.setattr(fleet_runs, runner, fake_run)
+    monkeypatch.delenv("MCPTASK_PROFILE", raising=False)
+    assert run([*words, "-P", "staging", "-P", "prod-eu"]) == 2
+    assert run([*words, "-P", "staging,prod-eu"]) == 2
+    assert run(["-P", "staging", *words, "-P", "prod-*", "-P", "staging"]) == 2
+    assert named == [
+        ["staging", "prod-eu"],
+        ["staging", "prod-eu"],
+        ["staging", "prod-eu", "prod-us"],
+    ]
+    # One -P NAME, given once or twice, is the one server's run of old (here: unreachable).
+    assert run([*words, "-P", "staging", "--timeout", "0.5", "--retries", "0"]) == 3
+    assert (
+        run(["-P", "staging", *words, "-P", "staging", "--timeout", "0.5", "--retries", "0"]) == 3
+    )
+    assert len(named) == 3

@@ -103,6 +103,16 @@ def test_one_plain_profile_prints_exactly_what_it_did(fleet: Fleet) -> None:
     assert by_profile.stdout == by_url.stdout
 
 
+def test_a_repeated_profile_is_a_list(fleet: Fleet) -> None:
+    repeated = fleet.run("list", "-P", "alpha", "-P", "beta", "-o", "json")
+    listed = fleet.run("list", "-P", "alpha,beta", "-o", "json")
+    assert repeated.code == listed.code == 0, repeated.stderr
+    assert [section["server"] for section in repeated.json()["servers"]] == ["alpha", "beta"]
+    assert [s["report"]["count"] for s in repeated.json()["servers"]] == [4, 3]
+    before = fleet.run("-P", "alpha", "list", "-P", "alpha", "-o", "json")
+    assert before.stdout == fleet.run("list", "-P", "alpha", "-o", "json").stdout
+
+
 def test_cancel_all_working_on_every_matching_server(fleet: Fleet) -> None:
     result = fleet.run("cancel", "--all-working", "--yes", "-P", "al*,beta", "-o", "json")
     assert result.code == 0, result.stderr
