@@ -212,7 +212,8 @@ class StdioServer:
         assert self._router.legacy is not None
         if isinstance(message, dict) and message.get("method") == "initialize":
             self._legacy_chosen = True
-        reply = self._router.legacy.handle(message, STDIO_SESSION)
+        # tasks/result asks the client (elicitation/create) in lines of its own
+        reply = self._router.legacy.handle(message, STDIO_SESSION, self._output.send)
         if reply.response is not None:
             self._output.answer(message, reply.response, fault)
 

@@ -241,12 +241,19 @@ class TaskStore:
                 views.append(record.view)
         return views, False
 
-    def wait_terminal(self, task_id: str, viewer: str | None) -> TaskView:
-        """Block until the task is terminal (tasks/result); raise if it vanishes meanwhile."""
+    def wait_terminal(
+        self,
+        task_id: str,
+        viewer: str | None,
+        until: Callable[[TaskView], bool] = lambda view: False,
+    ) -> TaskView:
+        """Block until the task is terminal (tasks/result), or `until` says yes to it (a
+        2025-11-25 tasks/result stream that asks the client its new question); raise if the
+        task vanishes meanwhile."""
         with self._cond:
             while True:
                 record = self._lookup(task_id, viewer)
-                if record.terminal:
+                if record.terminal or until(record.view):
                     return record.view
                 if self._closed:  # the server is stopping: this task will not end here
                     raise TaskNotFoundError(task_id)

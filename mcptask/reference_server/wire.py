@@ -97,6 +97,19 @@ def form_elicitation(message: str, properties: JsonObject, required: list[str]) 
     }
 
 
+def input_requests_of(view: TaskView) -> dict[str, JsonObject]:
+    """What an input_required task asks, by key (both eras ask the same): the requests of a
+    task driven by code, else one form asking for text, `answer`, under the task's input key."""
+    if view.status != "input_required":
+        return {}
+    if view.input_requests:
+        return dict(view.input_requests)
+    if view.input_key is None:
+        return {}
+    message = view.status_message or "The task needs input to continue."
+    return {view.input_key: form_elicitation(message, {"answer": {"type": "string"}}, ["answer"])}
+
+
 def simulate_latency(config: ServerConfig, method: str) -> None:
     """--latency: sleep before answering a tasks/* request (a fault for client tests, in
     real time whatever the store's clock)."""

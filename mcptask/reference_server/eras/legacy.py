@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 from mcptask.reference_server.config import CancelMode, Scope, ServerConfig
-from mcptask.reference_server.records import SortKey, TaskView
+from mcptask.reference_server.records import INPUT_REQUIRED, SortKey, TaskNotFoundError, TaskView
 from mcptask.reference_server.rpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -25,9 +30,10 @@ from mcptask.reference_server.rpc import (
     request_id,
     result_response,
 )
-from mcptask.reference_server.scripting import OnCancel, parse_ttl
+from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, parse_ttl
 from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.tools import (
+    RELATED_TASK_META,
     Emit,
     call_result,
     resolve_long_job,
@@ -37,11 +43,13 @@ from mcptask.reference_server.tools import (
     tool_list,
 )
 from mcptask.reference_server.wire import (
+    ELICITATION_CREATE,
     INVALID_MESSAGE,
     LEGACY_TASK,
     LEGACY_VERSION,
     Reply,
     as_jsonrpc_error,
+    input_requests_of,
     server_info,
     simulate_latency,
     task_id_param,
@@ -53,6 +61,16 @@ INSTRUCTIONS = (
     "mcptask reference server: a demo and test target for MCP tasks. Call the long_job tool "
     "with params.task to create a task; list, get and cancel tasks with the tasks/* methods."
 )
+
+# The client capability (declared in initialize) each kind of request to the client needs.
+CLIENT_CAPABILITY = {
+    ELICITATION_CREATE: "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+# How many sessions' capabilities, open questions and tasks' creators are remembered (the
+# oldest are forgotten first).
+MEMORY_LIMIT = 10_000
 
 
 Handler = Callable[[JsonObject, str | None, Emit], JsonObject]
@@ -78,6 +96,15 @@ class LegacyDispatcher:
             self._cancel_default = OnCancel(kind="delay", delay_ms=config.cancel_delay_ms)
         # Cursors carry this nonce so that a cursor from another server run is rejected.
         self._cursor_nonce = secrets.token_hex(4)
+        # Asking the client (a task in input_required): what each session declared, the
+        # requests sent and not yet answered ((session, request id) -> (task id, input
+        # key)), and the session that created each task with the keys already announced
+        # to it (the GET stream's questions, sent once).
+        self._lock = threading.Lock()
+        self._client_capabilities: OrderedDict[str | None, JsonObject] = OrderedDict()
+        self._asked: OrderedDict[tuple[str | None, str], tuple[str, str]] = OrderedDict()
+        self._creators: OrderedDict[str, tuple[str | None, set[str]]] = OrderedDict()
+        self._ask_numbers = itertools.count(1)
         self._methods: dict[str, Handler] = {
             "initialize": self._initialize,
             "ping": lambda params, session, emit: {},
@@ -96,13 +123,19 @@ class LegacyDispatcher:
 
     # -- entry points ---------------------------------------------------------------------
 
-    def handle(self, message: object, session_id: str | None) -> Reply:
+    def handle(self, message: object, session_id: str | None, ask: Emit | None = None) -> Reply:
+        """Answer `message` of a session. `ask` sends a request to the client on the stream
+        of this request's answer, before the response (tasks/result asks there what its task
+        asks); None: this answer cannot carry one."""
         kind = classify(message)
         if kind is MessageKind.INVALID:
             return Reply(error_response(request_id(message), INVALID_REQUEST, INVALID_MESSAGE))
+        if kind is MessageKind.RESPONSE:
+            assert isinstance(message, dict)
+            self._take_answer(message, session_id)
+            return Reply(None)
         if kind is not MessageKind.REQUEST:
-            # notifications/initialized, notifications/cancelled and client responses need
-            # no answer; this server sends no requests, so there is nothing to match.
+            # notifications/initialized and notifications/cancelled need no answer.
             return Reply(None)
         assert isinstance(message, dict)
         method: str = message["method"]
@@ -113,7 +146,7 @@ class LegacyDispatcher:
             )
         ]
         response = self._answer(
-            method, message.get("params"), message["id"], session_id, related.append
+            method, message.get("params"), message["id"], session_id, related.append, ask
         )
         return Reply(response, related)
 
@@ -154,9 +187,17 @@ class LegacyDispatcher:
     # -- request plumbing -----------------------------------------------------------------
 
     def _answer(
-        self, method: str, params: object, msg_id: str | int, session_id: str | None, emit: Emit
+        self,
+        method: str,
+        params: object,
+        msg_id: str | int,
+        session_id: str | None,
+        emit: Emit,
+        ask: Emit | None,
     ) -> JsonObject:
         handler = self._methods.get(method)
+        if handler is not None and method == "tasks/result":
+            handler = partial(self._tasks_result, ask=ask)
         if handler is None:
             return error_response(msg_id, METHOD_NOT_FOUND, f"Method not found: {method}")
         simulate_latency(self.config, method)
@@ -206,6 +247,12 @@ class LegacyDispatcher:
         return capabilities
 
     def _initialize(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
+        capabilities = params.get("capabilities")
+        with self._lock:
+            self._client_capabilities[session_id] = (
+                capabilities if isinstance(capabilities, dict) else {}
+            )
+            _bound(self._client_capabilities)
         # Version negotiation: this era speaks one version, whichever the client asked for.
         return {
             "protocolVersion": LEGACY_VERSION,
@@ -230,6 +277,9 @@ class LegacyDispatcher:
             return call_result(*run_script(job))
         ttl = self.requested_ttl(task_params)
         view = start_long_job(self.store, job, ttl_ms=ttl, owner=self.owner(session_id))
+        with self._lock:
+            self._creators[view.task_id] = (session_id, set())
+            _bound(self._creators)
         return {"task": self.task_wire(view)}
 
     # -- tasks ----------------------------------------------------------------------------
@@ -244,8 +294,24 @@ class LegacyDispatcher:
         )
         return self.task_wire(view)
 
-    def _tasks_result(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
-        view = self.store.wait_terminal(task_id_param(params), self.owner(session_id))
+    def _tasks_result(
+        self, params: JsonObject, session_id: str | None, emit: Emit, ask: Emit | None = None
+    ) -> JsonObject:
+        """Block until the task ends; meanwhile ask the client, on this answer's stream,
+        whatever the task asks (spec: a client calls tasks/result on input_required)."""
+        task_id, owner = task_id_param(params), self.owner(session_id)
+        asked: set[str] = set()
+
+        def new_question(view: TaskView) -> bool:
+            return ask is not None and bool(self._askable(view, session_id) - asked)
+
+        while (view := self.store.wait_terminal(task_id, owner, new_question)).status not in (
+            TERMINAL_STATUSES
+        ):
+            assert ask is not None
+            for key, request in self.questions(view, session_id, asked):
+                asked.add(key)
+                ask(request)
         if view.status == "failed" and view.error is not None:
             # The underlying request ended in a JSON-RPC error: tasks/result answers it.
             error = view.error
@@ -255,6 +321,82 @@ class LegacyDispatcher:
                 error.get("data"),
             )
         return task_result(view)
+
+    # -- asking the client ----------------------------------------------------------------
+
+    def _askable(self, view: TaskView, session_id: str | None) -> set[str]:
+        """The keys of what the task asks that the session's client declared it can be
+        asked (elicitation form or URL mode, sampling, roots)."""
+        with self._lock:
+            declared = self._client_capabilities.get(session_id, {})
+        keys = set()
+        for key, request in input_requests_of(view).items():
+            capability = declared.get(CLIENT_CAPABILITY.get(str(request.get("method")), ""))
+            if not isinstance(capability, dict):
+                continue
+            params = request.get("params")
+            mode = params.get("mode", "form") if isinstance(params, dict) else "form"
+            # An empty elicitation capability means form mode only (spec).
+            if request.get("method") == ELICITATION_CREATE and capability:
+                if mode not in capability:
+                    continue
+            elif request.get("method") == ELICITATION_CREATE and mode != "form":
+                continue
+            keys.add(key)
+        return keys
+
+    def questions(
+        self, view: TaskView, session_id: str | None, skip: set[str]
+    ) -> list[tuple[str, JsonObject]]:
+        """The requests that ask the session's client what the task asks (but the keys in
+        `skip`), each (input key, JSON-RPC request) with a new id, remembered until answered."""
+        requests = input_requests_of(view)
+        keys = sorted(self._askable(view, session_id) - skip)
+        out = []
+        with self._lock:
+            for key in keys:
+                msg_id = f"mcptask-ask-{next(self._ask_numbers)}"
+                self._asked[(session_id, msg_id)] = (view.task_id, key)
+                _bound(self._asked)
+                request = requests[key]
+                params = dict(request.get("params") or {})
+                meta = dict(params.get("_meta") or {})
+                meta[RELATED_TASK_META] = {"taskId": view.task_id}
+                params["_meta"] = meta
+                message = {"jsonrpc": "2.0", "id": msg_id, "method": request["method"]}
+                out.append((key, {**message, "params": params}))
+        return out
+
+    def announce(self, view: TaskView) -> tuple[str | None, list[JsonObject]] | None:
+        """For the session's GET stream, once per question: the session that created a task
+        now in input_required, and the requests asking it what the task asks anew."""
+        if view.status != INPUT_REQUIRED:
+            return None
+        with self._lock:
+            creator = self._creators.get(view.task_id)
+        if creator is None:
+            return None
+        session_id, announced = creator
+        questions = self.questions(view, session_id, announced)
+        announced.update(key for key, _ in questions)
+        return session_id, [request for _, request in questions]
+
+    def _take_answer(self, message: JsonObject, session_id: str | None) -> None:
+        """The client's response to a request the server sent: its result answers the
+        task's question (an error leaves the task as it was, to be asked again)."""
+        msg_id = message.get("id")
+        with self._lock:
+            question = self._asked.pop((session_id, str(msg_id)), None)
+        if question is None or not isinstance(message.get("result"), dict):
+            return
+        task_id, key = question
+        try:
+            self.store.provide_input(task_id, self.owner(session_id), {key: message["result"]})
+        except TaskNotFoundError:
+            return  # gone meanwhile: nothing to answer
+        with self._lock:  # the same question sent elsewhere is answered now
+            for stale in [k for k, v in self._asked.items() if v == question]:
+                del self._asked[stale]
 
     def _tasks_list(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
         cursor = params.get("cursor")
@@ -280,3 +422,9 @@ class LegacyDispatcher:
             return int(micros), int(seq)
         except (ValueError, UnicodeError, binascii.Error):
             raise JsonRpcError(INVALID_PARAMS, f"Invalid cursor: {cursor!r}") from None
+
+
+def _bound(memory: OrderedDict[Any, Any]) -> None:
+    """Forget the oldest entries past MEMORY_LIMIT."""
+    while len(memory) > MEMORY_LIMIT:
+        memory.popitem(last=False)

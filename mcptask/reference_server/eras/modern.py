@@ -68,7 +68,7 @@ from mcptask.reference_server.wire import (
     MODERN_VERSION,
     Reply,
     as_jsonrpc_error,
-    form_elicitation,
+    input_requests_of,
     server_info,
     simulate_latency,
     task_id_param,
@@ -192,10 +192,8 @@ class ModernDispatcher:
         elif view.status == "failed":
             message = view.status_message or f"{LONG_JOB} failed"
             task["error"] = view.error or {"code": INTERNAL_ERROR, "message": message}
-        elif view.status == "input_required" and view.input_requests:
-            task["inputRequests"] = dict(view.input_requests)
-        elif view.status == "input_required" and view.input_key is not None:
-            task["inputRequests"] = {view.input_key: _elicitation(view)}
+        elif asked := input_requests_of(view):
+            task["inputRequests"] = asked
         return task
 
     def task_notification(self, view: TaskView) -> JsonObject:
@@ -299,12 +297,3 @@ class ModernDispatcher:
                 continue
             agreed.append(task_id)
         return agreed
-
-
-def _elicitation(view: TaskView) -> JsonObject:
-    """The input request of an input_required task: a form elicitation asking for text."""
-    return form_elicitation(
-        view.status_message or "The task needs input to continue.",
-        {"answer": {"type": "string"}},
-        ["answer"],
-    )

@@ -9,9 +9,11 @@ test_reconnection, and the sse-cut fault switch).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import secrets
 import socket
+import threading
 from http.cookies import CookieError, SimpleCookie
 
 from mcptask.reference_server.config import AnswerMode, FaultKind
@@ -28,6 +30,7 @@ from mcptask.reference_server.http.framing import (
 )
 from mcptask.reference_server.http.policy import accepted_types
 from mcptask.reference_server.http.sessions import Session, SessionRegistry
+from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.rpc import JsonObject, MessageKind, classify
 from mcptask.reference_server.store import TaskStore
 
@@ -65,6 +68,8 @@ class LegacyEndpoint:
                     dispatcher.status_notification(view), view.owner
                 )
             )
+        if self.config.get_stream:
+            store.add_listener(self._ask_on_get_stream)
 
     def shutdown(self) -> None:
         """Nothing to end: GET streams stop with their connections."""
@@ -106,11 +111,11 @@ class LegacyEndpoint:
             retry_ms = self.config.fault_switches.retry_after_s * 1000
             self._answer_after_closing(exchange, message, session, retry_ms)
             return
-        if (
-            self.config.answer is AnswerMode.SSE
-            and self.config.fault is None
-            and self.dispatcher.closes_stream(message)
-        ):
+        plain_sse = self.config.answer is AnswerMode.SSE and self.config.fault is None
+        if plain_sse and exchange.fault is None and method == "tasks/result":
+            self._answer_as_it_goes(exchange, message, session)
+            return
+        if plain_sse and self.dispatcher.closes_stream(message):
             self._answer_after_closing(exchange, message, session, RETRY_MS)
             return
         reply = self.dispatcher.handle(message, session.id)
@@ -142,6 +147,53 @@ class LegacyEndpoint:
         if exchange.answer_or_not():
             session.finish_post_stream(stream, [*reply.related, reply.response])
 
+    def _answer_as_it_goes(self, exchange: Exchange, message: JsonObject, session: Session) -> None:
+        """tasks/result as an SSE stream written as it goes: each request that asks the
+        client what the task asks (elicitation/create) the moment it is asked, then the
+        notifications of the request and the response. A client gone meanwhile is not
+        written to again."""
+        stream = secrets.token_hex(6)
+        numbers = itertools.count(1)
+        lock = threading.Lock()
+        broken = False
+
+        def write(data: bytes) -> None:
+            nonlocal broken
+            with lock:
+                if broken:
+                    return
+                try:
+                    exchange.wfile.write(data)
+                    exchange.wfile.flush()
+                except OSError:
+                    broken = True
+
+        def event(item: JsonObject) -> bytes:
+            return chunk(message_event(item, f"{stream}-{next(numbers)}"))
+
+        write(exchange.event_stream_head() + chunk(priming_event(f"{stream}-0")))
+        exchange.log_request(200)
+        reply = self.dispatcher.handle(message, session.id, lambda request: write(event(request)))
+        assert reply.response is not None
+        if not exchange.answer_or_not():
+            return
+        write(b"".join(event(item) for item in [*reply.related, reply.response]) + LAST_CHUNK)
+        if broken:
+            exchange.close_connection = True
+
+    def _ask_on_get_stream(self, view: TaskView) -> None:
+        """A task asks something new: its creator's session is asked on its GET stream,
+        once, if that stream is open then (nobody listening: the question is not sent)."""
+        announced = self.dispatcher.announce(view)
+        if announced is None:
+            return
+        session_id, requests = announced
+        session = self.sessions.get(session_id) if session_id is not None else None
+        if session is None or not session.listening:
+            return
+        for request in requests:
+            session.push(request)
+
     # -- GET: the session's notification stream -------------------------------------------
 
     def get(self, exchange: Exchange) -> None:
@@ -165,6 +217,7 @@ class LegacyEndpoint:
         head = exchange.event_stream_head()
         exchange.close_connection = True
         heartbeat = self.config.heartbeat_seconds
+        session.listening += 1
         try:
             exchange.wfile.write(head + chunk(priming_event(f"{GET_STREAM}-{cursor}", RETRY_MS)))
             exchange.log_request(200)
@@ -185,6 +238,8 @@ class LegacyEndpoint:
             exchange.wfile.write(LAST_CHUNK)
         except OSError:
             return  # the client went away; it may resume with Last-Event-ID
+        finally:
+            session.listening -= 1
 
     def _resume_post_stream(
         self, exchange: Exchange, session: Session, stream: str, after: int

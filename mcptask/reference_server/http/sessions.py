@@ -38,6 +38,8 @@ class Session:
         # from 1 after its priming event 0), None until they are ready.
         self._post_streams: OrderedDict[str, list[JsonObject] | None] = OrderedDict()
         self.closed = False
+        # How many GET streams are being served (a question is sent there only if one is).
+        self.listening = 0
 
     def count_request(self) -> int:
         """Count one more HTTP request in this session and return the total."""
