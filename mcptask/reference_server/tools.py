@@ -82,7 +82,7 @@ def tool_list(config: ServerConfig, era: Era) -> list[JsonObject]:
                 },
                 "awaitInput": {
                     "type": "boolean",
-                    "description": "a step into input_required waits for its question to be answered",
+                    "description": "a step into input_required waits for its answer",
                 },
             },
         },
