@@ -21,6 +21,7 @@ from mcptask.errors import ExitCode, McptaskError, UsageError
 
 if TYPE_CHECKING:
     from mcptask.cli.invocation import Invocation
+    from mcptask.cli.signals import StopSignal
     from mcptask.client.session import McpClient
     from mcptask.output.screen import Screen
     from mcptask.output.views.fleet import Report, ServerRun
@@ -95,14 +96,15 @@ def start_servers(
     work: Callable[[ServerRun[Report], Invocation], None],
     slots: Slots,
     *,
-    stopped: Callable[[], bool],
+    stop: StopSignal,
     on_end: Callable[[ServerRun[Report]], None] = lambda run: None,
 ) -> tuple[list[ServerRun[Report]], Callable[[], None]]:
     """Call `work` once per server, each on a thread of its own, with that server's
-    invocation (its messages labelled with its name), once it holds one of the `slots`. A
-    server not begun when `stopped` is skipped, also one still waiting for its slot; an
-    error of one server ends its run only; `on_end` hears each run end. Returns the runs, in
-    `names`' order, as they fill in, and the function that waits for them all."""
+    invocation (its messages labelled with its name, its retries ended by `stop`), once it
+    holds one of the `slots`. A server not begun when the user asked to stop is skipped, also
+    one still waiting for its slot; an error of one server ends its run only; `on_end` hears
+    each run end. Returns the runs, in `names`' order, as they fill in, and the function that
+    waits for them all."""
     from mcptask.cli.invocation import Invocation
     from mcptask.output.views.fleet import LabelledScreen, ServerRun
 
@@ -111,13 +113,13 @@ def start_servers(
     def one(run: ServerRun[Report]) -> None:
         try:
             with slots.held():
-                if stopped():
+                if stop.stopped:
                     run.skipped, run.exit_code = True, int(ExitCode.INTERRUPTED)
                     return
                 invocation = Invocation(
                     replace(common, profile=run.server),
                     screen=LabelledScreen(screen, run.server),
-                    stopped=stopped,
+                    stop=stop,
                 )
                 run.target = _target(invocation)
                 work(run, invocation)
@@ -141,7 +143,7 @@ def start_servers(
                 try:
                     thread.join()
                 except KeyboardInterrupt:
-                    continue  # the runs are stopping (`stopped` says so): wait for their reports
+                    continue  # the runs are stopping (`stop` says so): wait for their reports
 
     return runs, join
 

@@ -155,7 +155,6 @@ def cancel_fleet(
                 if not (proceed or (stop.stopped and not dry_run)):
                     return  # declined, or a dry run: nothing was touched
                 # Stopped: the run sends nothing and reports each selected task skipped.
-                stop.cuts_retries_short(client)
                 report = CancelRun(
                     client,
                     wait=wait,
@@ -176,7 +175,7 @@ def cancel_fleet(
             screen,
             work,
             slots,
-            stopped=lambda: stop.stopped,
+            stop=stop,
             on_end=lambda run: checkpoint.reach(run.server),
         )
         try:
@@ -224,9 +223,7 @@ def _run(
     """Every server's run, at most `parallel` at work at once, and whether the user stopped
     them."""
     with StopSignal() as stop:
-        runs, join = start_servers(
-            common, names, view.screen, work, Slots(parallel), stopped=lambda: stop.stopped
-        )
+        runs, join = start_servers(common, names, view.screen, work, Slots(parallel), stop=stop)
         join()
     return runs, stop.stopped
 

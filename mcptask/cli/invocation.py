@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from mcptask.cli.options import Common, color_wanted, finite
+from mcptask.cli.signals import StopSignal
 from mcptask.errors import NoTaskList, StoreFailure, UsageError
 
 if TYPE_CHECKING:
@@ -69,13 +70,15 @@ class Invocation:
         remember_session: bool = True,
         force_sign_in: bool = False,
         screen: Screen | None = None,
-        stopped: Callable[[], bool] = lambda: False,
+        stop: StopSignal | None = None,
     ) -> None:
         from mcptask.cli import profile_choice, settings
         from mcptask.store import profiles
 
         self.common = common
-        self.stopped = stopped  # the user asked to stop (several servers): no more retries
+        self.stop = stop or StopSignal()
+        """The user's request to stop (Ctrl-C, SIGTERM), caught while a command enters it:
+        the client's retries end with it. Several servers' invocations share one."""
         self.screen = screen or screen_for(
             common.output or default_output, no_color=common.no_color
         )
@@ -148,7 +151,8 @@ class Invocation:
         retry = RetryPolicy(
             retries=common.retries if common.retries is not None or patient else DEFAULT_RETRIES,
             retry_for=DEFAULT_RETRY_FOR if common.retry_for is None else common.retry_for,
-            stopped=self.stopped,
+            sleep=self.stop.event.wait,
+            stopped=lambda: self.stop.stopped,
             log=self.log,
         )
         wanted = set(rejoin)

@@ -6,24 +6,22 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from types import FrameType
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from mcptask.client.session import McpClient
 
 
 class StopSignal:
     """While active, the first SIGINT/SIGTERM sets `event`; a second one interrupts at once.
 
     Outside the main thread (where signals cannot be caught) it only provides the event.
+    An invocation's client retries under its invocation's StopSignal (`Invocation.stop`):
+    a wait between retries ends at once, and no retry follows, once the user asked to stop.
     """
 
     def __init__(self, *, on_stop: Callable[[], None] | None = None) -> None:
         self.event = threading.Event()
         self._requested = False
-        self._on_stop = on_stop
+        self.on_stop = on_stop
+        """Called once, from another thread, when the user asks to stop (to wake a wait)."""
         self._previous: dict[int, object] = {}
 
     def __enter__(self) -> StopSignal:
@@ -32,11 +30,6 @@ class StopSignal:
 
     def __exit__(self, *exc_info: object) -> None:
         self._release()
-
-    def cuts_retries_short(self, client: McpClient) -> None:
-        """Make the client's waits between retries end at once, and its retries stop, when
-        the user asks to stop."""
-        client.retry = replace(client.retry, sleep=self.event.wait, stopped=lambda: self.stopped)
 
     @contextmanager
     def prompting(self) -> Iterator[None]:
@@ -91,6 +84,6 @@ class StopSignal:
         threading.Thread(target=self._stop_now, name="stop-signal", daemon=True).start()
 
     def _stop_now(self) -> None:
-        if self._on_stop is not None:
-            self._on_stop()
+        if self.on_stop is not None:
+            self.on_stop()
         self.event.set()

@@ -42,14 +42,12 @@ def follow(
     """Watch until settled (or Ctrl-C), show the end as `view` does; returns the report.
     Tasks that wait for input are asked on the terminal (`answer`), else named with the
     command that answers them."""
-    from mcptask.cli.signals import StopSignal
     from mcptask.operations.watch import Watch
 
     if answer:
         client.require("update")
     # `watcher` is bound below, after the callbacks it takes: they run only once it is.
-    stop = StopSignal(on_stop=lambda: watcher.wake())
-    stop.cuts_retries_short(client)
+    stop = invocation.stop
     questions = Questions(client, invocation, view, stop, answer)
     reader_left = False
 
@@ -73,6 +71,7 @@ def follow(
         on_round=round_done,
         on_problem=view.problem,
     )
+    stop.on_stop = watcher.wake
     with stop, view.following(watcher):
         report = watcher.run()
     report = replace(report, interrupted=stop.stopped and not reader_left)

@@ -128,7 +128,7 @@ class Exchange:
     def __init__(self, transport: Transport, retry: RetryPolicy | None = None) -> None:
         self.transport = transport
         self.retry = retry or RetryPolicy()
-        """How transient failures are retried (commands may swap in a stop-aware sleep)."""
+        """How transient failures are retried (a command's waits and stops with its Ctrl-C)."""
         self.round_trips = RoundTrips()
         self._counter = itertools.count(1)
         self._id_prefix: str | None = None

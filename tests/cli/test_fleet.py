@@ -97,6 +97,7 @@ def test_a_bug_in_one_servers_run_fails_that_server_alone() -> None:
 
     from mcptask.cli.fleet import Slots, start_servers
     from mcptask.cli.invocation import Invocation
+    from mcptask.cli.signals import StopSignal
     from mcptask.output.screen import Screen
     from mcptask.output.views.fleet import ServerRun
 
@@ -106,7 +107,7 @@ def test_a_bug_in_one_servers_run_fails_that_server_alone() -> None:
 
     screen = Screen("json", stdout=io.StringIO(), stderr=io.StringIO())
     runs, join = start_servers(
-        Common(), ["prod-eu", "staging"], screen, work, Slots(2), stopped=lambda: False
+        Common(), ["prod-eu", "staging"], screen, work, Slots(2), stop=StopSignal()
     )
     join()
     broken, fine = runs
@@ -119,23 +120,23 @@ def test_a_bug_in_one_servers_run_fails_that_server_alone() -> None:
 
 def test_a_server_still_waiting_for_its_slot_when_stopped_is_skipped() -> None:
     import io
-    import threading
 
     from mcptask.cli.fleet import Slots, start_servers
     from mcptask.cli.invocation import Invocation
+    from mcptask.cli.signals import StopSignal
     from mcptask.output.screen import Screen
     from mcptask.output.views.fleet import ServerRun
 
-    stop = threading.Event()
+    stop = StopSignal()
     worked: list[str] = []
 
     def work(run: ServerRun[None], invocation: Invocation) -> None:
         worked.append(run.server)
-        stop.set()  # Ctrl-C while the one slot is taken
+        stop.event.set()  # Ctrl-C while the one slot is taken
 
     screen = Screen("json", stdout=io.StringIO(), stderr=io.StringIO())
     runs, join = start_servers(
-        Common(), ["prod-eu", "prod-us", "staging"], screen, work, Slots(1), stopped=stop.is_set
+        Common(), ["prod-eu", "prod-us", "staging"], screen, work, Slots(1), stop=stop
     )
     join()
     assert len(worked) == 1

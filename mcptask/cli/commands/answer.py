@@ -65,7 +65,6 @@ def answer(
     """
     from mcptask.cli.exit_codes import exit_code_for
     from mcptask.cli.inputs import parse_item, read_json
-    from mcptask.cli.signals import StopSignal
     from mcptask.operations import answer as answering
     from mcptask.output.views.answer import AnswerView
 
@@ -108,7 +107,7 @@ def answer(
                     warn=invocation.screen.warn,
                 )
             invocation.hidden.update(answering.secret_texts(asked, responses))
-            with StopSignal() as stop:
+            with invocation.stop as stop:
                 report = answering.send_answers(
                     client,
                     task,

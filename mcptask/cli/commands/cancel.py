@@ -60,7 +60,6 @@ def cancel(
 ) -> None:
     """Cancel tasks by id, from a file or stdin, or every working one; confirm each outcome."""
     from mcptask.cli.exit_codes import exit_code_for
-    from mcptask.cli.signals import StopSignal
     from mcptask.operations.cancel import CancelRun
     from mcptask.operations.outcomes import select_targets
     from mcptask.output.views.cancel import CancelOutcome, CancelView
@@ -111,8 +110,7 @@ def cancel(
         if selection.bulk and not yes and not view.confirmed(selection):
             view.declined()
             raise typer.Exit(int(ExitCode.INTERRUPTED))
-        with StopSignal() as stop, view.progress(len(selection.targets)) as advance:
-            stop.cuts_retries_short(client)
+        with invocation.stop as stop, view.progress(len(selection.targets)) as advance:
             run = CancelRun(
                 client,
                 wait=not no_wait,

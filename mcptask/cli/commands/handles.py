@@ -29,7 +29,6 @@ def handles(
     (ext-tasks SerializedTaskReference), or take such handles in (--import)."""
     from mcptask.cli.exit_codes import exit_code_for
     from mcptask.cli.inputs import read_text
-    from mcptask.cli.signals import StopSignal
     from mcptask.operations import handles as task_handles
     from mcptask.output.views.saved import HandleExportView, HandleImportView
 
@@ -47,7 +46,7 @@ def handles(
             export_view.show(task_handles.export_handles(client, ids, endpoint))
         return
     view = HandleImportView(invocation.screen)
-    with invocation.client() as client, StopSignal() as stop:
+    with invocation.client() as client, invocation.stop as stop:
         report = task_handles.import_handles(client, taken, endpoint, stop=lambda: stop.stopped)
     view.show(report)
     raise typer.Exit(int(exit_code_for(report)))

@@ -68,7 +68,6 @@ def start(
     """
     from mcptask.cli.exit_codes import exit_code_for
     from mcptask.cli.inputs import tool_arguments
-    from mcptask.cli.signals import StopSignal
     from mcptask.cli.watching import follow, require_terminal_for_answer
     from mcptask.operations.start import StartRequest, start_task
     from mcptask.operations.watch import WatchOptions
@@ -97,7 +96,7 @@ def start(
             client.require("update")  # a task nobody could answer is not started
         # A Ctrl-C now lets the call in flight finish: a task it creates is recorded and
         # printed, never lost. The call itself is not sent once a stop was asked for.
-        with StopSignal() as stop:
+        with invocation.stop as stop:
             report = start_task(client, request, stop=lambda: stop.stopped)
         view.show(report)
         if stop.stopped:
@@ -146,14 +145,13 @@ def result(
 ) -> None:
     """Show a finished task's result; wait for it to finish first (--wait-timeout)."""
     from mcptask.cli.exit_codes import exit_code_for
-    from mcptask.cli.signals import StopSignal
     from mcptask.operations.result import fetch_result
     from mcptask.output.views.tasks import ResultView
 
     finite("--wait-timeout", wait_timeout)
     invocation = Invocation(common)
     view = ResultView(invocation.screen)
-    with invocation.client(rejoin=[task_id]) as client, StopSignal() as stop:
+    with invocation.client(rejoin=[task_id]) as client, invocation.stop as stop:
         report = fetch_result(
             client,
             task_id,
