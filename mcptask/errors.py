@@ -16,7 +16,8 @@ The tree (each class carries its exit code; no instance overrides it):
      │         ├── ServerBusy              429 / 503: the server did not act: resend later
      │         └── AnswerLost              sent, but no answer came: the server may have acted
      │              ├── GatewayFailure     502 / 504 from a gateway in front of the server
-     │              └── ResponseTimeout    stdio: no answer in time (the server may be alive)
+     │              ├── HttpTimeout        HTTP: no answer within --timeout: never retried
+     │              └── ResponseTimeout    stdio: no answer line in time (lost, or a hung server)
      ├── AuthError .................... 4  HTTP 401 / 403 (challenge shown); credentials withheld
      │    ├── SignInRequired               401, and no way to sign in here (the hint names one)
      │    ├── AuthDiscoveryError           OAuth metadata missing, invalid, or not this server's
@@ -173,8 +174,16 @@ class GatewayFailure(AnswerLost):
     """A gateway in front of the server answered 502 or 504: the server may have acted."""
 
 
+class HttpTimeout(AnswerLost):
+    """HTTP: the request was sent and no answer came within --timeout (a read, write or
+    whole-answer timeout). Never retried, whatever the method: the server has the request
+    and holds it, so a repeat would most likely wait as long, and --timeout is the wait the
+    user allowed. A cancel's effect is still learned with `tasks/get`."""
+
+
 class ResponseTimeout(AnswerLost):
-    """stdio: no answer in time; like an HTTP read timeout (a late answer is set aside)."""
+    """stdio: no answer line within --timeout. Retried like a lost answer: on a pipe, a line
+    lost on the way shows only as this silence (a late answer is set aside)."""
 
 
 class AuthError(McptaskError):

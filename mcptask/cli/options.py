@@ -142,7 +142,12 @@ class Common:
     ] = None
     timeout: Annotated[
         float | None,
-        _server("--timeout", help="Seconds each answer may take in all (default 30).", min=0.001),
+        _server(
+            "--timeout",
+            help="Seconds each answer may take in all; an HTTP request not answered in time is "
+            "not retried (default 30).",
+            min=0.001,
+        ),
     ] = None
     protocol: Annotated[
         str | None,

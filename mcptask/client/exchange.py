@@ -9,7 +9,10 @@ Which failures a request may be retried on depends on what a repeat would do: an
 request (`tasks/get`, `tasks/list`, `server/discover`, `initialize`) on any `TransientError`;
 anything else (`tasks/cancel`) only when it provably never reached the server or the server
 said it did not act (`NotDelivered`, `ServerBusy`). An `AnswerLost` on such a request is the
-caller's to resolve (the cancel run asks `tasks/get`).
+caller's to resolve (the cancel run asks `tasks/get`). No request is sent again after an HTTP
+timeout (`HttpTimeout`): --timeout bounds the wait for an answer, and a server that held a
+request that long would most likely hold its repeat as long (a hung server fails in about
+--timeout, not five times that).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from mcptask.errors import NotDelivered, ServerBusy, TransientError
+from mcptask.errors import HttpTimeout, NotDelivered, ServerBusy, TransientError
 from mcptask.protocol.jsonrpc import JsonObject, notification_message, request_message
 from mcptask.transport import Transport
 
@@ -81,7 +84,8 @@ class RetryPolicy:
                 failures += 1
                 delay = self._delay(failures, failure)
                 if (
-                    (self.retries is not None and failures > self.retries)
+                    isinstance(failure, HttpTimeout)
+                    or (self.retries is not None and failures > self.retries)
                     or now + delay - first_failure > self.retry_for
                     or self.stopped()
                 ):

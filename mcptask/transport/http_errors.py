@@ -2,8 +2,9 @@
 
 The class says what is known about the request's fate, because retrying depends on it:
 `NotDelivered` (it never reached the server: send it again), `ServerBusy` (429/503: the server
-did not act), `AnswerLost` (sent, but no answer came: the server may have acted), and the
-final ones (`TlsFailure`, a bad header as `UsageError`).
+did not act), `AnswerLost` (sent, but no answer came: the server may have acted; as
+`HttpTimeout`, not within --timeout, which is never retried), and the final ones
+(`TlsFailure`, a bad header as `UsageError`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from mcptask.errors import (
     EndpointNotFound,
     GatewayFailure,
     HttpStatusError,
+    HttpTimeout,
     NotDelivered,
     ProtocolViolation,
     ServerBusy,
@@ -50,11 +52,11 @@ def translate_errors(target: str) -> Iterator[None]:
     except httpx.PoolTimeout:
         raise NotDelivered(f"{target} did not answer in time (no free connection)") from None
     except httpx.ReadTimeout:
-        raise AnswerLost(f"{target} did not answer in time (read timeout)") from None
+        raise HttpTimeout(f"{target} did not answer in time (read timeout)") from None
     except httpx.WriteTimeout:
-        raise AnswerLost(f"{target} did not answer in time (write timeout)") from None
+        raise HttpTimeout(f"{target} did not answer in time (write timeout)") from None
     except httpx.TimeoutException:
-        raise AnswerLost(f"{target} did not answer in time (timeout)") from None
+        raise HttpTimeout(f"{target} did not answer in time (timeout)") from None
     except httpx.ConnectError as exc:
         tls = _tls_failure(exc, target)
         if tls is not None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from mcptask.errors import AnswerLost, ProtocolViolation, UsageError
+from mcptask.errors import HttpTimeout, ProtocolViolation, UsageError
 from mcptask.protocol.jsonrpc import JsonObject, check_message, is_response
 from mcptask.transport.redact import display_url
 
@@ -63,7 +63,7 @@ class Deadline:
 
     def check(self) -> None:
         if time.monotonic() > self.at:
-            raise AnswerLost(f"{self.target} did not answer within {self.seconds:g}s (--timeout)")
+            raise HttpTimeout(f"{self.target} did not answer within {self.seconds:g}s (--timeout)")
 
 
 class BoundedStream(httpx.SyncByteStream):

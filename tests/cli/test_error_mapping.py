@@ -24,6 +24,7 @@ DOCUMENTED: dict[type[Exception], int] = {
     errors.StoreFailure: 2,
     errors.UnreachableError: 3,
     errors.ResponseTimeout: 3,
+    errors.HttpTimeout: 3,
     errors.EndpointNotFound: 3,
     errors.ServerExited: 3,
     errors.TlsFailure: 3,

@@ -107,15 +107,17 @@ def test_a_bulk_cancel_recovers_from_each_transient_kind(
             assert cancels_sent(result) == tasks + len(on_cancel)
 
 
-def test_slow_answers_are_retried_or_resolved_with_tasks_get(
+def test_a_slow_cancel_is_resolved_with_tasks_get(
     reference_server: StartServer,
 ) -> None:
     tasks = 8
     # The first task request (tasks/list) is answered, the second (the first tasks/cancel,
-    # whatever the timing of the confirmations that follow) is slow; the rest at random.
-    seed = seed_for(".F", only(FaultKind.SLOW, 0.3))
+    # whatever the timing of the confirmations that follow) is slow, and no other is: a slow
+    # tasks/get or tasks/list is not sent again (see the hung server below), and would end
+    # the run.
+    seed = seed_for(".F" + "." * 30, only(FaultKind.SLOW, 0.05))
     url = reference_server(
-        "--seed", f"working={tasks}", "--fault-rate", "0.3", "--fault-kind", "slow",
+        "--seed", f"working={tasks}", "--fault-rate", "0.05", "--fault-kind", "slow",
         "--fault-seed", str(seed), "--fault-delay", "1500", "--log",
     )  # fmt: skip
     result = run_mcptask(
@@ -140,18 +142,23 @@ def test_slow_answers_are_retried_or_resolved_with_tasks_get(
     assert set(final_statuses(url).values()) == {"cancelled"}
 
 
-def test_a_slow_get_is_retried_once(reference_server: StartServer) -> None:
-    seed = seed_for("F.", only(FaultKind.SLOW, 0.5))
+def test_a_hung_server_fails_in_one_timeout_and_is_not_asked_again(
+    reference_server: StartServer,
+) -> None:
+    # Every task request is answered long after --timeout: a hung server, in effect. The
+    # wait the user allowed is spent once, not once per retry (it was five attempts).
     url = reference_server(
-        "--seed", "working=1", "--fault-rate", "0.5", "--fault-kind", "slow",
-        "--fault-seed", str(seed), "--fault-delay", "2000",
+        "--seed", "working=1", "--fault-rate", "1", "--fault-kind", "slow",
+        "--fault-delay", "3000", "--log",
     )  # fmt: skip
-    args = ("get", "working-001", "--url", url, "-o", "json", "-v", *LEGACY, "--timeout", "0.3")
+    args = ("get", "working-001", "--url", url, "-v", *LEGACY, "--timeout", "0.5")
     result = run_mcptask(*args)
-    assert result.code == 0, result.stderr
-    assert result.json()["taskId"] == "working-001"
-    assert len(retries(result)) == 1
-    assert "retry 1/4 of tasks/get" in retries(result)[0]
+    assert result.code == 3, result.stderr
+    assert (
+        result.stderr.strip().splitlines()[-1].endswith("did not answer in time (read timeout)")
+    ), result.stderr
+    assert retries(result) == []
+    assert injected(server_log(reference_server, url)) == [("slow", "tasks/get", "working-001")]
 
 
 def test_busy_honours_retry_after_and_gives_up_with_its_status(

@@ -13,6 +13,7 @@ from mcptask.client.session import McpClient
 from mcptask.errors import (
     AnswerLost,
     GatewayFailure,
+    HttpTimeout,
     NotDelivered,
     ServerBusy,
     TransientError,
@@ -121,9 +122,19 @@ def client_for(handler: Handler) -> McpClient:
 
 
 def test_an_idempotent_request_is_sent_again_after_a_lost_answer() -> None:
-    handler, calls = scripted_server({"tasks/get": [httpx.ReadTimeout("slow"), 504]})
+    closed = httpx.RemoteProtocolError("closed without an answer")
+    handler, calls = scripted_server({"tasks/get": [closed, 504]})
     assert client_for(handler).get_task("t").status == "working"
     assert calls.count("tasks/get") == 3
+
+
+@pytest.mark.parametrize("timeout", [httpx.ReadTimeout("slow"), httpx.WriteTimeout("slow")])
+def test_no_request_is_sent_again_after_an_http_timeout(timeout: httpx.TimeoutException) -> None:
+    # --timeout bounds the wait: a server that held tasks/get that long is not asked again.
+    handler, calls = scripted_server({"tasks/get": [timeout]})
+    with pytest.raises(HttpTimeout, match="did not answer in time"):
+        client_for(handler).get_task("t")
+    assert calls.count("tasks/get") == 1
 
 
 def test_handshake_requests_are_retried_too() -> None:
