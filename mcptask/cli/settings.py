@@ -173,6 +173,7 @@ def resolve(
         timeout=timeout if timeout != DEFAULT_TIMEOUT_SECONDS else None,
         keep_session=keep,
         session_id=session_id if keep else None,
+        source=base.source,
     )
     insecure = (
         "--insecure: the server's TLS certificate is not verified; anyone on the path can read "

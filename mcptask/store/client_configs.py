@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mcptask.errors import UsageError
-from mcptask.store.profiles import Profile, ProfileBook
+from mcptask.store.profiles import ConfigSource, Profile, ProfileBook
 
 MAX_CONFIG_BYTES = 1024 * 1024
 """A client config file larger than this is refused (they are a few KB)."""
@@ -54,8 +54,9 @@ def read_client_config(path: Path) -> ProfileBook:
     except RecursionError:
         raise UsageError(f"{path}: nested too deeply: not a config file") from None
     entries = _entries(path, document)
+    source = str(path.resolve())  # saved with a profile: it names the file from anywhere
     profiles = {
-        name: _profile(path, name, entry)
+        name: replace(_profile(path, name, entry), source=ConfigSource(source, name))
         for name, entry in entries.items()
         # As the clients do: a server marked disabled is not there.
         if not (isinstance(entry, dict) and entry.get("disabled") is True)

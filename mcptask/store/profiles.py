@@ -59,6 +59,15 @@ Value = str | Reference
 
 
 @dataclass(frozen=True)
+class ConfigSource:
+    """Where a profile's target came from, when not from the command line: the MCP client
+    config file it was read from (an absolute path) and its server's name there."""
+
+    file: str
+    server: str
+
+
+@dataclass(frozen=True)
 class Profile:
     """One saved server: its target and how to talk to it. The fields after `name` are its
     table's settings, in the order written."""
@@ -81,6 +90,9 @@ class Profile:
     """The authorization server (issuer) the client belongs to: its secret or key goes there."""
     scope: str | None = None
     client_secret: Value | None = None
+    source: ConfigSource | None = None
+    """The config file the target was read from (`--config`, or saved from one); None: the
+    command line (`connect TARGET --save`)."""
 
     @property
     def target(self) -> str:
@@ -265,6 +277,14 @@ def _setting(key: str, value: object) -> Any:
         if not isinstance(value, bool):
             raise ValueError("keep_session must be true or false")
         return value
+    if key == "source":
+        if not (
+            isinstance(value, dict)
+            and set(value) == {"file", "server"}
+            and all(isinstance(item, str) for item in value.values())
+        ):
+            raise ValueError('source must be { file = "PATH", server = "NAME" }')
+        return ConfigSource(value["file"], value["server"])
     if not isinstance(value, str):
         raise ValueError(f"{key} must be a string")
     return value
@@ -281,7 +301,10 @@ def _value(value: object, what: str) -> Value:
 
 
 def _to_toml(value: Any) -> Any:
-    """A setting as TOML has it: a Reference is `{ env = "NAME" }` or `{ file = "PATH" }`."""
+    """A setting as TOML has it: a Reference is `{ env = "NAME" }` or `{ file = "PATH" }`, a
+    ConfigSource `{ file = "PATH", server = "NAME" }`."""
+    if isinstance(value, ConfigSource):
+        return {"file": value.file, "server": value.server}
     return {value.kind: value.name} if isinstance(value, Reference) else value
 
 

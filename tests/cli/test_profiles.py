@@ -16,7 +16,7 @@ from mcptask.cli.settings import resolve
 from mcptask.client.session import McpClient
 from mcptask.errors import UsageError
 from mcptask.store import profiles
-from mcptask.store.profiles import Profile, Reference
+from mcptask.store.profiles import ConfigSource, Profile, Reference
 
 URL = "http://127.0.0.1:9/mcp"
 
@@ -40,6 +40,7 @@ def test_a_profile_round_trips_with_references_and_mode_0600(config: Path) -> No
         timeout=60.0,
         keep_session=True,
         session_id="abc",
+        source=ConfigSource("/home/me/project/.mcp.json", "prod-api"),
     )
     profiles.save_profile(config, profile, make_default=True)
     book = profiles.load(config)
@@ -169,6 +170,8 @@ def test_a_broken_file_is_named_with_its_line_and_never_overwritten(
         ('\n\n[profiles.p]\nurl = "u"\ntimeout = -1\n', "line 3: profile 'p': timeout must be"),
         ('[profiles.p]\nurl = "u"\nheaders = { A = 1 }\n', "headers.A must be a string"),
         ('[profiles.p]\nurl = "u"\ncolour = true\n', "unknown setting 'colour'"),
+        ('[profiles.p]\nurl = "u"\nsource = "x"\n', "source must be { file"),
+        ('[profiles.p]\nurl = "u"\nsource = { file = "f" }\n', "source must be { file"),
         ('default = "q"\n[profiles.p]\nurl = "u"\n', "line 1: default 'q' names no profile"),
     ],
 )

@@ -390,6 +390,13 @@ def test_profiles_and_what_this_machine_keeps(tmp_path: Path) -> None:
     assert other_line["clientIssuer"] == "http://127.0.0.1:9"
     assert local_line["clientIssuer"] is None
     assert other_line["headers"] == {"X-Trace": "saved"}
+    assert {line["source"] for line in (local_line, other_line)} == {None}
+    # Servers of an MCP client config file carry where they came from.
+    mcp_json = tmp_path / "mcp.json"
+    mcp_json.write_text('{"mcpServers": {"jobs": {"command": "jobs-server"}}}', encoding="utf-8")
+    listed = run_mcptask("profiles", "--config", str(mcp_json), "-o", "json", env=env)
+    (jobs,) = document("profiles.json", listed)["profiles"]
+    assert jobs["source"] == {"file": str(mcp_json.resolve()), "server": "jobs"}
     everything = document("forget.json", run_mcptask("forget", "--all", "-o", "json", env=env))
     assert everything == {"forgotten": ["working-001"], "notRecorded": [], "server": None}
 

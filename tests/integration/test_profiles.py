@@ -163,3 +163,43 @@ def test_a_credential_is_not_saved_unless_asked(
     listing = run_mcptask("profiles", "-o", "json", env=config)
     assert "s3cret" not in listing.stdout
     assert json.loads(listing.stdout)["profiles"][1]["headers"] == {"Authorization": "saved"}
+
+
+def test_profiles_say_where_each_target_came_from(
+    reference_server: StartServer, config: dict[str, str], tmp_path: Path
+) -> None:
+    """A profile saved from the command line and one taken from an MCP client config file
+    (`connect --config FILE -P NAME --save`) list side by side, each with its source."""
+    url = reference_server()
+    mcp_json = tmp_path / "project" / ".mcp.json"
+    mcp_json.parent.mkdir()
+    mcp_json.write_text(json.dumps({"mcpServers": {"jobs": {"url": url}}}), encoding="utf-8")
+    typed = run_mcptask("connect", url, "--save", "typed", "-o", "json", env=config)
+    assert typed.code == 0, typed.stderr
+    taken = run_mcptask(
+        "connect", "--config", str(mcp_json), "-P", "jobs", "--save", "taken", "-o", "json",
+        env=config,
+    )  # fmt: skip
+    assert taken.code == 0, taken.stderr
+    file = str(mcp_json.resolve())
+    assert saved(config)["profiles"]["taken"]["source"] == {"file": file, "server": "jobs"}
+    assert "source" not in saved(config)["profiles"]["typed"]
+
+    listing = run_mcptask("profiles", "-o", "json", env=config)
+    assert listing.code == 0, listing.stderr
+    sources = {line["name"]: line["source"] for line in json.loads(listing.stdout)["profiles"]}
+    assert sources == {"taken": {"file": file, "server": "jobs"}, "typed": None}
+    table = run_mcptask("profiles", "-o", "table", env={**config, "COLUMNS": "200"})
+    assert table.code == 0, table.stderr
+    rows = {line.split()[0]: line for line in table.stdout.splitlines()}
+    assert "SOURCE" in rows["NAME"]
+    assert f"{file} (server jobs)" in rows["taken"]
+    assert "command line" in rows["typed"]
+    # The saved profile works on its own, the file aside.
+    assert ids(run_mcptask("list", "-P", "taken", "-o", "ids", env=config)) == []
+
+    # A config file's own listing: every server from that file.
+    own = run_mcptask("profiles", "--config", str(mcp_json), "-o", "jsonl", env=config)
+    assert own.code == 0, own.stderr
+    (line,) = [json.loads(text) for text in own.stdout.splitlines()]
+    assert line["source"] == {"file": file, "server": "jobs"}

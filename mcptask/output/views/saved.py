@@ -33,13 +33,17 @@ class ProfilesView(View[ProfileBook]):
             )
             return
         table = Table(box=None, header_style="bold", pad_edge=False)
-        for column in ("NAME", "DEFAULT", "TARGET", "SETTINGS"):
+        # Where the targets came from, once any came from a config file (else all were typed).
+        sourced = any(profile.source is not None for profile in shown.profiles.values())
+        for column in ("NAME", "DEFAULT", "TARGET", *(("SOURCE",) if sourced else ()), "SETTINGS"):
             table.add_column(column, overflow="fold")
         for name, profile in sorted(shown.profiles.items()):
+            source = (Text(clean(_origin(profile))),) if sourced else ()
             table.add_row(
                 Text(clean(name)),
                 Text("*" if name == shown.default else ""),
                 Text(clean(profile.target)),
+                *source,
                 Text(clean(", ".join(_settings(profile)))),
             )
         self.screen.out.print(table)
@@ -76,7 +80,21 @@ def _document(profile: Profile) -> JsonObject:
         "clientKeyFile": profile.client_key_file,
         "clientIssuer": profile.client_issuer,
         "scope": profile.scope,
+        "source": None
+        if profile.source is None
+        else {"file": profile.source.file, "server": profile.source.server},
     }
+
+
+def _origin(profile: Profile) -> str:
+    """Where the target came from: the config file (and its server, when named otherwise
+    there), or the command line."""
+    source = profile.source
+    if source is None:
+        return "command line"
+    if source.server == profile.name:
+        return source.file
+    return f"{source.file} (server {source.server})"
 
 
 def _source(value: Value | None) -> str | None:
