@@ -27,8 +27,9 @@ from mcptask.protocol.jsonrpc import MODERN_ERROR_CODES
 # but has no tasks, which is a capability answer (exit 5), not a protocol violation.
 PRE_TASK_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18")
 
-# How long a stdio server gets to answer the `server/discover` probe: some legacy servers
-# ignore requests that come before `initialize` instead of answering with an error.
+# How long a stdio server gets at most to answer the `server/discover` probe (less when
+# --timeout is shorter): some legacy servers ignore requests that come before `initialize`
+# instead of answering with an error, and their silence should not cost all of --timeout.
 DISCOVER_PROBE_SECONDS = 5.0
 
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
@@ -49,7 +50,8 @@ def negotiate(wire: Exchange, *, protocol: str, prefer_legacy: bool) -> Negotiat
     era = ModernEra(MODERN_VERSION)
     wire.transport.protocol_version = MODERN_VERSION
     params, headers = era.stamp("server/discover", None)
-    probe = DISCOVER_PROBE_SECONDS if wire.transport.kind == "stdio" else None
+    stdio = wire.transport.kind == "stdio"
+    probe = min(DISCOVER_PROBE_SECONDS, wire.transport.timeout) if stdio else None
 
     def not_modern(reason: str) -> Negotiated:
         if fallback:

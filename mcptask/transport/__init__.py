@@ -30,6 +30,8 @@ class Transport(Protocol):
     concurrent: bool
     """`request` may be called from two threads at once, each request travelling on its own
     (what lets a bulk cancel confirm one task while it cancels the next)."""
+    timeout: float = DEFAULT_TIMEOUT_SECONDS
+    """How long one answer may take in all (--timeout), unless a request says otherwise."""
     session_id: str | None = None
     """The Streamable HTTP session in use, if any."""
     protocol_version: str | None = None

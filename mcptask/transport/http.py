@@ -59,7 +59,7 @@ class HttpTransport(Transport):
         self._created_session = False
         self._log = log
         self._max_answer = max_answer if max_answer is not None else max_answer_bytes()
-        self._timeout = timeout
+        self.timeout = timeout
         """An answer's total time (--timeout): also each read's, connect's and write's."""
         self._sleep = sleep
         try:
@@ -102,7 +102,7 @@ class HttpTransport(Transport):
         in that session instead of the current one (a 404 raises SessionExpired for it)."""
         if session is not None:
             headers = {**(headers or {}), SESSION_HEADER: session}
-        deadline = Deadline.after(self._timeout if timeout is None else timeout, self.target)
+        deadline = Deadline.after(self.timeout if timeout is None else timeout, self.target)
         with self._post(message, headers, deadline) as (response, error):
             if error is not None:
                 return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
@@ -127,7 +127,7 @@ class HttpTransport(Transport):
 
     def notify(self, message: JsonObject) -> None:
         """POST a notification; the server answers 202 Accepted (any 2xx is accepted)."""
-        deadline = Deadline.after(self._timeout, self.target)
+        deadline = Deadline.after(self.timeout, self.target)
         with self._post(message, None, deadline) as (response, error):
             response.read()
         if error is not None:

@@ -99,7 +99,7 @@ class StdioTransport(Transport):
         max_answer: int | None = None,
     ) -> None:
         self.target = display_command(argv)
-        self._timeout = timeout
+        self.timeout = timeout
         self._max_answer = max_answer if max_answer is not None else max_answer_bytes()
         self._log = log
         self._stderr_log = stderr_log
@@ -155,7 +155,7 @@ class StdioTransport(Transport):
             self._answers[request_id] = None
         try:
             self._write(message)
-            limit = timeout if timeout is not None else self._timeout
+            limit = timeout if timeout is not None else self.timeout
             with self._changed:
                 self._changed.wait_for(
                     lambda: self._answers[request_id] is not None or self._failure is not None,

@@ -4,9 +4,11 @@ left writing what is no longer read is not left blocked."""
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +17,7 @@ from mcptask.client.session import McpClient
 from mcptask.errors import AnswerLost, ProtocolViolation, ResponseTimeout
 from mcptask.protocol.jsonrpc import request_message
 from mcptask.transport.stdio import StdioTransport
+from tests.cli_process import run_mcptask
 
 # Answers every request with its own id, except that the first one is answered only after
 # the second has arrived (so: late, after the client gave up on it).
@@ -117,3 +120,17 @@ def test_an_error_with_a_null_id_goes_to_the_request_still_waiting() -> None:
         assert transport._answers == {}  # nothing kept for anyone
     finally:
         transport.close()
+
+
+def test_the_discover_probe_of_a_silent_server_follows_a_short_timeout(tmp_path: Path) -> None:
+    # A server that reads every line and answers none: the probe gets --timeout (0.5 s),
+    # not its usual 5 s, and then stands for the server's answer.
+    script = tmp_path / "silent.py"
+    script.write_text("import sys\nfor line in sys.stdin:\n    pass\n")
+    server = shlex.join([sys.executable, str(script)])
+    result = run_mcptask(
+        "connect", "--server", server, "--protocol", "2026-07-28", "--timeout", "0.5"
+    )
+    result.assert_one_line_error(
+        5, "does not speak 2026-07-28: the server did not answer server/discover within 0.5s"
+    )

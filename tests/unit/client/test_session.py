@@ -6,10 +6,9 @@ from __future__ import annotations
 import pytest
 
 from mcptask.client.session import McpClient
-from mcptask.errors import (
-    UnsupportedError,
-)
+from mcptask.errors import ResponseTimeout, UnsupportedError
 from mcptask.operations.listing import collect_tasks
+from mcptask.protocol.jsonrpc import JsonObject
 from tests.unit.fake_server import FakeServer, raise_error
 
 
@@ -124,3 +123,37 @@ def test_requests_in_a_joined_session_use_ids_of_their_own() -> None:
     assert session == "theirs"
     assert isinstance(request_id, str)
     assert request_id.startswith("mcptask-")
+
+
+class StdioFake(FakeServer):
+    """A stdio server that ignores the discover probe (some legacy servers do), recording
+    how long the client waited for it."""
+
+    kind = "stdio"
+
+    def __init__(self, timeout: float) -> None:
+        super().__init__()
+        self.timeout = timeout
+        self.probe_timeouts: list[float | None] = []
+
+    def request(
+        self,
+        message: JsonObject,
+        *,
+        timeout: float | None = None,
+        headers: dict[str, str] | None = None,
+        session: str | None = None,
+    ) -> JsonObject:
+        if message.get("method") == "server/discover":
+            self.probe_timeouts.append(timeout)
+            raise ResponseTimeout("the server did not answer server/discover")
+        return super().request(message, timeout=timeout, headers=headers, session=session)
+
+
+@pytest.mark.parametrize(("timeout", "probe"), [(30.0, 5.0), (1.5, 1.5)])
+def test_the_stdio_discover_probe_waits_5s_or_a_shorter_timeout(
+    timeout: float, probe: float
+) -> None:
+    server = StdioFake(timeout)
+    assert connected(server).server.era == "legacy"
+    assert server.probe_timeouts == [probe]  # asked once: its silence is the answer
