@@ -106,7 +106,8 @@ def start_servers(
     each run end. Returns the runs, in `names`' order, as they fill in, and the function that
     waits for them all."""
     from mcptask.cli.invocation import Invocation
-    from mcptask.output.views.fleet import LabelledScreen, ServerRun
+    from mcptask.output.screen import LabelledScreen
+    from mcptask.output.views.fleet import ServerRun
 
     runs: list[ServerRun[Report]] = [ServerRun(name) for name in names]
 

@@ -144,6 +144,32 @@ class Screen:
         self.err.print(Text(clean(message), style="dim"))
 
 
+class LabelledScreen(Screen):
+    """One server's screen inside a run over several: the run's own streams and consoles,
+    its messages on stderr led by the server's name."""
+
+    def __init__(self, screen: Screen, label: str) -> None:
+        super().__init__(screen.format, stdout=screen.stdout, stderr=screen.stderr)
+        self._screen, self.label = screen, label
+
+    @property
+    def out(self) -> Console:
+        return self._screen.out
+
+    @property
+    def err(self) -> Console:
+        return self._screen.err
+
+    def error(self, message: str) -> None:
+        super().error(f"{self.label}: {message}")
+
+    def warn(self, message: str) -> None:
+        super().warn(f"{self.label}: {message}")
+
+    def note(self, message: str) -> None:
+        super().note(f"{self.label}: {message}")
+
+
 def compact_json(document: object) -> str:
     """`document` as one line of `-o jsonl`."""
     return json.dumps(document, separators=(",", ":")) + "\n"
