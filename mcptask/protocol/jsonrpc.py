@@ -37,6 +37,11 @@ def is_response(message: JsonObject) -> bool:
     return "method" not in message and ("result" in message or "error" in message)
 
 
+def is_request(message: JsonObject) -> bool:
+    """True for a JSON-RPC request (a method and an id): one the server sends us."""
+    return "method" in message and "id" in message
+
+
 def is_notification(message: JsonObject) -> bool:
     """True for a JSON-RPC notification (a method and no id)."""
     return "method" in message and "id" not in message

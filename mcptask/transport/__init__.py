@@ -18,6 +18,15 @@ WireLog = Callable[[str], None]
 NotificationHandler = Callable[[JsonObject], None]
 """Receives each notification the server sends, from whatever thread the transport uses."""
 
+Reply = Callable[[JsonObject], None]
+"""Sends our JSON-RPC response to one request of the server's, in the session the request
+came in; from any thread; raises what sending raises."""
+
+ServerRequestHandler = Callable[[JsonObject, Reply], None]
+"""Receives each request the server sends (`elicitation/create`, ...) with the way to answer
+it; it must return at once (the stream it came on is still being read) and may answer later,
+from another thread. Without a handler such requests are not answered (stdio refuses them)."""
+
 
 class Transport(Protocol):
     """The base of every transport: the session methods do nothing by default (only
@@ -38,6 +47,7 @@ class Transport(Protocol):
     """The negotiated protocol version, sent with every HTTP request once known."""
     _log: WireLog | None = None
     _handler: NotificationHandler | None = None
+    _request_handler: ServerRequestHandler | None = None
 
     def request(
         self,
@@ -74,6 +84,10 @@ class Transport(Protocol):
     def set_notification_handler(self, handler: NotificationHandler | None) -> None:
         """Route the server's notifications to `handler` (None drops them)."""
         self._handler = handler
+
+    def set_request_handler(self, handler: ServerRequestHandler | None) -> None:
+        """Route the requests the server sends to `handler` (None: leave them unanswered)."""
+        self._request_handler = handler
 
     def join_session(self, session_id: str) -> None:
         """Send later requests in an existing session that this process did not create."""

@@ -15,8 +15,8 @@ import httpx
 from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from mcptask.errors import AnswerLost, McptaskError, ProtocolViolation, UsageError
-from mcptask.protocol.jsonrpc import JsonObject, is_notification, is_response
-from mcptask.transport import DEFAULT_TIMEOUT_SECONDS, Transport, WireLog
+from mcptask.protocol.jsonrpc import JsonObject, is_notification, is_request, is_response
+from mcptask.transport import DEFAULT_TIMEOUT_SECONDS, Reply, Transport, WireLog
 from mcptask.transport.http_errors import status_error, translate_errors
 from mcptask.transport.limits import Deadline, bound, decode, max_answer_bytes, own_response
 from mcptask.transport.redact import display_url, redact_headers
@@ -125,15 +125,20 @@ class HttpTransport(Transport):
             f"{content_type or 'none'!r}, expected application/json or text/event-stream"
         )
 
-    def notify(self, message: JsonObject) -> None:
-        """POST a notification; the server answers 202 Accepted (any 2xx is accepted)."""
+    def notify(self, message: JsonObject, session: str | None = None) -> None:
+        """POST a notification (or our response to a server's request, in its `session`);
+        the server answers 202 Accepted (any 2xx is accepted)."""
         deadline = Deadline.after(self.timeout, self.target)
-        with self._post(message, None, deadline) as (response, error):
+        headers = None if session is None else {SESSION_HEADER: session}
+        with self._post(message, headers, deadline) as (response, error):
             response.read()
         if error is not None:
-            raise ProtocolViolation(
-                f"the server rejected {message.get('method')}: {error.get('message')}"
-            )
+            what = message.get("method") or "our answer to its request"
+            raise ProtocolViolation(f"the server rejected {what}: {error.get('message')}")
+
+    def _reply_in(self, session: str | None) -> Reply:
+        """How a request of the server's that came in `session` (else ours) is answered."""
+        return lambda response: self.notify(response, session or self.session_id)
 
     def reset_session(self) -> None:
         self.session_id = None
@@ -220,6 +225,8 @@ class HttpTransport(Transport):
                 self._trace(f"< event {event.data}")
                 if is_notification(message) and self._handler is not None:
                     self._handler(message)
+                elif is_request(message) and self._request_handler is not None:
+                    self._request_handler(message, self._reply_in(None))
             yield event
 
     def close(self) -> None:
@@ -277,7 +284,7 @@ class HttpTransport(Transport):
         `Last-Event-ID` (after the `retry:` wait, in the request's session) when the server
         ends the stream early."""
         position = StreamPosition()
-        answer = self._answer_in(response, request_id, position)
+        answer = self._answer_in(response, request_id, position, session)
         resumes = 0
         while answer is None:
             if position.last_id is None or resumes >= MAX_RESUMES:
@@ -304,14 +311,19 @@ class HttpTransport(Transport):
                         f"was refused (HTTP {resumed.status_code})"
                     )
                 bound(resumed, self._max_answer, deadline)
-                answer = self._answer_in(resumed, request_id, position)
+                answer = self._answer_in(resumed, request_id, position, session)
         return answer
 
     def _answer_in(
-        self, response: httpx.Response, request_id: object, position: StreamPosition
+        self,
+        response: httpx.Response,
+        request_id: object,
+        position: StreamPosition,
+        session: str | None,
     ) -> JsonObject | None:
         """Read events until the response to `request_id` (returned) or the end of the stream
-        (None), routing notifications before it. The rest of the stream is read as
+        (None), routing notifications and the server's requests (answered in `session`, else
+        ours) before it. The rest of the stream is read as
         `stream_ends` allows, so that its connection is kept."""
         try:
             events = EventSource(response).iter_sse()
@@ -334,6 +346,8 @@ class HttpTransport(Transport):
                     return answer
                 if is_notification(message) and self._handler is not None:
                     self._handler(message)
+                elif is_request(message) and self._request_handler is not None:
+                    self._request_handler(message, self._reply_in(session))
         except SSEError as exc:
             raise ProtocolViolation(f"the server's event stream is malformed: {exc}") from None
         return None

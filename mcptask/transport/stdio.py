@@ -270,8 +270,12 @@ class StdioTransport(Transport):
             self._answer_server_request(message)
 
     def _answer_server_request(self, message: JsonObject) -> None:
-        """Answer a request the server sent us: `ping` is answered, anything else refused."""
+        """Answer a request the server sent us: `ping` is answered, others go to the request
+        handler (which answers them with a line of its own), else they are refused."""
         reply: JsonObject = {"jsonrpc": "2.0", "id": message.get("id")}
+        if message.get("method") != "ping" and self._request_handler is not None:
+            self._request_handler(message, self._write)
+            return
         if message.get("method") == "ping":
             reply["result"] = {}
         else:
