@@ -84,7 +84,8 @@ class ExitCode(IntEnum):
     """Not confirmed in time (`pending`); `watch --exit-status`: a task ended failed, cancelled
     or gone; `watch --wait-timeout` ran out; `result`: the task had not finished within
     `--wait-timeout`, or it waits for input; `answer`: the task still waited on the answer
-    when `--wait-timeout` ran out."""
+    when `--wait-timeout` ran out, or its question (a 2025-11-25 server's request) did not
+    reach mcptask."""
     PROTOCOL = 8
     """The server broke the protocol: invalid JSON, not JSON-RPC, wrong content type, wrong id,
     an answer over the size bound, a list without end (over 5,000 pages)."""

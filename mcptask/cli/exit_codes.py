@@ -35,6 +35,7 @@ ANSWER_CODES: dict[str, ExitCode] = {
     "gone": ExitCode.TASK_FAILED,
     "not-waiting": ExitCode.TASK_FAILED,
     "unchanged": ExitCode.PENDING,
+    "unheard": ExitCode.PENDING,
 }
 """`answer`: the exit code of each kind of report (the answer taken: 0)."""
 

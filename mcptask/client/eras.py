@@ -73,6 +73,10 @@ class Era(ABC):
     by_design: Mapping[Operation, str] = {}
     """Why this era has no such operation at all: its design, not the server's choice."""
 
+    asks_by_request = False
+    """How a task that waits for input asks: in its `tasks/get` (`inputRequests`, answered by
+    `tasks/update`), or (True) with requests of its own that the server sends the client."""
+
     def missing(self, operation: Operation, support: TaskSupport) -> UnsupportedError:
         """The error for an operation the server's tasks capability does not offer."""
         message = self.by_design.get(operation)
@@ -157,10 +161,14 @@ class LegacyEra(Era):
     by_design: Mapping[Operation, str] = {
         "update": (
             "this server speaks MCP 2025-11-25, where a task asks for input with requests of "
-            "its own (elicitation/create) rather than tasks/update; mcptask answers tasks on "
-            "2026-07-28 servers only, for now"
+            "its own (elicitation/create) rather than tasks/update; --answer while watching "
+            "works on 2026-07-28 servers only, for now: answer with mcptask answer ID"
         )
     }
+
+    asks_by_request = True
+    """A task asks with requests of its own, caught on a `tasks/result` stream (the spec's
+    way: the server sends them there), answered with JSON-RPC responses."""
 
     def task_call_params(self, name: str, arguments: JsonObject, ttl_ms: int | None) -> JsonObject:
         """`params.task` asks for a task, with the requested ttl (else the server's)."""

@@ -113,7 +113,9 @@ def initialize(wire: Exchange) -> Negotiated:
     """The 2025-11-25 handshake: initialize, read the answer, notifications/initialized."""
     params = {
         "protocolVersion": LEGACY_VERSION,
-        "capabilities": {"tasks": {}},
+        # Elicitation, as in 2026-07-28: a task of this session may ask for input, which
+        # `mcptask answer` gives (form or URL) on the stream of tasks/result.
+        "capabilities": {"tasks": {}, "elicitation": {"form": {}, "url": {}}},
         "clientInfo": dict(CLIENT_INFO),
     }
     answer = wire.request("initialize", params)

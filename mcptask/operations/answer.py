@@ -1,5 +1,6 @@
 """Answer a task that waits for input: read what it asks, build and check the answers before
-anything is sent, send them (`tasks/update`), then follow the task until it moves on."""
+anything is sent, send them (`tasks/update`, or in 2025-11-25 the responses to the server's
+own requests), then follow the task until it moves on."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcptask.client.session import McpClient
-from mcptask.errors import McptaskError, ProtocolViolation, TaskNotFound, UsageError
+from mcptask.errors import McptaskError, TaskNotFound, UsageError
 from mcptask.operations.polling import follow_task
 from mcptask.operations.result import DEFAULT_WAIT_SECONDS
 from mcptask.operations.schema_check import check_against
@@ -19,7 +20,6 @@ from mcptask.protocol.inputs import (
     ELICITATION,
     InputRequest,
     elicitation_response,
-    read_input_requests,
 )
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import INPUT_REQUIRED, Task
@@ -35,8 +35,10 @@ class AnswerReport:
     `kind`: a status of SETTLED_KINDS; `sent` (not followed: --wait-timeout 0, or following
     failed: `follow_error` says why); `unchanged` (still waiting on the answered requests when
     time ran out); `gone` (the server no longer knows the task); `not-waiting` (the task did
-    not wait for input: nothing was sent); `interrupted` (nothing was sent, or the follow-up
-    was stopped).
+    not wait for input: nothing was sent); `unheard` (it waits for input, but no question
+    reached mcptask: a 2025-11-25 server sends its questions as requests, which may have gone
+    once to another stream; nothing was sent); `interrupted` (nothing was sent, or the
+    follow-up was stopped).
     """
 
     task_id: str
@@ -50,24 +52,26 @@ class AnswerReport:
     follow_error: str | None = None
 
 
-def read_questions(client: McpClient, task_id: str) -> tuple[Task, list[InputRequest]]:
-    """The task and what it asks (nothing unless it is `input_required`), after the gate."""
-    client.require("update")
-    task = client.get_task(task_id)
-    if task.status != INPUT_REQUIRED:
-        return task, []
-    asked = read_input_requests(task)
-    if not asked:
-        raise ProtocolViolation(
-            f"task {task_id} is input_required, but the server's tasks/get says nothing of "
-            "what it asks (no inputRequests): there is nothing to answer"
-        )
-    return task, asked
+QUESTION_WAIT_MIN = 5.0
+"""Seconds a 2025-11-25 task's first question is waited for at least (else --wait-timeout)."""
+
+
+def read_questions(
+    client: McpClient, task_id: str, *, wait_timeout: float = DEFAULT_WAIT_SECONDS
+) -> tuple[Task, list[InputRequest]]:
+    """The task and what it asks (nothing unless it is `input_required`), after the gate.
+    A question the server sends as a request of its own is waited for up to `wait_timeout`
+    seconds (at least QUESTION_WAIT_MIN)."""
+    wait = max(wait_timeout, QUESTION_WAIT_MIN)
+    return client.read_asked(task_id, wait=wait, hold_for=wait + wait_timeout + 30)
 
 
 def not_waiting(task: Task, *, interrupted: bool = False) -> AnswerReport:
-    """The report of a task that was not answered (it asks nothing, or the person stopped)."""
+    """The report of a task that was not answered (it asks nothing, or the person stopped;
+    `unheard` when it waits for input but its question never reached mcptask)."""
     kind = "interrupted" if interrupted else "not-waiting"
+    if not interrupted and task.status == INPUT_REQUIRED:
+        kind = "unheard"
     return AnswerReport(task.taskId, [], {}, task, kind, interrupted=interrupted)
 
 
@@ -173,7 +177,7 @@ def send_answers(
     """`tasks/update` with `responses`, then `tasks/get` until the task leaves the answered
     requests behind, for at most `wait_timeout`."""
     task_id = task.taskId
-    client.update_task(task_id, responses)
+    client.send_answers(task_id, responses)
     if wait_timeout <= 0:
         return AnswerReport(task_id, asked, responses, task, "sent")
     answered = {request.key: request for request in asked if request.key in responses}
@@ -183,8 +187,9 @@ def send_answers(
         another question is a new request: the task asks again)."""
         if latest.status != INPUT_REQUIRED:
             return True
-        now = {request.key: request for request in read_input_requests(latest)}
-        return all(now.get(key) != request for key, request in answered.items())
+        now = {request.key: request for request in client.asks_now(latest)}
+        # Nothing asked yet: the old round is over, the next one not heard of yet.
+        return bool(now) and all(now.get(key) != request for key, request in answered.items())
 
     # The first tasks/get after an acknowledged update may still show the old round.
     deadline = time.monotonic() + wait_timeout
@@ -204,7 +209,7 @@ def send_answers(
     if latest is task or not settled(latest):
         kind = "interrupted" if stop() else "unchanged"
         return AnswerReport(task_id, asked, responses, latest, kind, interrupted=stop())
-    asks_now = read_input_requests(latest) if latest.status == INPUT_REQUIRED else []
+    asks_now = client.asks_now(latest)
     kind = latest.status if latest.status in SETTLED_KINDS else "unchanged"
     return AnswerReport(task_id, asked, responses, latest, kind, asks_now=asks_now)
 

@@ -64,12 +64,6 @@ def test_a_task_that_does_not_wait_is_left_alone(target: Target) -> None:
     assert result.json()["sent"] == {}
 
 
-def test_a_legacy_server_is_refused_before_anything_is_sent(target: Target) -> None:
-    server = target("--protocol-eras", "legacy", "--seed", "input_required=1")
-    result = run_mcptask("answer", "input_required-001", *server, "answer=x")
-    result.assert_one_line_error(5, "2025-11-25", "2026-07-28 servers only")
-
-
 def test_result_of_a_task_that_waits_for_input_names_answer(target: Target, tmp_path: Path) -> None:
     server = target("--protocol-eras", "modern", "--tasks-file", tasks_file(tmp_path))
     result = run_mcptask("result", "ask-1", *server, "--wait-timeout", "60", "-o", "json")

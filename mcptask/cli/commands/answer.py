@@ -83,7 +83,7 @@ def answer(
     interactive = not given and sys.stdin.isatty() and invocation.screen.err_is_terminal
     view = AnswerView(invocation.screen)
     with invocation.client(rejoin=[task_id]) as client:
-        task, asked = answering.read_questions(client, task_id)
+        task, asked = answering.read_questions(client, task_id, wait_timeout=wait_timeout)
         if not asked:
             report = answering.not_waiting(task)
         else:
