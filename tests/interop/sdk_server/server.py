@@ -15,6 +15,12 @@ Tool ``long_job`` ({"seconds": number, "outcome": "completed"|"failed"}, task su
 "optional"): called with ``params.task`` it creates a task that stays ``working`` for ``seconds``
 and then ends ``completed`` or ``failed``; called without, it runs synchronously.
 
+Tool ``ask_job`` (only with --ask-job; no arguments, task support "optional"): as a task,
+asks the client through the SDK's ``ServerTaskContext.elicit()`` (a form with one text field,
+``answer``: the task goes ``input_required`` and the SDK queues an ``elicitation/create`` that
+its tasks/result handler delivers), then completes with "deployed ANSWER" (or "not deployed:
+ACTION").
+
 Seeding (tasks written straight into the task store at startup, before any session exists):
   --seed N           N working tasks with ids sdk-working-001 ... They carry no session scope:
                      every session can tasks/get and tasks/cancel them; the SDK never lists them.
@@ -88,6 +94,15 @@ LONG_JOB_TOOL = types.Tool(
 )
 
 
+ASK_TOOL_NAME = "ask_job"
+ASK_JOB_TOOL = types.Tool(
+    name=ASK_TOOL_NAME,
+    description="As a task, asks which branch to deploy, then completes.",
+    inputSchema={"type": "object", "properties": {}},
+    execution=types.ToolExecution(taskSupport=types.TASK_OPTIONAL),
+)
+
+
 def seeded_working_id(n: int) -> str:
     return f"sdk-working-{n:03d}"
 
@@ -121,7 +136,7 @@ class SignallingTaskStore(InMemoryTaskStore):
             event.set()
 
 
-def build_server(latency_ms: int = 0) -> tuple[Server[Any, Any], TaskSupport]:
+def build_server(latency_ms: int = 0, *, ask: bool = False) -> tuple[Server[Any, Any], TaskSupport]:
     server: Server[Any, Any] = Server(SERVER_NAME, version="1.30.0-interop")
     store = SignallingTaskStore()
     with warnings.catch_warnings():
@@ -131,12 +146,14 @@ def build_server(latency_ms: int = 0) -> tuple[Server[Any, Any], TaskSupport]:
 
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
-        return [LONG_JOB_TOOL]
+        return [LONG_JOB_TOOL, ASK_JOB_TOOL] if ask else [LONG_JOB_TOOL]
 
     @server.call_tool()
     async def call_tool(
         name: str, arguments: dict[str, Any]
     ) -> types.CallToolResult | types.CreateTaskResult:
+        if name == ASK_TOOL_NAME and ask:
+            return await ask_job(server)
         if name != TOOL_NAME:
             raise ValueError(f"Unknown tool: {name}")
         seconds = float(arguments.get("seconds", 0))
@@ -168,6 +185,28 @@ def build_server(latency_ms: int = 0) -> tuple[Server[Any, Any], TaskSupport]:
     if latency_ms:
         add_latency(server, latency_ms / 1000)
     return server, support
+
+
+async def ask_job(server: Server[Any, Any]) -> types.CallToolResult | types.CreateTaskResult:
+    """ask_job: a task that elicits its answer through the SDK's task message queue."""
+    ctx = server.request_context
+    if not ctx.experimental.is_task:
+        raise ValueError("ask_job runs only as a task")
+
+    async def work(task: ServerTaskContext) -> types.CallToolResult:
+        schema = {
+            "type": "object",
+            "properties": {"answer": {"type": "string"}},
+            "required": ["answer"],
+        }
+        answered = await task.elicit("Which branch?", schema)  # type: ignore[arg-type]
+        if answered.action == "accept" and answered.content is not None:
+            text = f"deployed {answered.content.get('answer')}"
+        else:
+            text = f"not deployed: {answered.action}"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+
+    return await ctx.experimental.run_task(work)
 
 
 async def ended_elsewhere(store: InMemoryTaskStore, task: ServerTaskContext) -> bool:
@@ -238,7 +277,7 @@ def pin_stdio_scope(support: TaskSupport) -> None:
 
 
 async def run_stdio(args: argparse.Namespace) -> None:
-    server, support = build_server(args.latency)
+    server, support = build_server(args.latency, ask=args.ask_job)
     if args.seed_listable:
         pin_stdio_scope(support)
     await seed_store(support, args)
@@ -257,7 +296,7 @@ class _ManagerApp:
 async def run_http(args: argparse.Namespace) -> None:
     host, _, port_text = args.http.rpartition(":")
     host = host.strip("[]") or "127.0.0.1"
-    server, support = build_server(args.latency)
+    server, support = build_server(args.latency, ask=args.ask_job)
     manager = StreamableHTTPSessionManager(
         app=server,
         json_response=args.json_response,
@@ -313,6 +352,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="MS",
     )
     parser.add_argument("--latency", type=int, default=0, metavar="MS")
+    parser.add_argument("--ask-job", action="store_true")
     args = parser.parse_args(argv)
     if args.latency < 0:
         parser.error("--latency must be 0 or more milliseconds")
