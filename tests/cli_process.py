@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import pexpect
+
 
 def mcptask_argv() -> list[str]:
     """The installed `mcptask` console script beside this Python, else `python -m mcptask`."""
@@ -22,6 +24,32 @@ def mcptask_argv() -> list[str]:
         return [str(script)]
     found = shutil.which("mcptask")
     return [found] if found else [sys.executable, "-m", "mcptask"]
+
+
+def spawn_mcptask(
+    *args: str,
+    env: dict[str, str] | None = None,
+    term: str = "xterm",
+    color: bool = False,
+    dimensions: tuple[int, int] = (24, 80),
+    echo: bool = True,
+) -> pexpect.spawn:
+    """`mcptask ARGS` on a terminal of its own (pexpect), as a person runs it: a bare
+    environment (a plain PATH, the test session's XDG_STATE_HOME, and NO_COLOR unless
+    `color`), `env` over it, and the terminal type `term`."""
+    terminal = {"PATH": "/usr/bin:/bin", "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]}
+    if not color:
+        terminal["NO_COLOR"] = "1"
+    argv = mcptask_argv()
+    return pexpect.spawn(
+        argv[0],
+        [*argv[1:], *args],
+        env={**terminal, **(env or {}), "TERM": term},
+        encoding="utf-8",
+        timeout=30,
+        dimensions=dimensions,
+        echo=echo,
+    )
 
 
 def reference_stdio_command(*args: str) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 import pexpect
 import pytest
 
-from tests.cli_process import mcptask_argv, reference_stdio_command, run_mcptask
+from tests.cli_process import reference_stdio_command, run_mcptask, spawn_mcptask
 from tests.conftest import StartServer
 from tests.reference_server_process import FIXTURES_ARG
 from tests.security.hostile_http import Background
@@ -145,12 +145,9 @@ def test_decline_is_sent_and_the_tool_takes_it(fixtures: Callable[..., tuple[str
 
 
 def spawn(*args: str) -> pexpect.spawn:
-    argv = mcptask_argv()
+    # All of this process's environment (a test may set BROWSER), as a user's shell has it.
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCPTASK_")}
-    env.update({"NO_COLOR": "1", "COLUMNS": "120", "TERM": "dumb"})
-    child = pexpect.spawn(
-        argv[0], [*argv[1:], *args], env=env, encoding="utf-8", timeout=30, echo=False
-    )
+    child = spawn_mcptask(*args, env={**env, "COLUMNS": "120"}, term="dumb", echo=False)
     child.logfile_read = io.StringIO()  # the whole transcript, as the terminal showed it
     return child
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import collections
 import json
-import os
 import signal
 import subprocess
 import time
@@ -14,7 +13,13 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.cli_process import Result, mcptask_argv, reference_stdio_command, run_mcptask
+from tests.cli_process import (
+    Result,
+    mcptask_argv,
+    reference_stdio_command,
+    run_mcptask,
+    spawn_mcptask,
+)
 from tests.conftest import StartServer
 from tests.reference_server_process import stop_process
 
@@ -316,20 +321,7 @@ def test_bulk_cancel_asks_at_a_terminal(
     reference_server: StartServer, answer: str, code: int, still_working: int
 ) -> None:
     url = reference_server("--seed", "working=3")
-    argv = mcptask_argv()
-    child = pexpect.spawn(
-        argv[0],
-        [*argv[1:], "cancel", "--all-working", "--url", url],
-        encoding="utf-8",
-        timeout=30,
-        # (the test session's private state directory: no HOME here to fall back on)
-        env={
-            "NO_COLOR": "1",
-            "TERM": "xterm",
-            "PATH": "/usr/bin:/bin",
-            "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
-        },
-    )
+    child = spawn_mcptask("cancel", "--all-working", "--url", url)
     try:
         child.expect(r"Cancel these 3 tasks\?")
         child.sendline(answer)

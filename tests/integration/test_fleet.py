@@ -20,7 +20,13 @@ from typing import Any
 import pexpect
 import pytest
 
-from tests.cli_process import Result, mcptask_argv, reference_stdio_command, run_mcptask
+from tests.cli_process import (
+    Result,
+    mcptask_argv,
+    reference_stdio_command,
+    run_mcptask,
+    spawn_mcptask,
+)
 from tests.conftest import StartServer
 from tests.reference_server_process import start_reference_server, stop_process
 from tests.security.hostile_mcp import HostileMcp
@@ -236,20 +242,7 @@ def test_sigint_stops_every_server_and_reports_each_task_once(
 
 
 def test_the_prompt_says_how_many_tasks_where(fleet: Fleet) -> None:
-    argv = mcptask_argv()
-    child = pexpect.spawn(
-        argv[0],
-        [*argv[1:], "cancel", "--all-working", "-P", "alpha,beta,dead"],
-        encoding="utf-8",
-        timeout=30,
-        env={
-            **fleet.env,
-            "NO_COLOR": "1",
-            "TERM": "xterm",
-            "PATH": "/usr/bin:/bin",
-            "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
-        },
-    )
+    child = spawn_mcptask("cancel", "--all-working", "-P", "alpha,beta,dead", env=fleet.env)
     try:
         child.expect(r"Cancel these 6 tasks on 2 servers\?")
         summary = child.before
@@ -339,13 +332,8 @@ def test_a_config_files_hostile_server_name_reaches_no_terminal_raw(
     servers = {"ok": {"url": fleet.urls["alpha"]}, hostile: {"url": fleet.urls["beta"]}}
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
-    argv = mcptask_argv()
-    child = pexpect.spawn(
-        argv[0],
-        [*argv[1:], "cancel", "--all-working", "--config", str(config), "--all-profiles"],
-        encoding="utf-8",
-        timeout=30,
-        env={**fleet.env, "NO_COLOR": "1", "TERM": "xterm", "PATH": "/usr/bin:/bin"},
+    child = spawn_mcptask(
+        "cancel", "--all-working", "--config", str(config), "--all-profiles", env=fleet.env
     )
     try:
         child.expect(r"Cancel these \d+ tasks on \d+ servers\?")
@@ -447,20 +435,8 @@ def test_nothing_to_cancel_anywhere_asks_nothing(
 ) -> None:
     urls = {f"done-{n}": reference_server("--seed", "completed=1") for n in range(2)}
     save_profiles(tmp_path / "config", urls)
-    argv = mcptask_argv()
-    child = pexpect.spawn(
-        argv[0],
-        [*argv[1:], "cancel", "--all-working", "-P", "done-*"],
-        encoding="utf-8",
-        timeout=30,
-        env={
-            "MCPTASK_CONFIG_DIR": str(tmp_path / "config"),
-            "MCPTASK_STATE_DIR": str(tmp_path),
-            "NO_COLOR": "1",
-            "TERM": "xterm",
-            "PATH": "/usr/bin:/bin",
-        },
-    )
+    state = {"MCPTASK_CONFIG_DIR": str(tmp_path / "config"), "MCPTASK_STATE_DIR": str(tmp_path)}
+    child = spawn_mcptask("cancel", "--all-working", "-P", "done-*", env=state)
     try:
         child.expect(pexpect.EOF)
         shown = child.before

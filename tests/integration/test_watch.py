@@ -4,7 +4,6 @@ or in the test process on a real socket where tasks change on its manual clock).
 from __future__ import annotations
 
 import json
-import os
 import re
 import select
 import subprocess
@@ -22,6 +21,7 @@ from tests.cli_process import (
     run_mcptask,
     run_mcptask_during,
     run_mcptask_until,
+    spawn_mcptask,
 )
 from tests.clocked_reference_server import (
     ClockedServer,
@@ -260,18 +260,8 @@ def test_unreachable_server_is_retried_then_reported(reference_server: StartServ
 
 def test_ctrl_c_in_a_terminal_restores_it(reference_server: StartServer) -> None:
     url = reference_server("--seed", "working=2", "--poll-interval", "200")
-    argv = mcptask_argv()
-    child = pexpect.spawn(
-        argv[0],
-        [*argv[1:], "watch", "--url", url],
-        encoding="utf-8",
-        timeout=30,
-        dimensions=(30, 120),
-        env={
-            "TERM": "xterm-256color",
-            "PATH": "/usr/bin:/bin",
-            "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
-        },
+    child = spawn_mcptask(
+        "watch", "--url", url, term="xterm-256color", color=True, dimensions=(30, 120)
     )
     try:
         child.expect("working-002")
@@ -289,18 +279,8 @@ def test_ctrl_c_in_a_terminal_restores_it(reference_server: StartServer) -> None
 
 def test_live_table_shows_what_fits_the_terminal(reference_server: StartServer) -> None:
     url = reference_server("--seed", "working=40", "--poll-interval", "200")
-    argv = mcptask_argv()
-    child = pexpect.spawn(
-        argv[0],
-        [*argv[1:], "watch", "--url", url],
-        encoding="utf-8",
-        timeout=30,
-        dimensions=(15, 120),
-        env={
-            "TERM": "xterm-256color",
-            "PATH": "/usr/bin:/bin",
-            "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
-        },
+    child = spawn_mcptask(
+        "watch", "--url", url, term="xterm-256color", color=True, dimensions=(15, 120)
     )
     try:
         child.expect(r"… (\d+) more")
