@@ -48,6 +48,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "mcptask watch abc123 --wait-timeout 60",
         "mcptask watch abc123 --answer",
         "mcptask watch --forever -o jsonl >> tasks.log",
+        "mcptask watch -P 'prod-*' --exit-status",
     ),
     "forget": (
         "mcptask forget 786512e2 --url http://127.0.0.1:8765/mcp",

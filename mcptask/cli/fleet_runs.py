@@ -29,6 +29,7 @@ from mcptask.output.views.fleet import (
 
 if TYPE_CHECKING:
     from mcptask.operations.outcomes import CancelReport
+    from mcptask.operations.watch import WatchOptions
     from mcptask.output.views.connection import Connection
     from mcptask.protocol.tasks import Task
 
@@ -199,6 +200,50 @@ def cancel_fleet(
         code = fleet_exit_code((run.exit_code for run in runs), interrupted=stop.stopped)
         view.dry_run(Fleet(runs, int(code)))
         raise typer.Exit(int(code))
+    _finish(view, runs, interrupted=stop.stopped)
+
+
+def watch_fleet(
+    common: Common, names: list[str], parallel: int, options: WatchOptions, *, known: bool
+) -> NoReturn:
+    """`watch` on every server at once: one live table (or each change as a line, with its
+    server) until every server's tasks settle; Ctrl-C stops every watch."""
+    from mcptask.cli.watching import watch_tasks
+    from mcptask.operations.watch import WatchReport
+    from mcptask.output.views.watch import FleetWatchView
+
+    screen = screen_for(common.output or "table", no_color=common.no_color)
+    view = FleetWatchView(screen, names)
+    with StopSignal(on_stop=view.wake_all) as stop:
+
+        def work(run: ServerRun[WatchReport], invocation: Invocation) -> None:
+            try:
+                run.report = watch_tasks(
+                    invocation,
+                    view.part(run, invocation.screen),
+                    options,
+                    known=known,
+                    alone=False,
+                    on_connected=lambda client: note_connection(run, client),
+                )
+            finally:  # a server lost mid-watch: its tasks as last seen, beside its error
+                watch = view.watched(run.server)
+                if run.report is None and watch is not None:
+                    tasks = list(watch.tasks.values())
+                    run.report = WatchReport(tasks, stop.stopped, False, options.exit_status)
+            run.exit_code = int(exit_code_for(run.report))
+
+        with view.following():
+            runs, join = start_servers(
+                common,
+                names,
+                view.screen,
+                work,
+                Slots(parallel),
+                stop=stop,
+                on_end=view.ended,
+            )
+            join()
     _finish(view, runs, interrupted=stop.stopped)
 
 

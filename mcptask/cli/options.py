@@ -65,7 +65,7 @@ _PROFILE = _server(
     "--profile",
     "-P",
     help="Use a saved profile (env MCPTASK_PROFILE; see: mcptask profiles); connect, "
-    "list, get and cancel take several: a,b, -P a -P b, or a pattern such as 'prod-*'.",
+    "list, get, cancel and watch take several: a,b, -P a -P b, or a pattern such as 'prod-*'.",
     autocompletion=complete_profile,
 )
 _REPEATED_PROFILE = Annotated[list[str] | None, _PROFILE]

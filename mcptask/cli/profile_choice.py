@@ -81,7 +81,7 @@ def _chosen_profile(
         if names_several(line.profile) and line.profile not in opened().profiles:
             raise UsageError(
                 f"--profile {line.profile!r} names several servers: only connect, list, get "
-                "and cancel work on several at once"
+                "and cancel, and watch, work on several at once"
             )
         if line.url or line.server:
             raise UsageError(

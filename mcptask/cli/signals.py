@@ -83,6 +83,10 @@ class StopSignal:
         # flips a plain flag, and another thread sets the event and wakes the waiters.
         threading.Thread(target=self._stop_now, name="stop-signal", daemon=True).start()
 
+    def stop(self) -> None:
+        """Stop as a first Ctrl-C would (the reader of the output went away)."""
+        self._stop_now()
+
     def _stop_now(self) -> None:
         if self.on_stop is not None:
             self.on_stop()

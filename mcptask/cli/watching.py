@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from shlex import quote
 from typing import TYPE_CHECKING
@@ -31,6 +32,43 @@ def require_terminal_for_answer(invocation: Invocation, answer: bool) -> None:
         )
 
 
+def watch_tasks(
+    invocation: Invocation,
+    view: WatchView,
+    options: WatchOptions,
+    *,
+    known: bool,
+    answer: bool = False,
+    alone: bool = True,
+    on_connected: Callable[[McpClient], None] = lambda client: None,
+) -> WatchReport:
+    """`watch` on one server: connect, take the recorded tasks (`known`) that are in
+    `options.statuses` (default: the active ones), and follow them as `follow` does (not
+    `alone`: as one server's watch in a run over several)."""
+    from mcptask.operations.listing import refresh_known
+    from mcptask.operations.watch import WatchReport
+
+    recorded = invocation.known_ids() if known else None
+    rejoin = recorded if recorded is not None else options.task_ids
+    needs_list = not options.task_ids and not known
+    with invocation.client(needs_list=needs_list, patient=True, rejoin=rejoin) as client:
+        on_connected(client)
+        if recorded is not None:
+            refreshed = refresh_known(client, recorded)
+            ids = [task.taskId for task in refreshed.select(options.statuses)]
+            options = replace(options, task_ids=ids, statuses=None)
+            view.gone(refreshed.gone)
+            view.unrefreshed(refreshed.errors)
+            if not ids:
+                report = WatchReport(
+                    [], interrupted=False, timed_out=False, exit_status=options.exit_status
+                )
+                if alone:
+                    view.show(report)
+                return report
+        return follow(client, view, options, invocation, answer=answer, alone=alone)
+
+
 def follow(
     client: McpClient,
     view: WatchView,
@@ -38,17 +76,22 @@ def follow(
     invocation: Invocation,
     *,
     answer: bool = False,
+    alone: bool = True,
 ) -> WatchReport:
     """Watch until settled (or Ctrl-C), show the end as `view` does; returns the report.
     Tasks that wait for input are asked on the terminal (`answer`), else named with the
-    command that answers them."""
+    command that answers them. Not `alone`: one server's watch in a run over several, whose
+    invocations share the stop signal that the run catches (its `on_stop` wakes every
+    watch) and which shows the end itself."""
     from mcptask.operations.watch import Watch
 
     if answer:
         client.require("update")
     # `watcher` is bound below, after the callbacks it takes: they run only once it is.
     stop = invocation.stop
-    questions = Questions(client, invocation, view, stop, answer)
+    profile = quote(invocation.common.profile or "")
+    answer_with = "mcptask answer" if alone else f"mcptask answer -P {profile}"
+    questions = Questions(client, invocation, view, stop, answer, answer_with)
     reader_left = False
 
     def round_done() -> None:
@@ -60,8 +103,7 @@ def follow(
             # `watch | head -1`: nobody reads on, so watching ends (as a list's output does)
             # instead of polling until every task settles.
             reader_left = True
-            stop.event.set()
-            watcher.wake()
+            stop.stop()
 
     watcher = Watch(
         client,
@@ -71,11 +113,13 @@ def follow(
         on_round=round_done,
         on_problem=view.problem,
     )
-    stop.on_stop = watcher.wake
-    with stop, view.following(watcher):
+    if alone:
+        stop.on_stop = watcher.wake
+    with stop if alone else nullcontext(), view.following(watcher):
         report = watcher.run()
     report = replace(report, interrupted=stop.stopped and not reader_left)
-    view.show(report)
+    if alone:
+        view.show(report)
     return report
 
 
@@ -92,6 +136,8 @@ class Questions:
     view: WatchView
     stop: StopSignal
     answer: bool
+    answer_with: str = "mcptask answer"
+    """The command that answers, as named to the user (several servers: with its -P)."""
     met: dict[str, frozenset[str]] = field(default_factory=dict)
     """Task id to the requests (`_asked`) met while it has been waiting for input."""
 
@@ -141,7 +187,7 @@ class Questions:
             return False
         if not self.answer:
             what = task_message(task) or "waits for input"
-            screen.note(f"task {task_id} {what} (answer with: mcptask answer {quote(task_id)})")
+            screen.note(f"task {task_id} {what} (answer with: {self.answer_with} {quote(task_id)})")
             return False
         view = AnswerView(screen)
         with self.view.paused():

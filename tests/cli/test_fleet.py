@@ -157,6 +157,7 @@ FLEET_RUNS = {
     "list": (["list"], "list_fleet"),
     "get": (["get", "t1"], "get_fleet"),
     "cancel": (["cancel", "t1"], "cancel_fleet"),
+    "watch": (["watch", "t1"], "watch_fleet"),
 }
 
 

@@ -462,3 +462,10 @@ def test_several_servers_in_one_run(tmp_path: Path) -> None:
             ("era-legacy", "cancelled"),
             ("era-modern", "cancelled"),
         }
+        watched = document("fleet.json", run("watch", "completed-001", "failed-001", "-o", "json"))
+        assert [len(section["report"]["tasks"]) for section in watched["servers"]] == [2, 2]
+        changes = lines("fleet-line.json", run("watch", "completed-001", "-o", "jsonl"))
+        assert {(line["server"], line["status"]) for line in changes} == {
+            ("era-legacy", "completed"),
+            ("era-modern", "completed"),
+        }

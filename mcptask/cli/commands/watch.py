@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Annotated
 
 import typer
 
+from mcptask.cli.fleet import AllProfilesOption, fleet_names
 from mcptask.cli.invocation import Invocation
 from mcptask.cli.options import (
     AnswerOption,
@@ -19,7 +19,7 @@ from mcptask.cli.options import (
     wait_timeout_option,
     with_server_options,
 )
-from mcptask.cli.watching import follow, require_terminal_for_answer
+from mcptask.cli.watching import require_terminal_for_answer, watch_tasks
 from mcptask.errors import UsageError
 
 
@@ -46,13 +46,23 @@ def watch(
         typer.Option("--exit-status", help="Exit 7 unless every watched task ended completed."),
     ] = False,
     answer: AnswerOption = False,
+    all_profiles: AllProfilesOption = False,
+    parallel: Annotated[
+        int | None,
+        typer.Option(
+            "--parallel",
+            min=1,
+            help="With several servers: at most this many watched at once, the others "
+            "waiting for a watch to end (default: all).",
+        ),
+    ] = None,
     *,
     common: Common,
 ) -> None:
-    """Follow tasks live until they settle (completed, failed or cancelled)."""
+    """Follow tasks live until they settle (completed, failed or cancelled); -P 'prod-*'
+    follows several servers' tasks at once."""
     from mcptask.cli.exit_codes import exit_code_for
-    from mcptask.operations.listing import refresh_known
-    from mcptask.operations.watch import WatchOptions, WatchReport
+    from mcptask.operations.watch import WatchOptions
     from mcptask.output.views.watch import WatchView
 
     for name, value in (("--interval", interval), ("--wait-timeout", watch_timeout)):
@@ -62,9 +72,6 @@ def watch(
         raise UsageError("--status narrows the listed tasks; it does not apply to given ids")
     if known and task_ids:
         raise UsageError("--known watches the recorded tasks; give either ids or --known")
-    invocation = Invocation(common, default_output="table")
-    require_terminal_for_answer(invocation, answer)
-    view = WatchView(invocation.screen)
     options = WatchOptions(
         task_ids=list(dict.fromkeys(task_ids or [])),
         statuses=wanted,
@@ -73,20 +80,18 @@ def watch(
         timeout=watch_timeout,
         exit_status=exit_status,
     )
-    recorded = invocation.known_ids() if known else None
-    rejoin = recorded if recorded is not None else options.task_ids
-    needs_list = not options.task_ids and not known
-    with invocation.client(needs_list=needs_list, patient=True, rejoin=rejoin) as client:
-        if recorded is not None:
-            refreshed = refresh_known(client, recorded)
-            ids = [task.taskId for task in refreshed.select(wanted)]
-            options = replace(options, task_ids=ids, statuses=None)
-            view.gone(refreshed.gone)
-            view.unrefreshed(refreshed.errors)
-            if not ids:
-                view.show(
-                    WatchReport([], interrupted=False, timed_out=False, exit_status=exit_status)
-                )
-                raise typer.Exit(0)
-        report = follow(client, view, options, invocation, answer=answer)
+    names = fleet_names(common, all_profiles)
+    if names is not None:
+        from mcptask.cli.fleet_runs import watch_fleet
+
+        if answer:
+            raise UsageError(
+                "--answer asks on the terminal for one server: give one -P, or answer with "
+                "mcptask answer -P NAME ID"
+            )
+        watch_fleet(common, names, parallel or len(names), options, known=known)
+    invocation = Invocation(common, default_output="table")
+    require_terminal_for_answer(invocation, answer)
+    view = WatchView(invocation.screen)
+    report = watch_tasks(invocation, view, options, known=known, answer=answer)
     raise typer.Exit(int(exit_code_for(report)))
