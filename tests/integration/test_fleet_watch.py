@@ -19,7 +19,7 @@ from typing import Any
 import pexpect
 import pytest
 
-from tests.cli_process import Result, Running, mcptask_argv, run_mcptask, run_mcptask_during
+from tests.cli_process import Result, Running, run_mcptask, run_mcptask_during, spawn_mcptask
 from tests.clocked_reference_server import ClockedServer, clocked_http_server
 from tests.conftest import StartServer
 from tests.integration.test_fleet import dead_server_url, save_profiles
@@ -165,20 +165,10 @@ def test_a_terminal_shows_one_live_table_with_a_server_column(
         "dead": dead_server_url(),
     }
     save_profiles(tmp_path / "config", urls)
-    argv = mcptask_argv()
-    child = pexpect.spawn(
-        argv[0],
-        [*argv[1:], "watch", "-P", "alpha,beta,dead", "--retry-for", "1"],
-        encoding="utf-8",
-        timeout=30,
+    child = spawn_mcptask(
+        *("watch", "-P", "alpha,beta,dead", "--retry-for", "1"),
+        env={"MCPTASK_CONFIG_DIR": str(tmp_path / "config"), "MCPTASK_STATE_DIR": str(tmp_path)},
         dimensions=(30, 120),
-        env={
-            "MCPTASK_CONFIG_DIR": str(tmp_path / "config"),
-            "MCPTASK_STATE_DIR": str(tmp_path),
-            "NO_COLOR": "1",
-            "TERM": "xterm",
-            "PATH": "/usr/bin:/bin",
-        },
     )
     try:
         child.expect(r"1 input_required · 3 working(\x1b\[[0-9;]*m)*\s+failed: dead")
