@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from shlex import quote
 from typing import TYPE_CHECKING
 
-from mcptask.errors import McptaskError, UsageError
+from mcptask.errors import McptaskError, ProtocolViolation, UsageError
 
 if TYPE_CHECKING:
     from mcptask.cli.invocation import Invocation
@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from mcptask.operations.watch import WatchedTask, WatchOptions, WatchReport
     from mcptask.output.views.watch import WatchView
     from mcptask.protocol.inputs import InputRequest
+
+
+HOLD_SECONDS = 600.0
+"""How long a 2025-11-25 task's `tasks/result` is held open to hear its questions (then held
+anew when it asks again)."""
 
 
 def require_terminal_for_answer(invocation: Invocation, answer: bool) -> None:
@@ -86,7 +91,7 @@ def follow(
     from mcptask.operations.watch import Watch
 
     if answer:
-        client.require("update")
+        client.require_answers()
     # `watcher` is bound below, after the callbacks it takes: they run only once it is.
     stop = invocation.stop
     profile = quote(invocation.common.profile or "")
@@ -143,10 +148,9 @@ class Questions:
 
     def meet(self, tasks: Iterable[WatchedTask]) -> bool:
         """Meet the new questions among `tasks`; True when an answer was sent."""
-        from mcptask.protocol.inputs import read_input_requests
         from mcptask.protocol.tasks import INPUT_REQUIRED
 
-        if not self.client.server.task_support.update:
+        if not (self.answer or self.client.server.task_support.update):
             return False  # a server that takes no answers: its tasks ask nothing we can name
         sent = False
         for watched in list(tasks):
@@ -155,7 +159,7 @@ class Questions:
                 self.met.pop(watched.task_id, None)
                 continue
             try:  # a listed task may not carry its requests: then only a new wait is met
-                asked = frozenset(_asked(request) for request in read_input_requests(task))
+                asked = frozenset(_asked(request) for request in self.client.asks_now(task))
             except McptaskError:
                 asked = frozenset()
             before = self.met.get(watched.task_id)
@@ -172,13 +176,18 @@ class Questions:
         from mcptask.cli.commands.answer import ask_on_terminal
         from mcptask.operations import answer as answering
         from mcptask.output.views.answer import AnswerView
-        from mcptask.protocol.inputs import read_input_requests, task_message
-        from mcptask.protocol.tasks import INPUT_REQUIRED
+        from mcptask.protocol.inputs import task_message
 
         screen = self.invocation.screen
         try:
-            task = self.client.get_task(task_id)
-            asked = read_input_requests(task) if task.status == INPUT_REQUIRED else []
+            if self.answer:  # 2025-11-25: heard on a tasks/result held open for it
+                wait = answering.QUESTION_WAIT_MIN
+                task, asked = self.client.read_asked(task_id, wait=wait, hold_for=HOLD_SECONDS)
+            else:
+                task = self.client.get_task(task_id)
+                asked = self.client.asks_now(task)
+        except ProtocolViolation:
+            return False  # it asks nothing: only a new wait is met
         except McptaskError as exc:
             screen.warn(f"{task_id}: cannot read what it asks: {exc.message}")
             return False

@@ -1,8 +1,10 @@
 """What a 2025-11-25 task asks: the server asks with requests of its own (`elicitation/create`,
 tagged with the task in `_meta["io.modelcontextprotocol/related-task"]`), sent on the stream
-of a `tasks/result` call (what the spec says a client calls on `input_required`). This holds
-such a call open in a thread of its own, catches the task's requests as they come, and sends
-the answers as JSON-RPC responses (same id) in the session they came in."""
+of a `tasks/result` call (what the spec says a client calls on `input_required`) or on another
+stream the client listens to (the session's GET stream). `AskedTasks` routes each such request
+to its task's `HeldQuestions`, which can hold a `tasks/result` call open in a thread of its
+own, keeps the requests until answered, and sends the answers as JSON-RPC responses (same id)
+in the session they came in."""
 
 from __future__ import annotations
 
@@ -12,24 +14,62 @@ from collections.abc import Callable
 
 from mcptask.errors import McptaskError
 from mcptask.protocol.inputs import InputRequest
-from mcptask.protocol.jsonrpc import JsonObject
+from mcptask.protocol.jsonrpc import METHOD_NOT_FOUND, JsonObject
 from mcptask.transport import Reply, Transport
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 
 
-class HeldQuestions:
-    """The requests a task sends while `hold` (a `tasks/result` call) is held open, each an
-    InputRequest under the key of its JSON-RPC id, until answered."""
+class AskedTasks:
+    """The server's requests about tasks, routed by the task they name to its HeldQuestions
+    (made on the first); a request about no task is refused (-32601)."""
 
-    def __init__(self, task_id: str, transport: Transport, hold: Callable[[], object]) -> None:
+    def __init__(self, transport: Transport) -> None:
+        self._lock = threading.Lock()
+        self._tasks: dict[str, HeldQuestions] = {}
+        transport.set_request_handler(self._route)
+
+    def of(self, task_id: str) -> HeldQuestions:
+        """The task's questions (none yet when it has asked nothing)."""
+        with self._lock:
+            return self._tasks.setdefault(task_id, HeldQuestions(task_id))
+
+    def known(self, task_id: str) -> HeldQuestions | None:
+        with self._lock:
+            return self._tasks.get(task_id)
+
+    def _route(self, message: JsonObject, reply: Reply) -> None:
+        params = message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
+        task_id = related.get("taskId") if isinstance(related, dict) else None
+        if isinstance(task_id, str):
+            self.of(task_id).caught(message, reply)
+            return
+        refusal = {"code": METHOD_NOT_FOUND, "message": "not supported by mcptask"}
+        reply({"jsonrpc": "2.0", "id": message.get("id"), "error": refusal})
+
+
+class HeldQuestions:
+    """The requests one task sent (on whichever stream), each an InputRequest under the key of
+    its JSON-RPC id, until answered; and the `tasks/result` call held open to hear them."""
+
+    def __init__(self, task_id: str) -> None:
         self.task_id = task_id
         self._cond = threading.Condition()
-        self._open: dict[str, tuple[InputRequest, object, Reply]] = {}
+        self._open: dict[str, tuple[InputRequest, list[tuple[object, Reply]]]] = {}
+        """Key to the request and the (id, reply) of each time it was sent: the same question
+        sent on two streams (tasks/result and GET) is one question, answered on both."""
+        self.held = False
+        """A `tasks/result` call was held open for the task (it may have ended since)."""
         self.ended: str | None = None
         """Why the held call ended (the task ended, or the error it met); None while held."""
-        transport.set_request_handler(self._caught)
-        thread = threading.Thread(target=self._hold, args=(hold,), name="tasks-result", daemon=True)
+
+    def hold(self, call: Callable[[], object]) -> None:
+        """Hold `call` (a `tasks/result`) open in a thread of its own, hearing what comes."""
+        with self._cond:
+            self.held, self.ended = True, None
+        thread = threading.Thread(target=self._hold, args=(call,), name="tasks-result", daemon=True)
         thread.start()
 
     def _hold(self, hold: Callable[[], object]) -> None:
@@ -44,26 +84,27 @@ class HeldQuestions:
             self.ended = why
             self._cond.notify_all()
 
-    def _caught(self, message: JsonObject, reply: Reply) -> None:
-        """A request of the server's: kept if it is about our task, else left unanswered."""
+    def caught(self, message: JsonObject, reply: Reply) -> None:
+        """A request of the server's about this task, kept until answered."""
         params = message.get("params")
         params = dict(params) if isinstance(params, dict) else {}
-        meta = params.pop("_meta", None)
-        related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
-        if not isinstance(related, dict) or related.get("taskId") != self.task_id:
-            return
+        params.pop("_meta", None)
         msg_id = message.get("id")
         request = InputRequest(str(msg_id), str(message.get("method")), params)
         with self._cond:
-            self._open[request.key] = (request, msg_id, reply)
+            for known, sent in self._open.values():
+                if (known.method, known.params) == (request.method, request.params):
+                    sent.append((msg_id, reply))
+                    return
+            self._open[request.key] = (request, [(msg_id, reply)])
             self._cond.notify_all()
 
     def wait(self, seconds: float) -> list[InputRequest]:
         """What the task asks and was not answered, waiting up to `seconds` for a first
-        request (less if the held call ends)."""
+        request (less if the held call ends, or none is held)."""
         deadline = time.monotonic() + seconds
         with self._cond:
-            while not self._open and self.ended is None:
+            while not self._open and self.held and self.ended is None:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
@@ -73,11 +114,13 @@ class HeldQuestions:
     def unanswered(self) -> list[InputRequest]:
         """The requests caught and not answered yet, in the order they came."""
         with self._cond:
-            return [request for request, _, _ in self._open.values()]
+            return [request for request, _ in self._open.values()]
 
     def answer(self, responses: JsonObject) -> None:
-        """Send each response (by key) as the result of the request it answers."""
+        """Send each response (by key) as the result of the request it answers (of each
+        time it was sent)."""
         for key, result in responses.items():
             with self._cond:
-                _, msg_id, reply = self._open.pop(key)
-            reply({"jsonrpc": "2.0", "id": msg_id, "result": result})
+                _, sent = self._open.pop(key)
+            for msg_id, reply in sent:
+                reply({"jsonrpc": "2.0", "id": msg_id, "result": result})

@@ -161,8 +161,7 @@ class LegacyEra(Era):
     by_design: Mapping[Operation, str] = {
         "update": (
             "this server speaks MCP 2025-11-25, where a task asks for input with requests of "
-            "its own (elicitation/create) rather than tasks/update; --answer while watching "
-            "works on 2026-07-28 servers only, for now: answer with mcptask answer ID"
+            "its own (elicitation/create), answered by JSON-RPC responses, not tasks/update"
         )
     }
 

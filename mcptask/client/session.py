@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from mcptask.client.asking import HeldQuestions
+from mcptask.client.asking import AskedTasks
 from mcptask.client.eras import Era, Operation
 from mcptask.client.error_codes import error_object, result_of
 from mcptask.client.exchange import Exchange, RetryPolicy, T
@@ -73,8 +73,7 @@ class McpClient(Exchange):
         self.kept_session: str | None = None
         """The session this process keeps open for the tasks it started (no DELETE)."""
         self._task_sessions: dict[str, str] = {}
-        self._questions: HeldQuestions | None = None
-        """A 2025-11-25 task's questions, caught on a held `tasks/result` (`read_asked`)."""
+        self._asked: AskedTasks | None = None  # 2025-11-25 tasks' questions (require_answers)
         self._renewal = threading.Lock()
         """Two threads that meet the same ended session renew it once (a bulk cancel's
         overlapped confirmations share the client)."""
@@ -206,18 +205,24 @@ class McpClient(Exchange):
         self.require("update")
         self.call("tasks/update", {"taskId": task_id, "inputResponses": responses})
 
+    def require_answers(self) -> None:
+        """Stop before anything is sent when the server's tasks cannot be answered; else,
+        in 2025-11-25, hear the server's requests about tasks from now on (any stream)."""
+        if not self.era.asks_by_request:
+            self.require("update")
+            return
+        self.require("get")
+        if self._asked is None:
+            self._asked = AskedTasks(self.transport)
+
     def read_asked(
         self, task_id: str, *, wait: float, hold_for: float
     ) -> tuple[Task, list[InputRequest]]:
-        """The task and what it asks now (nothing unless it is `input_required`).
-
-        2026-07-28: its `inputRequests`. 2025-11-25: the requests the server sends about it
-        on the stream of a `tasks/result` held open (for `hold_for` seconds at most), the
-        first waited for up to `wait` seconds; then the task is read again, since it may
-        have moved on meanwhile.
-        """
-        if not self.era.asks_by_request:
-            self.require("update")
+        """The task and what it asks now (nothing unless it is `input_required`): 2026-07-28,
+        its `inputRequests`; 2025-11-25, the server's requests about it, heard on a
+        `tasks/result` held open (`hold_for` s at most) unless heard already, waited for up to
+        `wait` s (none: the task is read again, it may have moved on)."""
+        self.require_answers()
         task = self.get_task(task_id)
         if task.status != INPUT_REQUIRED:
             return task, []
@@ -229,33 +234,35 @@ class McpClient(Exchange):
                     "of what it asks (no inputRequests): there is nothing to answer"
                 )
             return task, asked
-        params, _ = self.era.stamp("tasks/result", {"taskId": task_id})
-        session = self._task_sessions.get(task_id)
-        self._questions = HeldQuestions(
-            task_id,
-            self.transport,
-            lambda: self.request(
-                "tasks/result", params, timeout=hold_for, session=session, retried=False
-            ),
-        )
-        asked = self._questions.wait(wait)
+        assert self._asked is not None
+        questions = self._asked.of(task_id)
+        if not questions.unanswered() and (not questions.held or questions.ended is not None):
+            params, _ = self.era.stamp("tasks/result", {"taskId": task_id})
+            session = self._task_sessions.get(task_id)
+            questions.hold(
+                lambda: self.request(
+                    "tasks/result", params, timeout=hold_for, session=session, retried=False
+                )
+            )
+        asked = questions.wait(wait)
         return (task, asked) if asked else (self.get_task(task_id), [])
 
     def asks_now(self, task: Task) -> list[InputRequest]:
         """What `task` (as last read) asks and is not answered yet."""
         if task.status != INPUT_REQUIRED:
             return []
-        if self._questions is not None:
-            return self._questions.unanswered()
+        if self._asked is not None:
+            questions = self._asked.known(task.taskId)
+            return [] if questions is None else questions.unanswered()
         return read_input_requests(task)
 
     def send_answers(self, task_id: str, responses: JsonObject) -> None:
-        """Answer what the task asks, by key: `tasks/update`, or (2025-11-25) a JSON-RPC
-        response to each request of the server's in the session it came in."""
-        if self._questions is None:
+        """Answer what the task asks, by key: `tasks/update`, or (2025-11-25) the JSON-RPC
+        responses to the server's requests."""
+        if self._asked is None:
             self.update_task(task_id, responses)
         else:
-            self._questions.answer(responses)
+            self._asked.of(task_id).answer(responses)
 
     # -- tools ----------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from typing import Any
 import pexpect
 import pytest
 
-from tests.cli_process import run_mcptask
+from tests.cli_process import reference_stdio_command, run_mcptask
 from tests.conftest import StartServer
 from tests.integration.test_answer import SECRET_FORM, AskingServer, asking, fixtures, spawn
 from tests.reference_server_process import FIXTURES_ARG
@@ -90,13 +90,29 @@ def test_answer_without_a_terminal_is_a_usage_error(fixtures: Fixtures) -> None:
     started.assert_one_line_error(2, "--answer applies to --watch")
 
 
-def test_answer_on_a_legacy_server_is_refused_before_watching(
+def answer_text(child: pexpect.spawn, question: str, text: str) -> None:
+    """Answer a legacy long_job's question (a form with one text field) and send it."""
+    child.expect(rf"{question}\s+- answer: string, required")
+    child.expect(r"accept, decline or cancel\?")
+    child.sendline("")  # the default: accept
+    child.expect(r"answer \(string, required\)")
+    child.sendline(text)
+    child.expect("Send it")
+    child.sendline("y")
+    child.expect("the answer was sent; watching on")
+
+
+def test_watch_answer_on_a_legacy_server_answers_each_round(
     reference_server: StartServer,
 ) -> None:
+    # 2025-11-25: the question comes as the server's own request on a held tasks/result.
     url = reference_server("--protocol-eras", "legacy", "--seed", "input_required=1")
     child = spawn("watch", "input_required-001", "--answer", "--url", url)
-    child.expect("2026-07-28 servers only")
-    assert finish(child) == 5
+    answer_text(child, r"Waiting for input \(question 1\)", "go")
+    child.sendintr()  # the seeded task keeps working: stop watching
+    assert finish(child) == 130
+    moved = run_mcptask("get", "input_required-001", "--url", url, "-o", "json").json()
+    assert moved["status"] == "working"
 
 
 def test_the_same_key_asked_anew_is_asked_again(asking: Callable[..., AskingServer]) -> None:
@@ -131,10 +147,21 @@ def test_sigterm_at_the_prompt_stops_the_watch_and_sends_nothing(fixtures: Fixtu
     assert still["status"] == "input_required"
 
 
-def test_start_answer_on_a_legacy_server_starts_nothing(reference_server: StartServer) -> None:
-    url = reference_server("--protocol-eras", "legacy")
-    child = spawn("start", "long_job", "--watch", "--answer", "--url", url)
-    child.expect("2026-07-28 servers only")
-    assert finish(child) == 5
-    listed = run_mcptask("list", "--url", url, "-o", "json")
-    assert listed.json()["tasks"] == []
+@pytest.mark.parametrize("transport", ["http", "stdio"])
+def test_start_watch_answer_on_a_legacy_server_asks_every_round(
+    reference_server: StartServer, transport: str
+) -> None:
+    steps = [[0, "input_required", "Which branch?"], [0.2, "input_required", "Sure?"]]
+    steps.append([0.2, "completed", "deployed"])
+    if transport == "http":
+        server = ["--url", reference_server("--protocol-eras", "legacy")]
+    else:
+        server = ["--server", reference_stdio_command("--protocol-eras", "legacy")]
+    child = spawn(
+        "start", "long_job", "awaitInput:=true", f"steps:={json.dumps(steps)}",
+        "--watch", "--answer", *server,
+    )  # fmt: skip
+    answer_text(child, r"Which branch\?", "main")
+    answer_text(child, r"Sure\?", "yes")  # asked again: on the held stream (and GET: once)
+    child.expect("completed")
+    assert finish(child) == 0, child.logfile_read.getvalue()

@@ -93,7 +93,7 @@ def start(
     view = StartView(invocation.screen, watching=watch)
     with invocation.client() as client:
         if answer:
-            client.require("update")  # a task nobody could answer is not started
+            client.require_answers()  # a task nobody could answer is not started
         # A Ctrl-C now lets the call in flight finish: a task it creates is recorded and
         # printed, never lost. The call itself is not sent once a stop was asked for.
         with invocation.stop as stop:
