@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from mcptask.operations.watch import WatchedTask, WatchOptions, WatchReport
     from mcptask.output.views.watch import WatchView
     from mcptask.protocol.inputs import InputRequest
+    from mcptask.protocol.tasks import Task
 
 
 HOLD_SECONDS = 600.0
@@ -96,7 +97,9 @@ def follow(
     stop = invocation.stop
     profile = quote(invocation.common.profile or "")
     answer_with = "mcptask answer" if alone else f"mcptask answer -P {profile}"
-    questions = Questions(client, invocation, view, stop, answer, answer_with)
+    questions = Questions(
+        client, invocation, view, stop, answer, answer_with, saw=lambda task: watcher.saw(task)
+    )
     reader_left = False
 
     def round_done() -> None:
@@ -143,6 +146,8 @@ class Questions:
     answer: bool
     answer_with: str = "mcptask answer"
     """The command that answers, as named to the user (several servers: with its -P)."""
+    saw: Callable[[Task], None] = lambda task: None
+    """Hears each task read here: the watch takes it as a poll's answer."""
     met: dict[str, frozenset[str]] = field(default_factory=dict)
     """Task id to the requests (`_asked`) met while it has been waiting for input."""
 
@@ -183,8 +188,10 @@ class Questions:
             if self.answer:  # 2025-11-25: heard on a tasks/result held open for it
                 wait = answering.QUESTION_WAIT_MIN
                 task, asked = self.client.read_asked(task_id, wait=wait, hold_for=HOLD_SECONDS)
+                self.saw(task)
             else:
                 task = self.client.get_task(task_id)
+                self.saw(task)
                 asked = self.client.asks_now(task)
         except ProtocolViolation:
             return False  # it asks nothing: only a new wait is met

@@ -180,6 +180,14 @@ class Watch:
         self._round_listing = page.listed if page is not None else None
         return page.found if page is not None else {}
 
+    def saw(self, task: Task) -> None:
+        """A watched task as read elsewhere (the tasks/get that reads what it asks): taken
+        as a poll's answer is, so that a change it shows is reported at once."""
+        watched = self.tasks.get(task.taskId)
+        if watched is not None:
+            watched.error = None
+            self._record(watched, task)
+
     def wake(self) -> None:
         """Cut the current wait short (a push arrived, or the user asked to stop)."""
         self._wake.set()
