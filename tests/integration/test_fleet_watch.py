@@ -23,6 +23,7 @@ from tests.cli_process import Result, Running, run_mcptask, run_mcptask_during, 
 from tests.clocked_reference_server import ClockedServer, clocked_http_server
 from tests.conftest import StartServer
 from tests.integration.test_fleet import dead_server_url, save_profiles
+from tests.reference_server_process import FIXTURES_ARG
 
 EU_TASKS = [
     {"taskId": "build", "steps": [[2.0, "completed", "built"]]},
@@ -225,3 +226,21 @@ def test_stdout_lines_and_exit_without_a_terminal(watched: Watched) -> None:
     assert re.search(r"Z  us  backfill  working -> failed  disk full", result.stdout)
     assert re.search(r"Z  eu  build  working -> completed  built", result.stdout)
     assert result.stderr_lines == []
+
+
+def test_a_question_is_named_with_the_server_that_answers_it(
+    tmp_path: Path, reference_server: StartServer
+) -> None:
+    asks = reference_server("--protocol-eras", "modern", FIXTURES_ARG)
+    save_profiles(tmp_path / "config", {"asks": asks, "quiet": reference_server("--seed", "")})
+    env = {"MCPTASK_CONFIG_DIR": str(tmp_path / "config"), "MCPTASK_STATE_DIR": str(tmp_path)}
+    started = run_mcptask(
+        "start", "confirm_delete", "filename=d.txt", "-P", "asks", "-o", "ids", env=env
+    )
+    assert started.code == 0, started.stderr
+    task_id = started.stdout.strip()
+    watched = run_mcptask("watch", task_id, "-P", "asks,quiet", "--wait-timeout", "1", env=env)
+    assert watched.code == 7, watched.stderr  # asks: still waiting; quiet: the task is gone
+    assert f"asks: task {task_id} " in watched.stderr
+    assert f"(answer with: mcptask answer -P asks {task_id})" in watched.stderr
+    assert watched.stderr.count("answer with:") == 1
