@@ -6,6 +6,8 @@ and nothing else (no mcptask import, no validation, no output formatting).
     python bench/raw_client.py bulk URL [--no-wait]       initialize, every tasks/list page,
                                                           then per working task tasks/cancel
                                                           and (unless --no-wait) tasks/get
+    python bench/raw_client.py bulk-many URL URL...       `bulk` on every URL at once, one thread
+                                                          each, in this one process
     python bench/raw_client.py list URL                   initialize, every page, one JSON
                                                           line per task on stdout
     python bench/raw_client.py watch URL [--interval S]   initialize, then every S seconds
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 from typing import Any
 
@@ -93,7 +96,38 @@ class Raw:
         self.client.close()
 
 
+def bulk(raw: Raw, *, wait: bool) -> None:
+    working = [task["taskId"] for task in raw.pages() if task["status"] == "working"]
+    for task_id in working:
+        raw.call("tasks/cancel", {"taskId": task_id})
+        if wait:
+            raw.call("tasks/get", {"taskId": task_id})
+
+
+def bulk_many(urls: list[str]) -> int:
+    """`bulk` on every server at once, one thread each, as mcptask runs several servers."""
+    failures: list[BaseException] = []
+
+    def one(url: str) -> None:
+        try:
+            raw = Raw(url)
+            bulk(raw, wait=True)
+            raw.close()
+        except BaseException as exc:  # SystemExit too (an error answer): said, and exit 1
+            sys.stderr.write(f"{url}: {exc}\n")
+            failures.append(exc)
+
+    threads = [threading.Thread(target=one, args=(url,)) for url in urls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return 1 if failures else 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[0] == "bulk-many":
+        return bulk_many(argv[1:])
     command, url, rest = argv[0], argv[1], argv[2:]
     session = rest[rest.index("--session") + 1] if "--session" in rest else None
     raw = Raw(url, session)
@@ -102,11 +136,7 @@ def main(argv: list[str]) -> int:
     elif command == "cancel":
         raw.call("tasks/cancel", {"taskId": rest[0]})
     elif command == "bulk":
-        working = [task["taskId"] for task in raw.pages() if task["status"] == "working"]
-        for task_id in working:
-            raw.call("tasks/cancel", {"taskId": task_id})
-            if "--no-wait" not in rest:
-                raw.call("tasks/get", {"taskId": task_id})
+        bulk(raw, wait="--no-wait" not in rest)
     elif command == "list":
         out = sys.stdout
         for task in raw.pages():
