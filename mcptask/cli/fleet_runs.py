@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import suppress
+from dataclasses import replace
 from typing import TYPE_CHECKING, NoReturn
 
 import typer
@@ -244,7 +245,14 @@ def watch_fleet(
                 on_end=view.ended,
             )
             join()
-    _finish(view, runs, interrupted=stop.stopped)
+    left = screen.reader_left()  # `watch -P ... | head -1`: ended, as one server's watch is
+    for run in runs if left else []:
+        if run.report is not None and run.error is None:
+            run.report = replace(run.report, interrupted=False)
+            run.exit_code = int(exit_code_for(run.report))
+        elif run.skipped:
+            run.exit_code = int(ExitCode.OK)
+    _finish(view, runs, interrupted=stop.stopped and not left)
 
 
 def _confirmed(

@@ -160,6 +160,11 @@ class LabelledScreen(Screen):
     def err(self) -> Console:
         return self._screen.err
 
+    def reader_left(self) -> bool:
+        """The run's: once a write found the reader gone, stdout is /dev/null, which a
+        poll of this screen's own would not tell."""
+        return self._screen.reader_left()
+
     def error(self, message: str) -> None:
         super().error(f"{self.label}: {message}")
 

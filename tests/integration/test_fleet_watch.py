@@ -9,8 +9,11 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
+import os
 import re
+import select
 import signal
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +22,14 @@ from typing import Any
 import pexpect
 import pytest
 
-from tests.cli_process import Result, Running, run_mcptask, run_mcptask_during, spawn_mcptask
+from tests.cli_process import (
+    Result,
+    Running,
+    mcptask_argv,
+    run_mcptask,
+    run_mcptask_during,
+    spawn_mcptask,
+)
 from tests.clocked_reference_server import ClockedServer, clocked_http_server
 from tests.conftest import StartServer
 from tests.integration.test_fleet import dead_server_url, save_profiles
@@ -244,3 +254,32 @@ def test_a_question_is_named_with_the_server_that_answers_it(
     assert f"asks: task {task_id} " in watched.stderr
     assert f"(answer with: mcptask answer -P asks {task_id})" in watched.stderr
     assert watched.stderr.count("answer with:") == 1
+
+
+def test_a_reader_that_leaves_ends_every_watch(
+    tmp_path: Path, reference_server: StartServer
+) -> None:
+    # `watch -P ... | head -1`: the tasks stay working for minutes, yet the watch ends at once,
+    # as one server's does (not as a Ctrl-C).
+    urls = {name: reference_server("--seed", "working=2") for name in ("alpha", "beta")}
+    save_profiles(tmp_path / "config", urls)
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("MCPTASK_")},
+        "MCPTASK_CONFIG_DIR": str(tmp_path / "config"),
+        "MCPTASK_STATE_DIR": str(tmp_path),
+    }
+    argv = [*mcptask_argv(), "watch", "-P", "alpha,beta", "-o", "jsonl", "--interval", "0.2"]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert process.stdout is not None
+    try:
+        ready, _, _ = select.select([process.stdout], [], [], 20)
+        assert ready, "watch printed nothing within 20 s"
+        assert b'"server":' in process.stdout.readline()
+        process.stdout.close()  # the reader is gone
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.stderr is not None
+    assert process.stderr.read() == b""
