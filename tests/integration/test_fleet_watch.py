@@ -283,3 +283,19 @@ def test_a_reader_that_leaves_ends_every_watch(
             process.wait()
     assert process.stderr is not None
     assert process.stderr.read() == b""
+
+
+def test_parallel_one_watches_the_servers_one_after_the_other(
+    tmp_path: Path, reference_server: StartServer
+) -> None:
+    urls = {name: reference_server("--seed", "completed=1") for name in ("alpha", "beta")}
+    save_profiles(tmp_path / "config", urls)
+    env = {"MCPTASK_CONFIG_DIR": str(tmp_path / "config"), "MCPTASK_STATE_DIR": str(tmp_path)}
+    result = run_mcptask(
+        "watch", "completed-001", "-P", "alpha,beta", "--parallel", "1", "-o", "json", env=env
+    )
+    assert result.code == 0, result.stderr
+    found = {section["server"]: section for section in result.json()["servers"]}
+    for name in ("alpha", "beta"):
+        assert found[name]["outcome"] == "ok"
+        assert [task["status"] for task in found[name]["report"]["tasks"]] == ["completed"]
