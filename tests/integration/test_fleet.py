@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,9 +27,10 @@ from tests.cli_process import (
     reference_stdio_command,
     run_mcptask,
     spawn_mcptask,
+    unused_port,
 )
 from tests.conftest import StartServer
-from tests.reference_server_process import start_reference_server, stop_process
+from tests.reference_server_process import stop_process
 from tests.security.hostile_mcp import HostileMcp
 from tests.security.hostile_mcp import task as hostile_task
 
@@ -51,32 +53,58 @@ def save_profiles(config: Path, urls: dict[str, str]) -> None:
 
 
 def dead_server_url() -> str:
-    """The URL of a reference server that has been stopped: nothing listens there now."""
-    url, process = start_reference_server()
-    stop_process(process)
-    return url
+    """A URL on 127.0.0.1 where nothing listens (a port bound briefly, then released)."""
+    return f"http://127.0.0.1:{unused_port()}/mcp"
+
+
+def start_fleet(start: StartServer) -> dict[str, str]:
+    """The fleet's live servers (the dead one is made per test: see make_fleet)."""
+    return {
+        "alpha": start("--seed", "working=3,completed=1"),
+        "beta": start("--seed", "working=2,input_required=1"),
+        "locked": start("--seed", "working=1", "--require-token", "s3cret"),
+        "notasks": start("--no-tasks"),
+    }
+
+
+def make_fleet(tmp_path: Path, live: dict[str, str]) -> Fleet:
+    urls = {"alpha": live["alpha"], "beta": live["beta"], "dead": dead_server_url()}
+    urls.update(locked=live["locked"], notasks=live["notasks"])
+    save_profiles(tmp_path / "config", urls)
+    env = {"MCPTASK_CONFIG_DIR": str(tmp_path / "config"), "MCPTASK_STATE_DIR": str(tmp_path)}
+    return Fleet(urls, env)
 
 
 @pytest.fixture
 def fleet(tmp_path: Path, reference_server: StartServer) -> Fleet:
-    urls = {
-        "alpha": reference_server("--seed", "working=3,completed=1"),
-        "beta": reference_server("--seed", "working=2,input_required=1"),
-        "dead": dead_server_url(),
-        "locked": reference_server("--seed", "working=1", "--require-token", "s3cret"),
-        "notasks": reference_server("--no-tasks"),
-    }
-    save_profiles(tmp_path / "config", urls)
-    env = {"MCPTASK_CONFIG_DIR": str(tmp_path / "config"), "MCPTASK_STATE_DIR": str(tmp_path)}
-    return Fleet(urls, env)
+    """A fleet of its own, for a test that changes its servers' tasks."""
+    return make_fleet(tmp_path, start_fleet(reference_server))
+
+
+@pytest.fixture(scope="module")
+def fleet_servers() -> Iterator[dict[str, str]]:
+    """The live servers of shared_fleet, started once for this module (per xdist worker)."""
+    starter = StartServer()
+    try:
+        yield start_fleet(starter)
+    finally:
+        starter.stop_all()
+
+
+@pytest.fixture
+def shared_fleet(tmp_path: Path, fleet_servers: dict[str, str]) -> Fleet:
+    """The fleet for a test that changes nothing on its servers (it lists, gets, connects,
+    answers no or does a dry run, and checks the tasks are still there): its own profiles
+    and state, the module's servers."""
+    return make_fleet(tmp_path, fleet_servers)
 
 
 def sections(result: Result) -> dict[str, dict[str, Any]]:
     return {section["server"]: section for section in result.json()["servers"]}
 
 
-def test_list_goes_on_past_the_servers_that_fail(fleet: Fleet) -> None:
-    result = fleet.run("list", "--all-profiles", "-o", "json")
+def test_list_goes_on_past_the_servers_that_fail(shared_fleet: Fleet) -> None:
+    result = shared_fleet.run("list", "--all-profiles", "-o", "json")
     assert result.code == 12, result.stderr
     found = sections(result)
     assert list(found) == ["alpha", "beta", "dead", "locked", "notasks"]
@@ -85,7 +113,7 @@ def test_list_goes_on_past_the_servers_that_fail(fleet: Fleet) -> None:
     report = found["alpha"]["report"]
     assert isinstance(report, dict)
     assert report["count"] == 4
-    assert found["alpha"]["target"] == fleet.urls["alpha"]
+    assert found["alpha"]["target"] == shared_fleet.urls["alpha"]
     assert found["alpha"]["era"] == "2025-11-25"
     assert found["dead"]["report"] is None
     assert found["dead"]["era"] is None
@@ -94,29 +122,29 @@ def test_list_goes_on_past_the_servers_that_fail(fleet: Fleet) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_a_table_gains_a_server_column(fleet: Fleet) -> None:
-    result = fleet.run("list", "-P", "alpha,beta", "-o", "table")
+def test_a_table_gains_a_server_column(shared_fleet: Fleet) -> None:
+    result = shared_fleet.run("list", "-P", "alpha,beta", "-o", "table")
     assert result.code == 0, result.stderr
     header, *rows = result.stdout.splitlines()
     assert header.split()[:3] == ["SERVER", "TASK", "ID"]
     assert collections.Counter(row.split()[0] for row in rows) == {"alpha": 4, "beta": 3}
 
 
-def test_one_plain_profile_prints_exactly_what_it_did(fleet: Fleet) -> None:
-    by_profile = fleet.run("list", "-P", "alpha", "-o", "json")
-    by_url = fleet.run("list", "--url", fleet.urls["alpha"], "-o", "json")
+def test_one_plain_profile_prints_exactly_what_it_did(shared_fleet: Fleet) -> None:
+    by_profile = shared_fleet.run("list", "-P", "alpha", "-o", "json")
+    by_url = shared_fleet.run("list", "--url", shared_fleet.urls["alpha"], "-o", "json")
     assert by_profile.code == by_url.code == 0
     assert by_profile.stdout == by_url.stdout
 
 
-def test_a_repeated_profile_is_a_list(fleet: Fleet) -> None:
-    repeated = fleet.run("list", "-P", "alpha", "-P", "beta", "-o", "json")
-    listed = fleet.run("list", "-P", "alpha,beta", "-o", "json")
+def test_a_repeated_profile_is_a_list(shared_fleet: Fleet) -> None:
+    repeated = shared_fleet.run("list", "-P", "alpha", "-P", "beta", "-o", "json")
+    listed = shared_fleet.run("list", "-P", "alpha,beta", "-o", "json")
     assert repeated.code == listed.code == 0, repeated.stderr
     assert [section["server"] for section in repeated.json()["servers"]] == ["alpha", "beta"]
     assert [s["report"]["count"] for s in repeated.json()["servers"]] == [4, 3]
-    before = fleet.run("-P", "alpha", "list", "-P", "alpha", "-o", "json")
-    assert before.stdout == fleet.run("list", "-P", "alpha", "-o", "json").stdout
+    before = shared_fleet.run("-P", "alpha", "list", "-P", "alpha", "-o", "json")
+    assert before.stdout == shared_fleet.run("list", "-P", "alpha", "-o", "json").stdout
 
 
 def test_cancel_all_working_on_every_matching_server(fleet: Fleet) -> None:
@@ -148,32 +176,34 @@ def test_cancel_lines_carry_their_server_and_failures_set_12(fleet: Fleet) -> No
         assert f"{name}: failed" in result.stderr
 
 
-def test_a_dry_run_sends_nothing_anywhere(fleet: Fleet) -> None:
-    result = fleet.run("cancel", "--all-working", "--dry-run", "-P", "alpha,beta", "-o", "json")
+def test_a_dry_run_sends_nothing_anywhere(shared_fleet: Fleet) -> None:
+    result = shared_fleet.run(
+        "cancel", "--all-working", "--dry-run", "-P", "alpha,beta", "-o", "json"
+    )
     assert result.code == 0, result.stderr
     document = result.json()
     assert document["dryRun"] is True
     counts = [len(section["report"]["tasks"]) for section in document["servers"]]
     assert counts == [3, 3]
     assert "dry run: 6 task(s) would be cancelled" in result.stderr
-    still = fleet.run("list", "-P", "alpha,beta", "--status", "working,input_required")
+    still = shared_fleet.run("list", "-P", "alpha,beta", "--status", "working,input_required")
     assert sum(section["report"]["count"] for section in still.json()["servers"]) == 6
 
 
-def test_get_finds_the_task_where_it_is(fleet: Fleet, reference_server: StartServer) -> None:
-    fleet.urls["gamma"] = reference_server("--seed", "failed=1")
-    save_profiles(Path(fleet.env["MCPTASK_CONFIG_DIR"]), fleet.urls)
-    found = fleet.run("get", "failed-001", "-P", "alpha,gamma", "-o", "json")
+def test_get_finds_the_task_where_it_is(shared_fleet: Fleet, reference_server: StartServer) -> None:
+    shared_fleet.urls["gamma"] = reference_server("--seed", "failed=1")
+    save_profiles(Path(shared_fleet.env["MCPTASK_CONFIG_DIR"]), shared_fleet.urls)
+    found = shared_fleet.run("get", "failed-001", "-P", "alpha,gamma", "-o", "json")
     assert found.code == 0, found.stderr
     reports = [section["report"] for section in found.json()["servers"]]
     assert reports[0] is None
     assert reports[1]["status"] == "failed"
-    nowhere = fleet.run("get", "failed-001", "-P", "alpha,beta", "-o", "json")
+    nowhere = shared_fleet.run("get", "failed-001", "-P", "alpha,beta", "-o", "json")
     assert nowhere.code == 6
 
 
-def test_connect_shows_each_server(fleet: Fleet) -> None:
-    result = fleet.run("connect", "-P", "alpha,notasks,dead", "-o", "json")
+def test_connect_shows_each_server(shared_fleet: Fleet) -> None:
+    result = shared_fleet.run("connect", "-P", "alpha,notasks,dead", "-o", "json")
     assert result.code == 12, result.stderr
     found = sections(result)
     assert found["alpha"]["report"]["tasks"]["supported"] is True
@@ -191,8 +221,8 @@ def test_connect_shows_each_server(fleet: Fleet) -> None:
         (("list", "-P", "alpha,beta", "--url", "http://127.0.0.1:1/mcp"), "give no --url"),
     ],
 )
-def test_misuse_is_one_line(fleet: Fleet, args: tuple[str, ...], fragment: str) -> None:
-    fleet.run(*args).assert_one_line_error(2, fragment)
+def test_misuse_is_one_line(shared_fleet: Fleet, args: tuple[str, ...], fragment: str) -> None:
+    shared_fleet.run(*args).assert_one_line_error(2, fragment)
 
 
 def test_rate_paces_the_cancels_and_changes_no_outcome(fleet: Fleet) -> None:
@@ -241,8 +271,8 @@ def test_sigint_stops_every_server_and_reports_each_task_once(
     assert seen["skipped"] >= 1
 
 
-def test_the_prompt_says_how_many_tasks_where(fleet: Fleet) -> None:
-    child = spawn_mcptask("cancel", "--all-working", "-P", "alpha,beta,dead", env=fleet.env)
+def test_the_prompt_says_how_many_tasks_where(shared_fleet: Fleet) -> None:
+    child = spawn_mcptask("cancel", "--all-working", "-P", "alpha,beta,dead", env=shared_fleet.env)
     try:
         child.expect(r"Cancel these 6 tasks on 2 servers\?")
         summary = child.before
@@ -257,7 +287,7 @@ def test_the_prompt_says_how_many_tasks_where(fleet: Fleet) -> None:
     assert "1 input_required, 2 working" in summary
     assert "dead" in summary
     assert "cannot connect" in summary
-    still = fleet.run("list", "-P", "alpha,beta", "--status", "working,input_required")
+    still = shared_fleet.run("list", "-P", "alpha,beta", "--status", "working,input_required")
     assert sum(section["report"]["count"] for section in still.json()["servers"]) == 6
 
 
@@ -351,22 +381,25 @@ def test_a_config_files_hostile_server_name_reaches_no_terminal_raw(
 
 
 def test_a_config_files_server_named_like_a_pattern_is_that_server(
-    fleet: Fleet, tmp_path: Path
+    shared_fleet: Fleet, tmp_path: Path
 ) -> None:
-    servers = {"ok": {"url": fleet.urls["alpha"]}, "team[a],b": {"url": fleet.urls["beta"]}}
+    servers = {
+        "ok": {"url": shared_fleet.urls["alpha"]},
+        "team[a],b": {"url": shared_fleet.urls["beta"]},
+    }
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
-    every = fleet.run("list", "--config", str(config), "--all-profiles", "-o", "json")
+    every = shared_fleet.run("list", "--config", str(config), "--all-profiles", "-o", "json")
     assert every.code == 0, every.stderr
     assert [section["outcome"] for section in every.json()["servers"]] == ["ok", "ok"]
-    alone = fleet.run("list", "--config", str(config), "-P", "team[a],b", "-o", "json")
+    alone = shared_fleet.run("list", "--config", str(config), "-P", "team[a],b", "-o", "json")
     assert alone.code == 0, alone.stderr
     assert alone.json()["count"] == 3
 
 
 @pytest.mark.parametrize("output", ["table", "json", "jsonl"])
-def test_get_of_a_task_on_no_server_says_so(fleet: Fleet, output: str) -> None:
-    result = fleet.run("get", "no-such-task", "-P", "alpha,beta", "-o", output)
+def test_get_of_a_task_on_no_server_says_so(shared_fleet: Fleet, output: str) -> None:
+    result = shared_fleet.run("get", "no-such-task", "-P", "alpha,beta", "-o", output)
     assert result.code == 6
     assert "task no-such-task not found on alpha, beta" in result.stderr
 
@@ -447,12 +480,12 @@ def test_nothing_to_cancel_anywhere_asks_nothing(
     assert shown.count("0 tasks: nothing to do") == 3  # each server, then all
 
 
-def test_a_stdio_profile_runs_beside_the_http_ones(fleet: Fleet) -> None:
-    config = Path(fleet.env["MCPTASK_CONFIG_DIR"]) / "profiles.toml"
+def test_a_stdio_profile_runs_beside_the_http_ones(shared_fleet: Fleet) -> None:
+    config = Path(shared_fleet.env["MCPTASK_CONFIG_DIR"]) / "profiles.toml"
     command = reference_stdio_command("--seed", "working=2")
     with config.open("a", encoding="utf-8") as profiles:
         profiles.write(f"[profiles.local]\nserver = {json.dumps(command)}\n")
-    result = fleet.run("list", "-P", "alpha,local", "-o", "json")
+    result = shared_fleet.run("list", "-P", "alpha,local", "-o", "json")
     assert result.code == 0, result.stderr
     found = sections(result)
     assert found["local"]["report"]["count"] == 2
