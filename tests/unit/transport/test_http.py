@@ -171,7 +171,8 @@ def test_protocol_violations(response: httpx.Response, message: str) -> None:
 
 
 def test_stream_that_ends_without_an_answer_is_unreachable() -> None:
-    transport = transport_for(lambda request: sse("id: 1\ndata:"))
+    waits: list[float] = []  # the waits before each resume, not slept
+    transport = transport_for(lambda request: sse("id: 1\ndata:"), sleep=waits.append)
     with pytest.raises(UnreachableError, match="before answering"):
         transport.request(request_message(1, "tasks/get", {}))
 
