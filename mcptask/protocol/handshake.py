@@ -34,7 +34,8 @@ class TaskSupport:
     cancel: bool
     tool_calls: bool
     update: bool = False
-    """`tasks/update`: answering a task that waits for input (2026-07-28 only)."""
+    """`tasks/update`: answering a task that waits for input (2026-07-28 only; a 2025-11-25
+    task is answered by responses to the server's own requests)."""
 
     @classmethod
     def from_legacy_capabilities(cls, capabilities: JsonObject) -> TaskSupport:
