@@ -100,7 +100,7 @@ def test_a_question_that_cannot_reach_mcptask_is_said_unheard(
     shown = run_mcptask(
         "answer", "ask-1", "--url", url, "answer=x", "--wait-timeout", "0", "-o", "table"
     )
-    assert "did not reach mcptask" in shown.stdout
+    assert "no question reached mcptask" in shown.stdout
     assert "another stream" in shown.stdout
 
 

@@ -53,3 +53,16 @@ def test_a_declined_sdk_question_reaches_the_tool(url: str) -> None:
     assert declined.code == 0, declined.stderr
     result = run_mcptask("result", task_id, "--url", url, "--wait-timeout", "30", "-o", "json")
     assert result.json()["result"]["content"][0]["text"] == "not deployed: decline"
+
+
+def test_the_sdk_delivers_a_question_once_so_a_run_that_sends_nothing_spends_it(
+    url: str,
+) -> None:
+    # The SDK takes a queued question off its queue as it delivers it on tasks/result: the
+    # run whose answer did not fit heard it and sent nothing; the next run hears nothing.
+    task_id = start_asking_task(url)
+    misfit = run_mcptask("answer", task_id, "--url", url, "branch=main")
+    misfit.assert_one_line_error(2, "has no field 'branch'")
+    later = run_mcptask("answer", task_id, "--url", url, "answer=main", "--wait-timeout", "0")
+    assert later.code == 7, later.stderr
+    assert (later.json()["outcome"], later.json()["sent"]) == ("unheard", {})

@@ -38,9 +38,10 @@ _SAID = {
     "later: mcptask get {id})",
     "gone": "the answer was sent, and then the server no longer knew the task",
     "not-waiting": "task {id} does not wait for input (it is {status}): nothing was sent",
-    "unheard": "task {id} waits for input, but its question did not reach mcptask on the "
-    "tasks/result stream in time; a 2025-11-25 server may have sent it once on another stream "
-    "(the session's GET stream, or the tools/call's), where it cannot be asked for again: "
+    "unheard": "it waits for input, but no question reached mcptask on the tasks/result stream "
+    "in time; a 2025-11-25 server may send a question only once, and it may have gone to an "
+    "earlier tasks/result (an answer that sent nothing: a misfit, no, Ctrl-C) or to another "
+    "stream (the session's GET stream, the tools/call's), where it cannot be asked for again: "
     "nothing was sent",
     "interrupted": "stopped after the answer was sent (the task is {status})",
     "stopped": "stopped: nothing was sent",
