@@ -21,10 +21,10 @@ from mcptask.protocol.handshake import (
     modern_meta,
 )
 from mcptask.protocol.jsonrpc import JsonObject
-from mcptask.protocol.tasks import Task
-from mcptask.protocol.tools import (
+from mcptask.protocol.tasks import (
     TASK_SUPPORT_OPTIONAL,
     TASK_SUPPORT_REQUIRED,
+    Task,
     TaskOutcome,
     ToolCallAnswer,
     ToolInfo,

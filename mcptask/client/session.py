@@ -26,8 +26,16 @@ from mcptask.errors import (
 from mcptask.protocol.handshake import ServerInfo
 from mcptask.protocol.inputs import InputRequest, read_input_requests
 from mcptask.protocol.jsonrpc import JsonObject, request_message
-from mcptask.protocol.tasks import FAILED, INPUT_REQUIRED, Task, follow_cursor, read_page
-from mcptask.protocol.tools import TaskOutcome, ToolCallAnswer, ToolInfo
+from mcptask.protocol.tasks import (
+    FAILED,
+    INPUT_REQUIRED,
+    Task,
+    TaskOutcome,
+    ToolCallAnswer,
+    ToolInfo,
+    follow_cursor,
+    read_page,
+)
 from mcptask.transport import Transport
 
 if TYPE_CHECKING:

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 
 from mcptask.client.session import McpClient
 from mcptask.operations.polling import follow_task
-from mcptask.protocol.tasks import INPUT_REQUIRED, Task, is_terminal
-from mcptask.protocol.tools import TaskOutcome
+from mcptask.protocol.tasks import INPUT_REQUIRED, Task, TaskOutcome, is_terminal
 
 DEFAULT_WAIT_SECONDS = 30.0
 

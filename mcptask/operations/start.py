@@ -10,8 +10,7 @@ from mcptask.client.session import McpClient
 from mcptask.errors import UsageError
 from mcptask.operations.schema_check import check_against
 from mcptask.protocol.jsonrpc import JsonObject
-from mcptask.protocol.tasks import Task
-from mcptask.protocol.tools import ToolInfo
+from mcptask.protocol.tasks import Task, ToolInfo
 
 MAX_TOOLS_NAMED = 20
 """How many tool names an unknown-tool message lists."""

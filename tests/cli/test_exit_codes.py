@@ -11,8 +11,7 @@ from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome
 from mcptask.operations.result import ResultReport
 from mcptask.operations.start import StartReport
 from mcptask.operations.watch import WatchedTask, WatchReport
-from mcptask.protocol.tasks import Task
-from mcptask.protocol.tools import TaskOutcome
+from mcptask.protocol.tasks import Task, TaskOutcome
 
 
 def result(outcome: Outcome, *, named: bool = True) -> CancelResult:

@@ -14,8 +14,7 @@ from mcptask.operations.start import StartReport
 from mcptask.output.screen import Screen
 from mcptask.output.views.saved import ForgetView, Forgotten
 from mcptask.output.views.tasks import ResultView, StartView
-from mcptask.protocol.tasks import Task
-from mcptask.protocol.tools import TaskOutcome
+from mcptask.protocol.tasks import Task, TaskOutcome
 
 HOSTILE = "line one\x1b[31m [bold]not markup[/bold]\x1b]0;TITLE\x07\r\nline two\u202e\ttab"
 
