@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from mcptask.errors import ExitCode
 from mcptask.operations.outcomes import CancelReport
-from mcptask.operations.result import ResultReport
+from mcptask.operations.polling import ResultReport
 from mcptask.operations.start import StartReport
 from mcptask.operations.watch import WatchReport
 

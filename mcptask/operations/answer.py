@@ -12,8 +12,7 @@ from typing import Any
 
 from mcptask.client.session import McpClient
 from mcptask.errors import McptaskError, TaskNotFound, UsageError
-from mcptask.operations.polling import follow_task
-from mcptask.operations.result import DEFAULT_WAIT_SECONDS
+from mcptask.operations.polling import DEFAULT_WAIT_SECONDS, follow_task
 from mcptask.operations.schema_check import check_against
 from mcptask.protocol.inputs import (
     ACTIONS,

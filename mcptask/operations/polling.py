@@ -1,6 +1,7 @@
 """Polling: how long to wait between polls (`poll_delay`), the one poll loop of cancel, result
-and watch (`PollLoop`), and watch rounds read from `tasks/list` pages (`PagePolling`), where
-one page answers for fifty tasks what fifty `tasks/get` would."""
+and watch (`PollLoop`), watch rounds read from `tasks/list` pages (`PagePolling`), where one
+page answers for fifty tasks what fifty `tasks/get` would, and `result`'s wait for one task to
+settle before its outcome is read (`fetch_result`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 
 from mcptask.client.session import McpClient
 from mcptask.errors import ProtocolViolation, RpcError, UnsupportedError
-from mcptask.protocol.tasks import Task, is_terminal
+from mcptask.protocol.tasks import INPUT_REQUIRED, Task, TaskOutcome, is_terminal
 
 POLL_FLOOR_SECONDS = 0.1
 """Never poll faster than this, whatever the server asks: it protects the server from us."""
@@ -174,3 +175,44 @@ class PagePolling:
             return None
         self._last = (pages, len(found), len(wanted))
         return PageRound(found, listed if keep is not None else None)
+
+
+DEFAULT_WAIT_SECONDS = 30.0
+
+
+@dataclass(frozen=True)
+class ResultReport:
+    """The task as last seen, and its outcome once it finished (None if it did not in time)."""
+
+    task: Task
+    outcome: TaskOutcome | None
+    interrupted: bool = False
+
+    @property
+    def kind(self) -> str:
+        """`completed`, `tool-error`, `failed`, `cancelled`, or `pending` (not finished)."""
+        return self.outcome.kind if self.outcome is not None else "pending"
+
+
+def fetch_result(
+    client: McpClient,
+    task_id: str,
+    *,
+    wait_timeout: float = DEFAULT_WAIT_SECONDS,
+    sleep: Callable[[float], object] = time.sleep,
+    stop: Callable[[], bool] = lambda: False,
+) -> ResultReport:
+    """`tasks/get` until the task is terminal (at most `wait_timeout` seconds), then its
+    outcome; a task that waits for input is not waited for (only an answer moves it on).
+    TaskNotFound propagates: there is no result of a task the server does not know."""
+    first = client.get_task(task_id)
+    deadline = time.monotonic() + wait_timeout
+    latest = follow_task(client, first, _settled, deadline=deadline, wait=sleep, stop=stop)
+    if not is_terminal(latest.status):
+        return ResultReport(latest, None, interrupted=stop())
+    return ResultReport(latest, client.task_outcome(latest))
+
+
+def _settled(task: Task) -> bool:
+    """Nothing more to wait for: the task ended, or it waits for an answer."""
+    return is_terminal(task.status) or task.status == INPUT_REQUIRED

@@ -8,7 +8,7 @@ import pytest
 from mcptask.cli.exit_codes import exit_code_for
 from mcptask.errors import AuthError, ExitCode
 from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome
-from mcptask.operations.result import ResultReport
+from mcptask.operations.polling import ResultReport
 from mcptask.operations.start import StartReport
 from mcptask.operations.watch import WatchedTask, WatchReport
 from mcptask.protocol.tasks import Task, TaskOutcome

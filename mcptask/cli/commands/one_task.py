@@ -145,7 +145,7 @@ def result(
 ) -> None:
     """Show a finished task's result; wait for it to finish first (--wait-timeout)."""
     from mcptask.cli.exit_codes import exit_code_for
-    from mcptask.operations.result import fetch_result
+    from mcptask.operations.polling import fetch_result
     from mcptask.output.views.tasks import ResultView
 
     finite("--wait-timeout", wait_timeout)

@@ -14,7 +14,7 @@ from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import INPUT_REQUIRED, Task
 
 if TYPE_CHECKING:
-    from mcptask.operations.result import ResultReport
+    from mcptask.operations.polling import ResultReport
     from mcptask.operations.start import StartReport
     from mcptask.output.views.watch import WatchView
 

@@ -24,7 +24,7 @@ from mcptask.errors import (
 from mcptask.operations.cancel import CancelRun
 from mcptask.operations.listing import refresh_known
 from mcptask.operations.outcomes import Outcome, Target
-from mcptask.operations.result import fetch_result
+from mcptask.operations.polling import fetch_result
 from mcptask.operations.start import StartRequest, start_task
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task

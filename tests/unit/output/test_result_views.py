@@ -9,7 +9,7 @@ import json
 import pytest
 
 from mcptask.errors import UsageError
-from mcptask.operations.result import ResultReport
+from mcptask.operations.polling import ResultReport
 from mcptask.operations.start import StartReport
 from mcptask.output.screen import Screen
 from mcptask.output.views.saved import ForgetView, Forgotten
