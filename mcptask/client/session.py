@@ -133,12 +133,10 @@ class McpClient(Exchange):
         return survey(self, self.server)
 
     def follow_status_pushes(self, task_ids: list[str], stop: threading.Event) -> None:
-        """Ask the server to push task status changes, until `stop` (blocks on HTTP).
-
-        Pushes reach the notification handler; failures are silent (polling is the baseline).
-        In a joined session the transport's own stream is not followed: each message goes to
-        one stream, and the session's owner may be listening.
-        """
+        """Ask the server to push task status changes, until `stop` (blocks on HTTP). Pushes
+        reach the notification handler; failures are silent (polling is the baseline). In a
+        joined session the transport's own stream is not followed: each message goes to one
+        stream, and the session's owner may be listening."""
         request = self.era.push_request(task_ids)
         if request is None:
             if self._joined_session is None:
@@ -207,12 +205,6 @@ class McpClient(Exchange):
             self._met(task, "tasks/cancel")
         return task
 
-    def update_task(self, task_id: str, responses: JsonObject) -> None:
-        """`tasks/update`: answer the input requests of a task by key (an acknowledgement
-        only: the task changes eventually, which `tasks/get` tells)."""
-        self.require("update")
-        self.call("tasks/update", {"taskId": task_id, "inputResponses": responses})
-
     def require_answers(self) -> None:
         """Stop before anything is sent when the server's tasks cannot be answered; else,
         in 2025-11-25, hear the server's requests about tasks from now on (any stream)."""
@@ -265,10 +257,12 @@ class McpClient(Exchange):
         return read_input_requests(task)
 
     def send_answers(self, task_id: str, responses: JsonObject) -> None:
-        """Answer what the task asks, by key: `tasks/update`, or (2025-11-25) the JSON-RPC
+        """Answer what the task asks, by key: `tasks/update` (an acknowledgement only: the
+        task changes eventually, which `tasks/get` tells), or (2025-11-25) the JSON-RPC
         responses to the server's requests."""
         if self._asked is None:
-            self.update_task(task_id, responses)
+            self.require("update")
+            self.call("tasks/update", {"taskId": task_id, "inputResponses": responses})
         else:
             self._asked.of(task_id).answer(responses)
 
@@ -297,11 +291,9 @@ class McpClient(Exchange):
     def call_tool_as_task(
         self, name: str, arguments: JsonObject, *, ttl_ms: int | None = None
     ) -> ToolCallAnswer:
-        """A `tools/call` that asks for a task (gate first: `require("tool_calls")`).
-
-        A task it makes keeps this connection's session open (no DELETE at close), since the
-        task may live only in it; the record hears of the task before this returns.
-        """
+        """A `tools/call` that asks for a task (gate first: `require("tool_calls")`). A task it
+        makes keeps this connection's session open (no DELETE at close), since the task may
+        live only in it; the record hears of the task before this returns."""
         params = self.era.task_call_params(name, arguments, ttl_ms)
         answer = self.era.read_tool_call(self.call("tools/call", params))
         if answer.task is not None:
@@ -313,10 +305,8 @@ class McpClient(Exchange):
 
     def task_outcome(self, task: Task) -> TaskOutcome:
         """How a terminal task ended (2025-11-25: `tasks/result`; 2026-07-28: from the task).
-
         An error answer to `tasks/result` is the error the task's request ended in, unless the
-        task is not found and did not fail: then it went after `tasks/get` (purged, expired).
-        """
+        task is not found and did not fail: then it went after `tasks/get` (purged, expired)."""
         method = self.era.result_method
         if method is None:
             return self.era.inline_outcome(task)
@@ -337,10 +327,8 @@ class McpClient(Exchange):
     # -- JSON-RPC -------------------------------------------------------------------------------
 
     def call(self, method: str, params: JsonObject | None = None) -> JsonObject:
-        """Send a request and return its result; a lost session is re-initialized once.
-
-        A request about a task whose session is known goes in that session.
-        """
+        """Send a request and return its result (in the task's session, when it is known);
+        a lost session is re-initialized once."""
         if self._renewal.locked():
             # Another thread is opening a new session (the transport has none meanwhile):
             # a request sent now would carry no session at all.
