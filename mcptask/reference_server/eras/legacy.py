@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-import itertools
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from mcptask.reference_server.config import CancelMode, Scope, ServerConfig
-from mcptask.reference_server.records import INPUT_REQUIRED, SortKey, TaskNotFoundError, TaskView
+from mcptask.reference_server.eras.asking import ClientQuestions
+from mcptask.reference_server.records import SortKey, TaskNotFoundError, TaskView
 from mcptask.reference_server.rpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -33,7 +31,6 @@ from mcptask.reference_server.rpc import (
 from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, parse_ttl
 from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.tools import (
-    RELATED_TASK_META,
     Emit,
     call_result,
     resolve_long_job,
@@ -43,13 +40,11 @@ from mcptask.reference_server.tools import (
     tool_list,
 )
 from mcptask.reference_server.wire import (
-    ELICITATION_CREATE,
     INVALID_MESSAGE,
     LEGACY_TASK,
     LEGACY_VERSION,
     Reply,
     as_jsonrpc_error,
-    input_requests_of,
     server_info,
     simulate_latency,
     task_id_param,
@@ -61,16 +56,6 @@ INSTRUCTIONS = (
     "mcptask reference server: a demo and test target for MCP tasks. Call the long_job tool "
     "with params.task to create a task; list, get and cancel tasks with the tasks/* methods."
 )
-
-# The client capability (declared in initialize) each kind of request to the client needs.
-CLIENT_CAPABILITY = {
-    ELICITATION_CREATE: "elicitation",
-    "sampling/createMessage": "sampling",
-    "roots/list": "roots",
-}
-# How many sessions' capabilities, open questions and tasks' creators are remembered (the
-# oldest are forgotten first).
-MEMORY_LIMIT = 10_000
 
 
 Handler = Callable[[JsonObject, str | None, Emit], JsonObject]
@@ -96,15 +81,8 @@ class LegacyDispatcher:
             self._cancel_default = OnCancel(kind="delay", delay_ms=config.cancel_delay_ms)
         # Cursors carry this nonce so that a cursor from another server run is rejected.
         self._cursor_nonce = secrets.token_hex(4)
-        # Asking the client (a task in input_required): what each session declared, the
-        # requests sent and not yet answered ((session, request id) -> (task id, input
-        # key)), and the session that created each task with the keys already announced
-        # to it (the GET stream's questions, sent once).
-        self._lock = threading.Lock()
-        self._client_capabilities: OrderedDict[str | None, JsonObject] = OrderedDict()
-        self._asked: OrderedDict[tuple[str | None, str], tuple[str, str]] = OrderedDict()
-        self._creators: OrderedDict[str, tuple[str | None, set[str]]] = OrderedDict()
-        self._ask_numbers = itertools.count(1)
+        # Asking the client, when a task waits for input.
+        self.asking = ClientQuestions()
         self._methods: dict[str, Handler] = {
             "initialize": self._initialize,
             "ping": lambda params, session, emit: {},
@@ -247,12 +225,7 @@ class LegacyDispatcher:
         return capabilities
 
     def _initialize(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
-        capabilities = params.get("capabilities")
-        with self._lock:
-            self._client_capabilities[session_id] = (
-                capabilities if isinstance(capabilities, dict) else {}
-            )
-            _bound(self._client_capabilities)
+        self.asking.declared(session_id, params.get("capabilities"))
         # Version negotiation: this era speaks one version, whichever the client asked for.
         return {
             "protocolVersion": LEGACY_VERSION,
@@ -277,9 +250,7 @@ class LegacyDispatcher:
             return call_result(*run_script(job))
         ttl = self.requested_ttl(task_params)
         view = start_long_job(self.store, job, ttl_ms=ttl, owner=self.owner(session_id))
-        with self._lock:
-            self._creators[view.task_id] = (session_id, set())
-            _bound(self._creators)
+        self.asking.created(view.task_id, session_id)
         return {"task": self.task_wire(view)}
 
     # -- tasks ----------------------------------------------------------------------------
@@ -303,13 +274,13 @@ class LegacyDispatcher:
         asked: set[str] = set()
 
         def new_question(view: TaskView) -> bool:
-            return ask is not None and bool(self._askable(view, session_id) - asked)
+            return ask is not None and bool(self.asking.askable(view, session_id) - asked)
 
         while (view := self.store.wait_terminal(task_id, owner, new_question)).status not in (
             TERMINAL_STATUSES
         ):
             assert ask is not None
-            for key, request in self.questions(view, session_id, asked):
+            for key, request in self.asking.questions(view, session_id, asked):
                 asked.add(key)
                 ask(request)
         if view.status == "failed" and view.error is not None:
@@ -322,81 +293,22 @@ class LegacyDispatcher:
             )
         return task_result(view)
 
-    # -- asking the client ----------------------------------------------------------------
-
-    def _askable(self, view: TaskView, session_id: str | None) -> set[str]:
-        """The keys of what the task asks that the session's client declared it can be
-        asked (elicitation form or URL mode, sampling, roots)."""
-        with self._lock:
-            declared = self._client_capabilities.get(session_id, {})
-        keys = set()
-        for key, request in input_requests_of(view).items():
-            capability = declared.get(CLIENT_CAPABILITY.get(str(request.get("method")), ""))
-            if not isinstance(capability, dict):
-                continue
-            params = request.get("params")
-            mode = params.get("mode", "form") if isinstance(params, dict) else "form"
-            # An empty elicitation capability means form mode only (spec).
-            if request.get("method") == ELICITATION_CREATE and capability:
-                if mode not in capability:
-                    continue
-            elif request.get("method") == ELICITATION_CREATE and mode != "form":
-                continue
-            keys.add(key)
-        return keys
-
-    def questions(
-        self, view: TaskView, session_id: str | None, skip: set[str]
-    ) -> list[tuple[str, JsonObject]]:
-        """The requests that ask the session's client what the task asks (but the keys in
-        `skip`), each (input key, JSON-RPC request) with a new id, remembered until answered."""
-        requests = input_requests_of(view)
-        keys = sorted(self._askable(view, session_id) - skip)
-        out = []
-        with self._lock:
-            for key in keys:
-                msg_id = f"mcptask-ask-{next(self._ask_numbers)}"
-                self._asked[(session_id, msg_id)] = (view.task_id, key)
-                _bound(self._asked)
-                request = requests[key]
-                params = dict(request.get("params") or {})
-                meta = dict(params.get("_meta") or {})
-                meta[RELATED_TASK_META] = {"taskId": view.task_id}
-                params["_meta"] = meta
-                message = {"jsonrpc": "2.0", "id": msg_id, "method": request["method"]}
-                out.append((key, {**message, "params": params}))
-        return out
-
     def announce(self, view: TaskView) -> tuple[str | None, list[JsonObject]] | None:
-        """For the session's GET stream, once per question: the session that created a task
-        now in input_required, and the requests asking it what the task asks anew."""
-        if view.status != INPUT_REQUIRED:
-            return None
-        with self._lock:
-            creator = self._creators.get(view.task_id)
-        if creator is None:
-            return None
-        session_id, announced = creator
-        questions = self.questions(view, session_id, announced)
-        announced.update(key for key, _ in questions)
-        return session_id, [request for _, request in questions]
+        """For the session's GET stream: what a task in input_required asks anew of the
+        session that created it (ClientQuestions.announce)."""
+        return self.asking.announce(view)
 
     def _take_answer(self, message: JsonObject, session_id: str | None) -> None:
-        """The client's response to a request the server sent: its result answers the
-        task's question (an error leaves the task as it was, to be asked again)."""
-        msg_id = message.get("id")
-        with self._lock:
-            question = self._asked.pop((session_id, str(msg_id)), None)
-        if question is None or not isinstance(message.get("result"), dict):
-            return
-        task_id, key = question
-        try:
-            self.store.provide_input(task_id, self.owner(session_id), {key: message["result"]})
-        except TaskNotFoundError:
-            return  # gone meanwhile: nothing to answer
-        with self._lock:  # the same question sent elsewhere is answered now
-            for stale in [k for k, v in self._asked.items() if v == question]:
-                del self._asked[stale]
+        owner = self.owner(session_id)
+
+        def provide(task_id: str, responses: dict[str, Any]) -> bool:
+            try:
+                self.store.provide_input(task_id, owner, responses)
+            except TaskNotFoundError:
+                return False  # gone meanwhile: nothing to answer
+            return True
+
+        self.asking.take_answer(message, session_id, provide)
 
     def _tasks_list(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
         cursor = params.get("cursor")
@@ -422,9 +334,3 @@ class LegacyDispatcher:
             return int(micros), int(seq)
         except (ValueError, UnicodeError, binascii.Error):
             raise JsonRpcError(INVALID_PARAMS, f"Invalid cursor: {cursor!r}") from None
-
-
-def _bound(memory: OrderedDict[Any, Any]) -> None:
-    """Forget the oldest entries past MEMORY_LIMIT."""
-    while len(memory) > MEMORY_LIMIT:
-        memory.popitem(last=False)
