@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,14 +24,16 @@ import pytest
 
 from tests.cli_process import (
     Result,
+    Running,
     mcptask_argv,
     reference_stdio_command,
     run_mcptask,
+    run_mcptask_during,
     spawn_mcptask,
     unused_port,
 )
 from tests.conftest import StartServer
-from tests.reference_server_process import stop_process
+from tests.reference_server_process import ReferenceServerProcess, stop_process
 from tests.security.hostile_mcp import HostileMcp
 from tests.security.hostile_mcp import task as hostile_task
 
@@ -490,3 +493,70 @@ def test_a_stdio_profile_runs_beside_the_http_ones(shared_fleet: Fleet) -> None:
     found = sections(result)
     assert found["local"]["report"]["count"] == 2
     assert found["local"]["target"].endswith("reference-server --stdio --seed working=2")
+
+
+def test_a_server_killed_mid_cancel_is_reported_truthfully(
+    tmp_path: Path, reference_server: StartServer
+) -> None:
+    """`victim` is killed (SIGKILL) once its log shows some cancels answered: the others
+    cancel everything; the victim's section fails with its error, each of its tasks reported
+    once, as cancelled if its cancel was answered, else unknown (sent, no answer) or
+    skipped (never sent); the run exits 12."""
+    urls = {
+        name: reference_server("--seed", "working=40", "--latency", "20", "--log")
+        for name in ("steady-1", "victim", "steady-2")
+    }
+    victim = reference_server.processes[urls["victim"]]
+    assert isinstance(victim, ReferenceServerProcess)
+    save_profiles(tmp_path / "config", urls)
+    env = {"MCPTASK_CONFIG_DIR": str(tmp_path / "config"), "MCPTASK_STATE_DIR": str(tmp_path)}
+    answered_before = victim.stderr_text().count('"POST /mcp')
+
+    def kill_after_some_cancels(running: Running) -> None:
+        # The handshake and the list take 4 answered POSTs; 10 more are cancels and gets.
+        deadline = time.monotonic() + 60
+        while victim.stderr_text().count('"POST /mcp') < answered_before + 14:
+            assert running.process.poll() is None, "mcptask ended before the kill"
+            assert time.monotonic() < deadline, "the victim never answered a cancel"
+            time.sleep(0.01)
+        os.kill(victim.pid, signal.SIGKILL)
+
+    result = run_mcptask_during(
+        kill_after_some_cancels,
+        "cancel",
+        "--all-working",
+        "--yes",
+        "-P",
+        "steady-1,victim,steady-2",
+        "-o",
+        "json",
+        env=env,
+    )
+    assert result.code == 12, result.stderr
+    assert "Traceback" not in result.stderr
+    document = result.json()
+    found = sections(result)
+    assert [found[name]["outcome"] for name in urls] == ["ok", "failed", "ok"]
+    assert found["victim"]["exitCode"] == 3
+    assert found["victim"]["error"]
+    assert "mcptask: error: victim: " in result.stderr
+    touched = [
+        (section["server"], line["taskId"], line["outcome"])
+        for section in document["servers"]
+        for line in section["report"]["results"]
+    ]
+    assert len({(server, task) for server, task, _ in touched}) == len(touched) == 120
+    by_server: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for server, _, outcome in touched:
+        by_server[server][outcome] += 1
+    assert by_server["steady-1"] == by_server["steady-2"] == {"cancelled": 40}
+    lost = by_server["victim"]
+    assert set(lost) <= {"cancelled", "unknown", "skipped"}, lost
+    assert lost["cancelled"] >= 1
+    assert lost["unknown"] + lost["skipped"] >= 1
+    assert lost["unknown"] <= 1  # only the request in flight can have gone unanswered
+    assert document["summary"]["cancelled"] == 80 + lost["cancelled"]
+    after = run_mcptask(
+        "list", "-P", "steady-1,steady-2", "--status", "working", "-o", "json", env=env
+    )
+    assert [section["report"]["count"] for section in after.json()["servers"]] == [0, 0]
