@@ -53,6 +53,8 @@ def fleet_names(common: Common, all_profiles: bool) -> list[str] | None:
         raise UsageError("give either --all-profiles or --profile, not both")
     if common.url or common.server:
         raise UsageError("several servers are named by profile: give no --url/--server")
+    if common.session_id:
+        raise UsageError("a session id belongs to one server: give no --session-id with several")
     book = profile_book(common, os.environ)()
     if not all_profiles and common.profile in book.profiles:
         return None  # a --config file's server whose name holds a comma or a bracket

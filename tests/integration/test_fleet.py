@@ -222,6 +222,9 @@ def test_connect_shows_each_server(shared_fleet: Fleet) -> None:
         (("list", "--all-profiles", "-P", "alpha"), "either --all-profiles or --profile"),
         (("list", "-P", "alpha,beta", "-o", "ids"), "several servers have no ids output"),
         (("list", "-P", "alpha,beta", "--url", "http://127.0.0.1:1/mcp"), "give no --url"),
+        (("list", "-P", "alpha,beta", "--session-id", "s-1"), "give no --session-id"),
+        (("cancel", "--all-working", "--all-profiles", "--session-id", "s-1"), "--session-id"),
+        (("watch", "-P", "a*,beta", "--session-id", "s-1"), "a session id belongs to one"),
     ],
 )
 def test_misuse_is_one_line(shared_fleet: Fleet, args: tuple[str, ...], fragment: str) -> None:
