@@ -563,3 +563,12 @@ def test_a_server_killed_mid_cancel_is_reported_truthfully(
         "list", "-P", "steady-1,steady-2", "--status", "working", "-o", "json", env=env
     )
     assert [section["report"]["count"] for section in after.json()["servers"]] == [0, 0]
+
+
+def test_a_header_on_the_line_goes_to_every_server(shared_fleet: Fleet) -> None:
+    result = shared_fleet.run(
+        "list", "-P", "alpha,locked", "-H", "Authorization: Bearer s3cret", "-o", "json"
+    )
+    assert result.code == 0, result.stderr
+    assert [section["outcome"] for section in result.json()["servers"]] == ["ok", "ok"]
+    assert sections(result)["locked"]["report"]["count"] == 1
