@@ -98,9 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--tasks-file",
         metavar="FILE",
         help='JSON list of scripted tasks: {"taskId", "status", "statusMessage", '
-        '"steps": [[delaySeconds, status, message], ...], "onCancel", "ttl", "awaitInput"}; '
-        "awaitInput: a step into input_required pauses the script until a 2026-07-28 "
-        "tasks/update answers it",
+        '"steps": [[delaySeconds, status, message], ...], "onCancel", "ttl", "awaitInput", '
+        '"askUrl"}; awaitInput: a step into input_required pauses the script until its '
+        "question is answered (a form with one text field; with askUrl, a URL to visit)",
     )
     tasks.add_argument(
         "--ttl",

@@ -45,6 +45,8 @@ class TaskView:
     result: JsonObject | None = None
     error: JsonObject | None = None
     input_requests: Mapping[str, JsonObject] = field(default_factory=lambda: NO_INPUT_REQUESTS)
+    # awaitInput with askUrl: the question is a URL to visit (URL-mode elicitation), not a form.
+    ask_url: str | None = None
 
 
 class TaskNotFoundError(Exception):

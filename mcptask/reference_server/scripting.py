@@ -57,6 +57,8 @@ class ScriptedTask:
     has_ttl: bool = False
     # True: a step into input_required pauses the script until tasks/update answers it.
     await_input: bool = False
+    # With await_input: the question is this URL to visit (URL-mode elicitation), not a form.
+    ask_url: str | None = None
 
 
 def bounded(
@@ -127,6 +129,13 @@ def parse_on_cancel(value: object) -> OnCancel:
     raise ValueError(f"onCancel must be cancel, complete, ignore or delay:MS; got {value!r}")
 
 
+def parse_ask_url(value: object) -> str | None:
+    """askUrl: a non-empty string, or None when absent."""
+    if value is not None and (not isinstance(value, str) or not value):
+        raise ValueError("askUrl must be a non-empty string")
+    return value
+
+
 def parse_ttl(value: object, what: str = "ttl") -> int | None:
     """A ttl in milliseconds (non-negative integer) or None for unlimited."""
     if value is None:
@@ -160,6 +169,7 @@ def _scripted_task(entry: object, index: int) -> ScriptedTask:
             ttl_ms=parse_ttl(entry.get("ttl")),
             has_ttl="ttl" in entry,
             await_input=await_input,
+            ask_url=parse_ask_url(entry.get("askUrl")),
         )
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None

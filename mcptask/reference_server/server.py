@@ -154,6 +154,7 @@ def populate(store: TaskStore, config: ServerConfig) -> None:
             if scripted.task_id in config.complete_on_cancel
             else scripted.on_cancel,
             await_input=scripted.await_input,
+            ask_url=scripted.ask_url,
         )
         ids.add(scripted.task_id)
     unknown = sorted(config.complete_on_cancel - ids)

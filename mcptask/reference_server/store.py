@@ -94,6 +94,7 @@ class TaskStore:
         created_at: datetime | None = None,
         last_updated_at: datetime | None = None,
         await_input: bool = False,
+        ask_url: str | None = None,
     ) -> TaskView:
         """Add a task; its steps and its ttl start counting now.
 
@@ -119,6 +120,7 @@ class TaskStore:
                 ttl_ms=ttl_ms,
                 owner=owner,
                 sort_key=(int(created.timestamp() * 1_000_000), self._seq),
+                ask_url=ask_url,
             )
             record = TaskRecord(
                 view,

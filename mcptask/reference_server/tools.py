@@ -16,6 +16,7 @@ from mcptask.reference_server.scripting import (
     TERMINAL_STATUSES,
     OnCancel,
     Step,
+    parse_ask_url,
     parse_on_cancel,
     parse_seconds,
     parse_steps,
@@ -46,6 +47,8 @@ class LongJob:
     on_cancel: OnCancel | None
     # A step into input_required waits for a 2026-07-28 tasks/update before going on.
     await_input: bool = False
+    # The question of an awaitInput step: visit this URL (URL-mode elicitation), not a form.
+    ask_url: str | None = None
 
 
 def tool_list(config: ServerConfig, era: Era) -> list[JsonObject]:
@@ -84,6 +87,10 @@ def tool_list(config: ServerConfig, era: Era) -> list[JsonObject]:
                     "type": "boolean",
                     "description": "a step into input_required waits for its answer",
                 },
+                "askUrl": {
+                    "type": "string",
+                    "description": "with awaitInput: ask to visit this URL (URL mode), not a form",
+                },
             },
         },
     }
@@ -109,6 +116,7 @@ def parse_long_job(arguments: object) -> LongJob:
     await_input = arguments.get("awaitInput", False)
     if not isinstance(await_input, bool):
         raise ValueError("awaitInput must be true or false")
+    ask_url = parse_ask_url(arguments.get("askUrl"))
     if "steps" in arguments:
         steps = parse_steps(arguments["steps"])
     else:
@@ -123,6 +131,7 @@ def parse_long_job(arguments: object) -> LongJob:
         start_message=message or "long_job is working",
         on_cancel=on_cancel,
         await_input=await_input,
+        ask_url=ask_url,
     )
 
 
@@ -202,4 +211,5 @@ def start_long_job(
         steps=job.steps,
         on_cancel=job.on_cancel,
         await_input=job.await_input,
+        ask_url=job.ask_url,
     )

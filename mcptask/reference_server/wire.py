@@ -97,6 +97,14 @@ def form_elicitation(message: str, properties: JsonObject, required: list[str]) 
     }
 
 
+def url_elicitation(message: str, url: str, elicitation_id: str) -> JsonObject:
+    """An elicitation/create input request asking to visit `url` (URL mode)."""
+    return {
+        "method": ELICITATION_CREATE,
+        "params": {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id},
+    }
+
+
 def input_requests_of(view: TaskView) -> dict[str, JsonObject]:
     """What an input_required task asks, by key (both eras ask the same): the requests of a
     task driven by code, else one form asking for text, `answer`, under the task's input key."""
@@ -107,6 +115,9 @@ def input_requests_of(view: TaskView) -> dict[str, JsonObject]:
     if view.input_key is None:
         return {}
     message = view.status_message or "The task needs input to continue."
+    if view.ask_url is not None:
+        visit = url_elicitation(message, view.ask_url, f"{view.task_id}-{view.input_key}")
+        return {view.input_key: visit}
     return {view.input_key: form_elicitation(message, {"answer": {"type": "string"}}, ["answer"])}
 
 

@@ -72,6 +72,23 @@ def test_result_of_a_task_that_waits_for_input_names_answer(target: Target, tmp_
     assert "mcptask answer ask-1" in result.stderr
 
 
+def test_a_url_question_of_the_reference_server_is_accepted_when_asked(
+    target: Target, tmp_path: Path
+) -> None:
+    visit = "https://auth.example.com/consent?x=1"
+    path = tasks_file(tmp_path, askUrl=visit)
+    server = target("--protocol-eras", "modern", "--tasks-file", path)
+    shown = run_mcptask("answer", "ask-1", *server, "-o", "table")
+    assert shown.code == 2
+    assert f"URL: {visit}" in shown.stderr
+    assert "host: auth.example.com" in shown.stderr
+    accepted = run_mcptask("answer", "ask-1", *server, "--accept", "-o", "json")
+    assert accepted.code == 0, accepted.stderr
+    report = accepted.json()
+    assert report["asked"]["input-1"]["params"]["mode"] == "url"
+    assert report["sent"] == {"input-1": {"action": "accept"}}
+
+
 # -- several requests at once, a boolean form, decline ------------------------------------------
 
 

@@ -145,3 +145,76 @@ def test_a_person_answers_a_legacy_task_on_a_terminal(
     result = run_mcptask("result", "ask-1", "--url", url, "--wait-timeout", "30", "-o", "json")
     assert result.code == 0, result.stderr
     assert "deployed" in result.stdout
+
+
+VISIT = "https://auth.example.com/consent?x=1"
+
+
+def test_a_url_request_shows_its_host_and_is_accepted_only_when_asked(
+    target: Target, tmp_path: Path
+) -> None:
+    server = target("--tasks-file", tasks_file(tmp_path, askUrl=VISIT))
+    shown = run_mcptask("answer", "ask-1", *server, "-o", "table")
+    assert shown.code == 2
+    assert f"URL: {VISIT}" in shown.stderr
+    assert "host: auth.example.com" in shown.stderr
+    if "--url" in server:
+        still = run_mcptask("get", "ask-1", *server, "-o", "json")
+        assert still.json()["status"] == "input_required"
+    accepted = run_mcptask("answer", "ask-1", *server, "--accept", "-o", "json")
+    assert accepted.code == 0, accepted.stderr
+    report = accepted.json()
+    assert report["outcome"] in ("working", "completed")
+    key, asked = only(report["asked"])
+    assert asked["method"] == "elicitation/create"
+    assert asked["params"]["mode"] == "url"
+    assert asked["params"]["url"] == VISIT
+    assert asked["params"]["elicitationId"]
+    assert report["sent"] == {key: {"action": "accept"}}
+
+
+def test_a_url_request_is_declined(target: Target, tmp_path: Path) -> None:
+    server = target("--tasks-file", tasks_file(tmp_path, askUrl=VISIT))
+    declined = run_mcptask("answer", "ask-1", *server, "--decline", "-o", "json")
+    assert declined.code == 0, declined.stderr
+    _, sent = only(declined.json()["sent"])
+    assert sent == {"action": "decline"}
+
+
+def test_a_person_accepts_a_legacy_url_request_once_done_at_the_site(
+    reference_server: StartServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BROWSER", "false")  # never a real browser, were one asked for
+    path = tasks_file(tmp_path, askUrl=VISIT)
+    url = reference_server("--protocol-eras", "legacy", "--tasks-file", path)
+    child = spawn("answer", "ask-1", "--url", url)
+    child.expect(r"a URL to visit")
+    child.expect(r"host: auth\.example\.com")
+    child.expect(r"accept, decline or cancel\?")
+    child.sendline("accept")
+    child.expect("Open the URL in a browser")
+    child.sendline("n")
+    child.expect("Have you finished at the site")
+    child.sendline("n")  # not done: nothing is sent
+    child.expect("Send it")
+    child.sendline("n")
+    child.expect(pexpect.EOF)
+    child.close()
+    still = run_mcptask("get", "ask-1", "--url", url, "-o", "json")
+    assert still.json()["status"] == "input_required"
+    child = spawn("answer", "ask-1", "--url", url)
+    child.expect(r"accept, decline or cancel\?")
+    child.sendline("accept")
+    child.expect("Open the URL in a browser")
+    child.sendline("n")
+    child.expect("Have you finished at the site")
+    child.sendline("y")
+    child.expect("Send it")
+    child.sendline("y")
+    child.expect("the answer was taken")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    result = run_mcptask("result", "ask-1", "--url", url, "--wait-timeout", "30", "-o", "json")
+    assert result.code == 0, result.stderr
+    assert "deployed" in result.stdout

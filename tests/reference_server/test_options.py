@@ -124,3 +124,7 @@ def test_protocol_era_and_cancel_delay_options() -> None:
     assert task.await_input is True
     with pytest.raises(ValueError, match="awaitInput"):
         parse_tasks_file('[{"awaitInput": 1}]')
+    visit = parse_tasks_file('[{"awaitInput": true, "askUrl": "https://x.example/a"}]')[0]
+    assert visit.ask_url == "https://x.example/a"
+    with pytest.raises(ValueError, match=r"^task #1: askUrl must be a non-empty string$"):
+        parse_tasks_file('[{"awaitInput": true, "askUrl": ""}]')
