@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import signal
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pexpect
@@ -163,5 +164,47 @@ def test_start_watch_answer_on_a_legacy_server_asks_every_round(
     )  # fmt: skip
     answer_text(child, r"Which branch\?", "main")
     answer_text(child, r"Sure\?", "yes")  # asked again: on the held stream (and GET: once)
+    child.expect("completed")
+    assert finish(child) == 0, child.logfile_read.getvalue()
+
+
+def test_watch_answer_on_a_legacy_stdio_server_answers_a_scripted_task(
+    tmp_path: Path,
+) -> None:
+    # Over stdio the watch's one server process holds the task: --tasks-file puts it there.
+    steps = [[0, "input_required", "Which branch?"], [0.2, "input_required", "Sure?"]]
+    steps.append([0.2, "completed", "deployed"])
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps([{"taskId": "ask-1", "awaitInput": True, "steps": steps}]))
+    server = reference_stdio_command("--protocol-eras", "legacy", "--tasks-file", str(tasks))
+    child = spawn("watch", "ask-1", "--answer", "--server", server)
+    answer_text(child, r"Which branch\?", "main")
+    answer_text(child, r"Sure\?", "yes")
+    child.expect("completed")
+    assert finish(child) == 0, child.logfile_read.getvalue()
+
+
+def test_watch_answer_accepts_a_legacy_url_question_once_done_at_the_site(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BROWSER", "false")  # never a real browser, were one asked for
+    steps = [[0, "input_required", "Sign in"], [0.2, "completed", "signed in"]]
+    visit = "https://auth.example.com/consent?x=1"
+    tasks = tmp_path / "tasks.json"
+    entry = {"taskId": "ask-1", "awaitInput": True, "askUrl": visit, "steps": steps}
+    tasks.write_text(json.dumps([entry]))
+    server = reference_stdio_command("--protocol-eras", "legacy", "--tasks-file", str(tasks))
+    child = spawn("watch", "ask-1", "--answer", "--server", server)
+    child.expect(r"a URL to visit\s+Sign in\s+URL: https://auth\.example\.com/consent\?x=1")
+    child.expect(r"host: auth\.example\.com")
+    child.expect(r"accept, decline or cancel\?")
+    child.sendline("accept")
+    child.expect("Open the URL in a browser")
+    child.sendline("n")
+    child.expect("Have you finished at the site")
+    child.sendline("y")
+    child.expect("Send it")
+    child.sendline("y")
+    child.expect("the answer was sent; watching on")
     child.expect("completed")
     assert finish(child) == 0, child.logfile_read.getvalue()
