@@ -68,7 +68,7 @@ EXPECTED: dict[str, Changes] = {
     "gamma": [(None, "working", "running"), ("working", "cancelled", "stopped")],
     "delta": [(None, "working", "short-lived"), ("working", "gone", None)],
 }
-WATCH = ("watch", "-o", "jsonl", "--interval", "0.2", "--wait-timeout", "30", "-v")
+WATCH = ("watch", "-o", "jsonl", "--interval", "0.05", "--wait-timeout", "30", "-v")
 
 
 @pytest.fixture
@@ -145,7 +145,7 @@ def test_exit_status_and_the_final_document_are_the_same_either_way(
         "--tasks-file", script, "--protocol-eras", "legacy", *([] if lists else ["--no-list"])
     ) as server:
         result = run_script(
-            server, "watch", "--url", server.url, *IDS, "-o", "json", "--interval", "0.2",
+            server, "watch", "--url", server.url, *IDS, "-o", "json", "--interval", "0.05",
             "--exit-status", "--protocol", "2025-11-25",
         )  # fmt: skip
     assert result.code == 7, result.stderr  # beta failed, gamma cancelled, delta gone
