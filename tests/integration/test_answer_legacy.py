@@ -218,3 +218,20 @@ def test_a_person_accepts_a_legacy_url_request_once_done_at_the_site(
     result = run_mcptask("result", "ask-1", "--url", url, "--wait-timeout", "30", "-o", "json")
     assert result.code == 0, result.stderr
     assert "deployed" in result.stdout
+
+
+def test_a_started_long_job_asks_for_its_url(reference_server: StartServer) -> None:
+    url = reference_server("--protocol-eras", "legacy")
+    started = run_mcptask(
+        "start", "long_job", "awaitInput:=true", f"askUrl={VISIT}",
+        'steps:=[[0, "input_required", "Sign in"], [0.2, "completed", "signed in"]]',
+        "--url", url, "-o", "ids",
+    )  # fmt: skip
+    assert started.code == 0, started.stderr
+    task_id = started.stdout.strip()
+    accepted = run_mcptask("answer", task_id, "--url", url, "--accept", "-o", "json")
+    assert accepted.code == 0, accepted.stderr
+    _, asked = only(accepted.json()["asked"])
+    assert (asked["params"]["mode"], asked["params"]["url"]) == ("url", VISIT)
+    result = run_mcptask("result", task_id, "--url", url, "--wait-timeout", "30", "-o", "json")
+    assert "signed in" in result.stdout
