@@ -33,6 +33,11 @@ from mcptask.store import tokens as cache
 from mcptask.transport.redact import display_url
 
 CALLBACK_PATH = "/callback"
+# One browser sign-in at a time in this process (servers signed in to in parallel): a person
+# follows one sign-in at a time, and open_in_browser swaps the process's stdout while the
+# browser starts.
+_ONE_AT_A_TIME = threading.Lock()
+_STOPPED = "the browser sign-in was stopped before it finished"
 _PAGE = (
     "<!doctype html><meta charset=utf-8><title>mcptask</title>"
     "<body style='font-family:sans-serif'><h1>{title}</h1><p>{text}</p></body>"
@@ -93,29 +98,30 @@ def sign_in(
             if path is not None:
                 cache.store_client(path, registered)
             identity = clients.remembered_identity(registered)
-        notice(
-            f"signing in to {display_url(server_url)} at {display_url(metadata.issuer)}"
-            f"; the browser opens {browser_host}"
-        )
-        state, verifier = generate_token(32), generate_token(64)
-        url = prepare_grant_uri(
-            endpoint,
-            client_id=identity.client_id,
-            response_type="code",
-            redirect_uri=receiver.redirect_uri,
-            scope=scope,
-            state=state,
-            code_challenge=create_s256_code_challenge(verifier),
-            code_challenge_method="S256",
-            resource=discovered.resource,
-        )
-        opened = False
-        if settings.open_browser:
-            notice("opening the browser to sign in; waiting for it to finish (Ctrl-C to stop)")
-            opened = open_in_browser(url)
-        if not opened:
-            notice(f"to sign in, open this URL in a browser on this machine: {url}")
-        answer = receiver.wait(settings.sign_in_timeout, state)
+        with _turn(settings.stopped):
+            notice(
+                f"signing in to {display_url(server_url)} at {display_url(metadata.issuer)}"
+                f"; the browser opens {browser_host}"
+            )
+            state, verifier = generate_token(32), generate_token(64)
+            url = prepare_grant_uri(
+                endpoint,
+                client_id=identity.client_id,
+                response_type="code",
+                redirect_uri=receiver.redirect_uri,
+                scope=scope,
+                state=state,
+                code_challenge=create_s256_code_challenge(verifier),
+                code_challenge_method="S256",
+                resource=discovered.resource,
+            )
+            opened = False
+            if settings.open_browser:
+                notice("opening the browser to sign in; waiting for it to finish (Ctrl-C to stop)")
+                opened = open_in_browser(url)
+            if not opened:
+                notice(f"to sign in, open this URL in a browser on this machine: {url}")
+            answer = receiver.wait(settings.sign_in_timeout, state, settings.stopped)
     finally:
         receiver.close()
     if answer.issuer is not None and answer.issuer != metadata.issuer:
@@ -183,10 +189,15 @@ class LoopbackReceiver(ThreadingHTTPServer):
         )
         self._thread.start()
 
-    def wait(self, timeout: float, state: str) -> Redirect:
-        """The redirect with `state` (others are ignored), or AuthError when none came in time."""
+    def wait(
+        self, timeout: float, state: str, stopped: Callable[[], bool] = lambda: False
+    ) -> Redirect:
+        """The redirect with `state` (others are ignored), or AuthError when none came in time
+        or the user asked to stop."""
         deadline = time.monotonic() + timeout
         while (left := deadline - time.monotonic()) > 0:
+            if stopped():
+                raise AuthError(_STOPPED)
             # Short waits, so that Ctrl-C is not held up by a blocking get.
             with contextlib.suppress(queue.Empty):
                 answer = self.answers.get(timeout=min(left, 0.5))
@@ -203,6 +214,21 @@ class LoopbackReceiver(ThreadingHTTPServer):
         self.shutdown()
         self.server_close()
         self._thread.join(timeout=5)
+
+
+@contextlib.contextmanager
+def _turn(stopped: Callable[[], bool]) -> Iterator[None]:
+    """This sign-in's turn with the browser, once the one before it is over (AuthError if
+    the user asks to stop meanwhile)."""
+    while not _ONE_AT_A_TIME.acquire(timeout=0.5):
+        if stopped():
+            raise AuthError(_STOPPED)
+    try:
+        if stopped():  # the turn came as the one before ended on the same stop
+            raise AuthError(_STOPPED)
+        yield
+    finally:
+        _ONE_AT_A_TIME.release()
 
 
 def open_in_browser(url: str) -> bool:

@@ -6,6 +6,7 @@ server as an RFC 8707 resource. Light: the command line builds these on every ru
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,9 @@ class AuthSettings:
     """The token cache file (None: tokens are kept in memory only)."""
     sign_in_timeout: float = 300.0
     """How long the browser sign-in may take before mcptask gives up."""
+    stopped: Callable[[], bool] = field(default=lambda: False, compare=False, repr=False)
+    """Whether the user asked to stop (Ctrl-C, where it raises nothing: several servers'
+    threads): a browser sign-in waiting for its turn or for its redirect gives up."""
 
     @property
     def has_client_credentials(self) -> bool:

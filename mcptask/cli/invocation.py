@@ -12,6 +12,7 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mcptask.cli.options import Common, color_wanted, finite
@@ -93,6 +94,9 @@ class Invocation:
         from_config = profile_choice.config_file(common, os.environ) is not None
         self._remember_session = remember_session and not from_config
         self.settings = self.resolved.settings
+        if self.settings.auth is not None:  # a browser sign-in gives up when the user stops
+            auth = replace(self.settings.auth, stopped=lambda: self.stop.stopped)
+            self.settings = replace(self.settings, auth=auth)
         self.hidden: set[str] = set()
         """Text the wire log never shows (the values of an answer's secret fields)."""
         self.log: Callable[[str], None] | None = self._log_line if common.verbose else None

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -20,8 +22,9 @@ from typing import Any
 
 import pytest
 
-from tests.cli_process import Result, run_mcptask
+from tests.cli_process import Result, mcptask_argv, run_mcptask
 from tests.conftest import StartServer
+from tests.reference_server_process import stop_process
 
 FOLLOW_REDIRECTS = Path(__file__).resolve().parents[1] / "conformance" / "follow_redirects.py"
 CI_CLIENT = "ci-robot"
@@ -297,3 +300,77 @@ def test_no_browser_prints_the_url_and_waits_for_the_redirect(
             login.wait()
     assert login.returncode == 0
     assert json.loads(stdout)["signedIn"] is True
+
+
+def two_signed_out_servers(reference_server: StartServer, machine: Session) -> None:
+    """Profiles `one` and `two`: reference servers that each need a sign-in."""
+    urls = {name: reference_server("--oauth", "--seed", "working=1") for name in ("one", "two")}
+    config = Path(machine.env["MCPTASK_CONFIG_DIR"])
+    config.mkdir(parents=True)
+    (config / "profiles.toml").write_text(
+        "".join(f'[profiles.{name}]\nurl = "{url}"\n\n' for name, url in urls.items()),
+        encoding="utf-8",
+    )
+
+
+def test_servers_signed_in_to_at_once_open_one_browser_at_a_time(
+    reference_server: StartServer, machine: Session, tmp_path: Path
+) -> None:
+    """A fleet run whose servers both need a browser sign-in: the second browser opens only
+    once the first sign-in is over. The stand-in browser notes when it opens and when it is
+    done, and before following the URL gives another browser up to 3 s to open beside it
+    (which they did before the sign-ins took turns)."""
+    two_signed_out_servers(reference_server, machine)
+    log = tmp_path / "browsers.log"
+    browser = tmp_path / "taking-turns-browser"
+    browser.write_text(
+        "#!/bin/sh\n"
+        f'echo open >> "{log}"\n'
+        "n=0\n"
+        f'while [ "$(grep -c open "{log}")" -lt 2 ] && [ $n -lt 30 ]; do\n'
+        "  sleep 0.1; n=$((n + 1))\n"
+        "done\n"
+        f'"{sys.executable}" "{FOLLOW_REDIRECTS}" "$@"; status=$?\n'
+        f'echo done >> "{log}"\n'
+        "exit $status\n"
+    )
+    browser.chmod(0o700)
+    result = machine.run(
+        "list", "-P", "one,two", "--auth", "browser", "-o", "json", BROWSER=str(browser)
+    )
+    assert result.code == 0, result.stderr
+    assert [section["outcome"] for section in result.json()["servers"]] == ["ok", "ok"]
+    assert log.read_text().split() == ["open", "done", "open", "done"]
+    assert result.stderr.count("signing in to ") == 2
+
+
+def test_ctrl_c_ends_the_sign_in_in_progress_and_the_one_waiting_its_turn(
+    reference_server: StartServer, machine: Session
+) -> None:
+    """A browser that opens and is never finished (/bin/true): Ctrl-C ends that sign-in and
+    the other server's, still waiting for its turn, instead of each waiting out its 300 s."""
+    two_signed_out_servers(reference_server, machine)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPTASK_")}
+    env.update(machine.env, BROWSER="/bin/true", NO_COLOR="1")
+    argv = [*mcptask_argv(), "list", "-P", "one,two", "--auth", "browser", "-o", "json"]
+    process = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+    try:
+        assert process.stderr is not None
+        shown = []
+        for line in process.stderr:
+            shown.append(line.decode())
+            if b"opening the browser" in line:
+                break
+        process.send_signal(signal.SIGINT)
+        stdout, rest = process.communicate(timeout=60)
+    finally:
+        stop_process(process)
+    stderr = "".join(shown) + rest.decode()
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert stderr.count("opening the browser") == 1
+    found = [section["outcome"] for section in json.loads(stdout)["servers"]]
+    assert found == ["failed", "failed"]
+    assert stderr.count("the browser sign-in was stopped before it finished") == 2
