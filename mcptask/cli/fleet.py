@@ -144,7 +144,9 @@ def start_servers(
         for thread in threads:
             while thread.is_alive():
                 try:
-                    thread.join()
+                    # Short joins: when the kernel hands Ctrl-C to another thread, its Python
+                    # handler waits for the main thread to run again, which a bare join never does.
+                    thread.join(timeout=0.5)
                 except KeyboardInterrupt:
                     continue  # the runs are stopping (`stop` says so): wait for their reports
 
