@@ -18,6 +18,11 @@ from mcptask.protocol.jsonrpc import METHOD_NOT_FOUND, JsonObject
 from mcptask.transport import Reply, Transport
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
+# A hostile server could name endless tasks, or ask one task endless questions, on a stream
+# that stays open (watch's GET stream): past these bounds its requests are refused.
+MAX_ASKING_TASKS = 1_000
+MAX_OPEN_QUESTIONS = 100
+INTERNAL_ERROR = -32603
 
 
 class AskedTasks:
@@ -43,10 +48,16 @@ class AskedTasks:
         meta = params.get("_meta") if isinstance(params, dict) else None
         related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
         task_id = related.get("taskId") if isinstance(related, dict) else None
-        if isinstance(task_id, str):
-            self.of(task_id).caught(message, reply)
-            return
-        refusal = {"code": METHOD_NOT_FOUND, "message": "not supported by mcptask"}
+        if not isinstance(task_id, str):
+            refusal = {"code": METHOD_NOT_FOUND, "message": "not supported by mcptask"}
+        else:
+            with self._lock:
+                questions = self._tasks.get(task_id)
+                if questions is None and len(self._tasks) < MAX_ASKING_TASKS:
+                    questions = self._tasks[task_id] = HeldQuestions(task_id)
+            if questions is not None and questions.caught(message, reply):
+                return
+            refusal = {"code": INTERNAL_ERROR, "message": "too many open questions for mcptask"}
         reply({"jsonrpc": "2.0", "id": message.get("id"), "error": refusal})
 
 
@@ -84,8 +95,9 @@ class HeldQuestions:
             self.ended = why
             self._cond.notify_all()
 
-    def caught(self, message: JsonObject, reply: Reply) -> None:
-        """A request of the server's about this task, kept until answered."""
+    def caught(self, message: JsonObject, reply: Reply) -> bool:
+        """A request of the server's about this task, kept until answered (False: refused,
+        the task already has MAX_OPEN_QUESTIONS open, or was sent this one as often)."""
         params = message.get("params")
         params = dict(params) if isinstance(params, dict) else {}
         params.pop("_meta", None)
@@ -94,10 +106,15 @@ class HeldQuestions:
         with self._cond:
             for known, sent in self._open.values():
                 if (known.method, known.params) == (request.method, request.params):
+                    if len(sent) >= MAX_OPEN_QUESTIONS:
+                        return False
                     sent.append((msg_id, reply))
-                    return
+                    return True
+            if len(self._open) >= MAX_OPEN_QUESTIONS:
+                return False
             self._open[request.key] = (request, [(msg_id, reply)])
             self._cond.notify_all()
+        return True
 
     def wait(self, seconds: float) -> list[InputRequest]:
         """What the task asks and was not answered, waiting up to `seconds` for a first

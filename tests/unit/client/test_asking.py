@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcptask.client.asking import RELATED_TASK, AskedTasks
+from mcptask.client.asking import (
+    MAX_ASKING_TASKS,
+    MAX_OPEN_QUESTIONS,
+    RELATED_TASK,
+    AskedTasks,
+)
 from mcptask.protocol.jsonrpc import JsonObject
 
 
@@ -51,3 +56,24 @@ def test_a_request_about_no_task_is_refused() -> None:
     wire.deliver("x", None, "Unrelated")
     assert wire.sent[0]["id"] == "x"
     assert wire.sent[0]["error"]["code"] == -32601
+
+
+def test_a_server_that_floods_mcptask_with_questions_is_refused_past_the_bounds() -> None:
+    """A hostile server naming endless tasks, or asking one task endless (or the same)
+    questions, holds at most the bounds' worth; the rest are answered with an error."""
+    wire = Wire()
+    asked = AskedTasks(wire)  # type: ignore[arg-type]
+    for n in range(MAX_OPEN_QUESTIONS + 5):
+        wire.deliver(f"q-{n}", "t1", f"Question {n}")
+    for n in range(MAX_OPEN_QUESTIONS + 5):
+        wire.deliver(f"d-{n}", "t2", "The same question")
+    for n in range(MAX_ASKING_TASKS + 5):
+        wire.deliver(f"t-{n}", f"task-{n}", "One each")
+    assert len(asked.of("t1").unanswered()) == MAX_OPEN_QUESTIONS
+    assert asked.known(f"task-{MAX_ASKING_TASKS}") is None
+    refused = [reply["id"] for reply in wire.sent if "error" in reply]
+    assert refused[:5] == [f"q-{n}" for n in range(MAX_OPEN_QUESTIONS, MAX_OPEN_QUESTIONS + 5)]
+    assert refused[5:10] == [f"d-{n}" for n in range(MAX_OPEN_QUESTIONS, MAX_OPEN_QUESTIONS + 5)]
+    # 5 + 5 questions, and the 7 tasks past the bound (t1 and t2 hold two of its places).
+    assert len(refused) == 17
+    assert {reply["error"]["code"] for reply in wire.sent} == {-32603}
