@@ -5,7 +5,6 @@ stream of the `tasks/result` that mcptask holds open, and takes the JSON-RPC res
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +13,7 @@ import pytest
 
 from tests.cli_process import reference_stdio_command, run_mcptask
 from tests.conftest import StartServer
-from tests.integration.test_answer import spawn
-
-Target = Callable[..., list[str]]
-ASK = {"steps": [[0, "input_required", "Which branch?"], [0.2, "completed", "deployed"]]}
+from tests.integration.test_answer import Target, spawn, tasks_file
 
 
 @pytest.fixture(params=["http", "stdio"])
@@ -30,12 +26,6 @@ def target(request: pytest.FixtureRequest, reference_server: StartServer) -> Tar
         return ["--server", reference_stdio_command("--protocol-eras", "legacy", *args)]
 
     return make
-
-
-def tasks_file(tmp_path: Path, **task: Any) -> str:
-    path = tmp_path / "tasks.json"
-    path.write_text(json.dumps([{"taskId": "ask-1", "awaitInput": True, **ASK, **task}]))
-    return str(path)
 
 
 def only(mapping: dict[str, Any]) -> tuple[str, Any]:
@@ -138,13 +128,7 @@ def test_a_person_answers_a_legacy_task_on_a_terminal(
     child.sendline("release")
     child.expect("Send it")
     child.sendline("y")
-    child.expect("the answer was taken")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
-    result = run_mcptask("result", "ask-1", "--url", url, "--wait-timeout", "30", "-o", "json")
-    assert result.code == 0, result.stderr
-    assert "deployed" in result.stdout
+    sent_and_deployed(child, url)
 
 
 VISIT = "https://auth.example.com/consent?x=1"
@@ -211,13 +195,7 @@ def test_a_person_accepts_a_legacy_url_request_once_done_at_the_site(
     child.sendline("y")
     child.expect("Send it")
     child.sendline("y")
-    child.expect("the answer was taken")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
-    result = run_mcptask("result", "ask-1", "--url", url, "--wait-timeout", "30", "-o", "json")
-    assert result.code == 0, result.stderr
-    assert "deployed" in result.stdout
+    sent_and_deployed(child, url)
 
 
 def test_a_started_long_job_asks_for_its_url(reference_server: StartServer) -> None:
@@ -235,3 +213,14 @@ def test_a_started_long_job_asks_for_its_url(reference_server: StartServer) -> N
     assert (asked["params"]["mode"], asked["params"]["url"]) == ("url", VISIT)
     result = run_mcptask("result", task_id, "--url", url, "--wait-timeout", "30", "-o", "json")
     assert "signed in" in result.stdout
+
+
+def sent_and_deployed(child: pexpect.spawn, url: str) -> None:
+    """The person's answer was taken, mcptask ended well, and the task went on to finish."""
+    child.expect("the answer was taken")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    result = run_mcptask("result", "ask-1", "--url", url, "--wait-timeout", "30", "-o", "json")
+    assert result.code == 0, result.stderr
+    assert "deployed" in result.stdout
