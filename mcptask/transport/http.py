@@ -350,6 +350,11 @@ class HttpTransport(Transport):
                     self._request_handler(message, self._reply_in(session))
         except SSEError as exc:
             raise ProtocolViolation(f"the server's event stream is malformed: {exc}") from None
+        except (httpx.RemoteProtocolError, httpx.ReadError):
+            # A stream broken off, not ended, is resumed as one that ended early (SEP-1699),
+            # once it gave an event id: else its answer is lost.
+            if position.last_id is None:
+                raise
         return None
 
     def _stream_headers(

@@ -171,6 +171,28 @@ def test_a_retry_of_zero_resumes_at_once() -> None:
     assert waits == [0.0]
 
 
+def test_an_sse_answer_broken_off_after_an_event_id_is_resumed() -> None:
+    """A connection closed mid-stream (not a clean end) after the priming event: resumed as
+    a stream that ended early, not taken for a lost answer (which a cancel would resend)."""
+    seen: list[httpx.Request] = []
+    resume = cut_stream(0, seen)
+
+    def broken_off() -> Iterator[bytes]:
+        yield b"id: s-0\nretry: 0\ndata:\n\n"
+        raise httpx.RemoteProtocolError("peer closed connection without sending complete body")
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            seen.append(request)
+            headers = {"Content-Type": "text/event-stream"}
+            return httpx.Response(200, headers=headers, content=broken_off())
+        return resume(request)
+
+    transport = transport_for(handler, sleep=lambda seconds: None)
+    assert transport.request(request_message(1, "tasks/get", {}))["result"]["taskId"] == "t"
+    assert [request.method for request in seen] == ["POST", "GET"]
+
+
 def test_an_sse_answer_cut_short_without_an_event_id_is_a_lost_answer() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(
