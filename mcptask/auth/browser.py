@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
-from mcptask.auth import clients, grants
+from mcptask.auth import grants
 from mcptask.auth.config import AUTHORIZATION_CODE, AuthSettings, HttpOptions, require_secure
 from mcptask.auth.discovery import Discovered
 from mcptask.errors import AuthDiscoveryError, AuthError, TokenRequestRefused
@@ -53,7 +53,7 @@ def sign_in(
     *,
     notice: Callable[[str], None],
     trace: Callable[[str], None],
-) -> tuple[grants.Tokens, clients.ClientIdentity]:
+) -> tuple[grants.Tokens, grants.ClientIdentity]:
     """Send the person to the authorization endpoint, wait for the code the redirect brings
     back, and exchange it (with the PKCE verifier) for tokens.
 
@@ -86,18 +86,18 @@ def sign_in(
     remembered = cache.load(path).client(metadata.issuer) if path is not None else None
     document = settings.client_metadata_url if metadata.client_id_metadata_documents else None
     identity = (
-        clients.configured_identity(settings, metadata)
-        or (clients.ClientIdentity(document, "none") if document else None)
-        or (clients.remembered_identity(remembered) if remembered is not None else None)
+        grants.configured_identity(settings, metadata)
+        or (grants.ClientIdentity(document, "none") if document else None)
+        or (grants.remembered_identity(remembered) if remembered is not None else None)
     )
     receiver = LoopbackReceiver(_port_of(remembered.redirect_uri) if remembered else None)
     try:
         if identity is None:
             with httpx.Client(verify=http.verify, timeout=http.timeout) as client:
-                registered = clients.register(client, metadata, receiver.redirect_uri, trace=trace)
+                registered = grants.register(client, metadata, receiver.redirect_uri, trace=trace)
             if path is not None:
                 cache.store_client(path, registered)
-            identity = clients.remembered_identity(registered)
+            identity = grants.remembered_identity(registered)
         with _turn(settings.stopped):
             notice(
                 f"signing in to {display_url(server_url)} at {display_url(metadata.issuer)}"

@@ -23,7 +23,7 @@ from urllib.parse import SplitResult, urlsplit, urlunsplit
 import httpx
 
 from mcptask.auth.config import canonical_resource, require_secure
-from mcptask.errors import AuthDiscoveryError, ProtocolViolation, UnreachableError
+from mcptask.errors import AuthDiscoveryError, AuthError, ProtocolViolation, UnreachableError
 from mcptask.transport.limits import json_body
 from mcptask.transport.redact import display_url
 
@@ -268,30 +268,67 @@ def _legacy(http: httpx.Client, server_url: str, log: Trace) -> Discovered | Non
     return Discovered(canonical_resource(server_url), metadata, legacy=True)
 
 
+def fetch_json(
+    http: httpx.Client,
+    method: str,
+    url: str,
+    trace: Trace,
+    error: type[AuthError],
+    *,
+    unreachable: str,
+    invalid: str,
+    refused: str,
+    note: str = "",
+    only_ok: bool = False,
+    **request: Any,
+) -> tuple[int, Any]:
+    """The status of a request to an authorization server and its JSON body, read within
+    bounds (None when not JSON; unread unless 200 when `only_ok`). The messages name what
+    failed: `unreachable` (UnreachableError), an `invalid` URL and a `refused` body (`error`);
+    `{shown}` and `{status}` are filled in."""
+    shown, status = display_url(url), 0
+    try:
+        with http.stream(method, url, **request) as response:
+            status = response.status_code
+            trace(f"< {status} {method} {shown}{note}")
+            return status, None if only_ok and status != 200 else json_body(response)
+    except httpx.HTTPError as exc:
+        message = unreachable.format(shown=shown)
+        raise UnreachableError(f"{message}: {type(exc).__name__}") from None
+    except httpx.InvalidURL:
+        # Not an HTTPError: the URL came from a server's metadata or challenge.
+        raise error(invalid) from None
+    except ProtocolViolation as exc:
+        raise error(f"{refused.format(shown=shown, status=status)}: {exc.message}") from None
+
+
 def get_json(http: httpx.Client, url: str, log: Trace) -> dict[str, Any] | None:
     """GET a JSON object; None for an error status or a body that is not a JSON object."""
     require_secure(url, "its OAuth metadata")
-    try:
-        with http.stream("GET", url, headers={"Accept": "application/json"}) as response:
-            log(f"< {response.status_code} GET {display_url(url)}")
-            if response.status_code != 200:
-                return None
-            document = json_body(response)
-    except httpx.HTTPError as exc:
-        raise UnreachableError(
-            f"cannot fetch OAuth metadata from {display_url(url)}: {type(exc).__name__}"
-        ) from None
-    except httpx.InvalidURL:
-        # Not an HTTPError: the URL came from a server's metadata or challenge.
-        raise AuthDiscoveryError(
-            "the server's OAuth metadata or challenge leads to a metadata URL that is not a "
-            "valid URL"
-        ) from None
-    except ProtocolViolation as exc:
-        raise AuthDiscoveryError(
-            f"the OAuth metadata at {display_url(url)} is refused: {exc.message}"
-        ) from None
+    _, document = fetch_json(
+        http,
+        "GET",
+        url,
+        log,
+        AuthDiscoveryError,
+        unreachable="cannot fetch OAuth metadata from {shown}",
+        invalid="the server's OAuth metadata or challenge leads to a metadata URL that is not "
+        "a valid URL",
+        refused="the OAuth metadata at {shown} is refused",
+        only_ok=True,
+        headers={"Accept": "application/json"},
+    )
     return document if isinstance(document, dict) else None
+
+
+_LISTS = {
+    "token_endpoint_auth_methods": "token_endpoint_auth_methods_supported",
+    "signing_algorithms": "token_endpoint_auth_signing_alg_values_supported",
+    "grant_types": "grant_types_supported",
+    "code_challenge_methods": "code_challenge_methods_supported",
+    "scopes_supported": "scopes_supported",
+}
+"""ServerMetadata's lists, by the RFC 8414 names of their members."""
 
 
 def _parse_metadata(url: str, document: dict[str, Any]) -> ServerMetadata:
@@ -309,15 +346,9 @@ def _parse_metadata(url: str, document: dict[str, Any]) -> ServerMetadata:
         authorization_endpoint=authorize if isinstance(authorize, str) else None,
         token_endpoint=token_endpoint,
         registration_endpoint=registration if isinstance(registration, str) else None,
-        token_endpoint_auth_methods=_strings(document.get("token_endpoint_auth_methods_supported")),
-        signing_algorithms=_strings(
-            document.get("token_endpoint_auth_signing_alg_values_supported")
-        ),
-        grant_types=_strings(document.get("grant_types_supported")),
-        code_challenge_methods=_strings(document.get("code_challenge_methods_supported")),
-        scopes_supported=_strings(document.get("scopes_supported")),
         client_id_metadata_documents=document.get("client_id_metadata_document_supported") is True,
         iss_parameter=document.get("authorization_response_iss_parameter_supported") is True,
+        **{name: _strings(document.get(key)) for name, key in _LISTS.items()},
     )
 
 

@@ -190,11 +190,11 @@ class McpAuth(httpx.Auth):
         entry = self._entry
         if entry is None or entry.refresh_token is None:
             return False
-        from mcptask.auth import clients, grants
+        from mcptask.auth import grants
         from mcptask.store import tokens as cache
 
         try:
-            identity = clients.refresh_identity(self.settings, entry)
+            identity = grants.refresh_identity(self.settings, entry)
             self._trace(f"  refreshing the token for {display_url(self.server)}")
             renewed = grants.request_tokens(
                 self._http,
@@ -279,7 +279,7 @@ class McpAuth(httpx.Auth):
     # -- signing in -----------------------------------------------------------------------------
 
     def _sign_in(self, challenge: Challenge, *, scope: str | None) -> str:
-        from mcptask.auth import clients, grants
+        from mcptask.auth import grants
         from mcptask.store.tokens import CachedToken
 
         settings = self.settings
@@ -300,7 +300,7 @@ class McpAuth(httpx.Auth):
         self._scope = scope
         # A secret or key goes only to the authorization server it belongs to, never to one
         # a URL merely names (nor is the client credentials grant picked for another).
-        clients.require_bound_credentials(settings, self._server_url, metadata.issuer)
+        grants.require_bound_credentials(settings, self._server_url, metadata.issuer)
         # auto chooses the client credentials grant only when the metadata lists it (RFC 8414's
         # default for a silent server is authorization_code): configured credentials may be a
         # confidential client's for the browser. --auth client-credentials tries it unless the

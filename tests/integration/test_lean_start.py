@@ -26,7 +26,6 @@ main()
 
 SIGN_IN_MODULES = (
     "mcptask.auth.browser",
-    "mcptask.auth.clients",
     "mcptask.auth.discovery",
     "mcptask.auth.grants",
     "mcptask.store.tokens",

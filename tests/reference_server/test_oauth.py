@@ -193,8 +193,7 @@ def test_client_credentials_by_jwt_assertion(clock: Clock) -> None:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec
 
-    from mcptask.auth.clients import ClientIdentity
-    from mcptask.auth.grants import signing_algorithm
+    from mcptask.auth.grants import ClientIdentity, signing_algorithm
 
     key = ec.generate_private_key(ec.SECP256R1())
     private = key.private_bytes(

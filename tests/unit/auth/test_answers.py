@@ -8,10 +8,10 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from mcptask.auth import clients, grants
-from mcptask.auth.clients import ClientIdentity
+from mcptask.auth import grants
 from mcptask.auth.config import HttpOptions
 from mcptask.auth.discovery import Challenge, ServerMetadata, discover
+from mcptask.auth.grants import ClientIdentity
 from mcptask.errors import AuthDiscoveryError, TokenRequestRefused
 from mcptask.transport.limits import ENV_MAX_ANSWER_BYTES
 
@@ -96,4 +96,4 @@ def test_a_registration_answer_too_deep_or_too_large_is_refused(
         httpx.Client(transport=_serving(body)) as http,
         pytest.raises(TokenRequestRefused, match=words),
     ):
-        clients.register(http, metadata, "http://127.0.0.1:1/callback", trace=_ignore)
+        grants.register(http, metadata, "http://127.0.0.1:1/callback", trace=_ignore)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from mcptask.auth import clients, grants
-from mcptask.auth.clients import ClientIdentity
+from mcptask.auth import grants
 from mcptask.auth.config import HttpOptions
 from mcptask.auth.discovery import Challenge, ServerMetadata, discover
+from mcptask.auth.grants import ClientIdentity
 from mcptask.errors import AuthDiscoveryError, TokenRequestRefused
 
 MCP = "https://mcp.example.com/mcp"
@@ -63,4 +63,4 @@ def test_an_invalid_registration_endpoint_is_a_refused_registration() -> None:
         httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(500))) as http,
         pytest.raises(TokenRequestRefused, match="not a valid URL"),
     ):
-        clients.register(http, metadata, "http://127.0.0.1:1/callback", trace=lambda line: None)
+        grants.register(http, metadata, "http://127.0.0.1:1/callback", trace=lambda line: None)

@@ -11,7 +11,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mcptask.auth.clients import configured_identity
 from mcptask.auth.config import AuthSettings, HttpOptions, canonical_resource
 from mcptask.auth.discovery import (
     ENV_WIDE_RESOURCE,
@@ -24,6 +23,7 @@ from mcptask.auth.discovery import (
     resource_matches,
     token_resource,
 )
+from mcptask.auth.grants import configured_identity
 from mcptask.errors import AuthDiscoveryError, SignInRequired
 from mcptask.store import tokens
 from mcptask.store.tokens import CachedToken
@@ -318,7 +318,7 @@ def test_expiry_has_a_leeway_that_fits_short_lives() -> None:
 
 def test_a_server_that_quotes_a_secret_back_is_scrubbed(tmp_path: Path) -> None:
     from mcptask.auth import grants
-    from mcptask.auth.clients import ClientIdentity
+    from mcptask.auth.grants import ClientIdentity
     from mcptask.errors import TokenRequestRefused
     from mcptask.transport.redact import scrub
 

@@ -11,11 +11,10 @@ import httpx
 import pytest
 
 from mcptask.auth.browser import _browser_host
-from mcptask.auth.clients import ClientIdentity, register
 from mcptask.auth.config import AuthSettings, HttpOptions, plain_remote
 from mcptask.auth.discovery import ServerMetadata, get_json
 from mcptask.auth.flow import McpAuth
-from mcptask.auth.grants import _tokens, request_tokens
+from mcptask.auth.grants import ClientIdentity, _tokens, register, request_tokens
 from mcptask.errors import AuthDiscoveryError, TokenRequestRefused
 from mcptask.store import tokens
 from tests.unit.auth.support import cached_token

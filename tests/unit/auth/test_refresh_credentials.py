@@ -9,9 +9,9 @@ import httpx
 import pytest
 
 from mcptask.auth import grants
-from mcptask.auth.clients import ClientIdentity
 from mcptask.auth.config import AuthSettings, HttpOptions
 from mcptask.auth.flow import McpAuth
+from mcptask.auth.grants import ClientIdentity
 from mcptask.errors import AuthError
 from mcptask.store import tokens
 from mcptask.store.tokens import CachedToken
