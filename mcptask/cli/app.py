@@ -103,20 +103,23 @@ def _print_help(ctx: Any, param: object, value: bool) -> None:
         raise typer.Exit()
 
 
-def _help_option(option: Any) -> Any:
-    """Click's help option, printing the page as any output is printed (`_print_help`)."""
-    if option is not None:
-        option.callback = _print_help
-    return option
+class HelpOption(TyperCommand):
+    """Help printed as any output is (`_print_help`), its option names in declared order
+    (-h, --help): Click gathers them in a set, which iterates in another order in each
+    process (and completion would list them so)."""
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.callback = _print_help
+        return option
+
+    def get_help_option_names(self, ctx: Any) -> list[str]:
+        names = super().get_help_option_names(ctx)
+        return [name for name in ctx.help_option_names if name in names]
 
 
-def _in_declared_order(names: list[str], ctx: Any) -> list[str]:
-    """The help option's names as declared (-h, --help): Click gathers them in a set, which
-    iterates in another order in each process (and completion would list them so)."""
-    return [name for name in ctx.help_option_names if name in names]
-
-
-class Command(TyperCommand):
+class Command(HelpOption):
     """A command whose help Click draws in sections, without Rich (whose import alone costs
     more than all of Typer's), ending with the command's examples."""
 
@@ -128,12 +131,6 @@ class Command(TyperCommand):
             with formatter.section(_heading(ctx, "Examples")):
                 for example in examples:
                     formatter.write_text(example)
-
-    def get_help_option(self, ctx: Any) -> Any:
-        return _help_option(super().get_help_option(ctx))
-
-    def get_help_option_names(self, ctx: Any) -> list[str]:
-        return _in_declared_order(super().get_help_option_names(ctx), ctx)
 
 
 class LazyCommands(Mapping[str, TyperCommand]):
@@ -178,7 +175,7 @@ class CommandName:
         return self._group.commands[self.value].get_short_help_str()
 
 
-class LazyGroup(TyperGroup):
+class LazyGroup(TyperGroup, HelpOption):
     """The root: its commands are built as they are looked up; its help as a command's,
     then each command with the first sentence of its help."""
 
@@ -201,12 +198,6 @@ class LazyGroup(TyperGroup):
         rows = [(name, self.commands[name].get_short_help_str(sys.maxsize)) for name in COMMANDS]
         with formatter.section(_heading(ctx, "Commands")):
             formatter.write_dl(rows)
-
-    def get_help_option(self, ctx: Any) -> Any:
-        return _help_option(super().get_help_option(ctx))
-
-    def get_help_option_names(self, ctx: Any) -> list[str]:
-        return _in_declared_order(super().get_help_option_names(ctx), ctx)
 
 
 def _version_callback(ctx: typer.Context, value: bool) -> None:

@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated, Any, Protocol, TypeVar, cast
+from typing import Annotated, Any, TypeVar, cast
 
 import typer
 
@@ -288,18 +288,9 @@ def with_server_options(command: Function) -> Function:
     return cast(Function, run_command)
 
 
-class _Parsed(Protocol):
-    """What a parsed command line context tells (a command's, or the root's)."""
-
-    params: dict[str, Any]
-
-    def get_parameter_source(self, name: str) -> Any:
-        """Where an option's value came from (command line, default...)."""
-
-
 def _merged(ctx: typer.Context, here: dict[str, Any]) -> Common:
     """The command's options over the root's: the later one on the line wins."""
-    root: _Parsed | None = ctx.parent
+    root = ctx.parent
     values: dict[str, Any] = dict(here)
     if root is not None:
         values = {
@@ -314,7 +305,7 @@ def _merged(ctx: typer.Context, here: dict[str, Any]) -> Common:
     return Common(**values)
 
 
-def _given(ctx: _Parsed, name: str) -> bool:
+def _given(ctx: Any, name: str) -> bool:
     source = ctx.get_parameter_source(name)
     return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT", "PROMPT")
 

@@ -42,7 +42,7 @@ class StopSignal:
             yield
         except (KeyboardInterrupt, EOFError):
             self._requested = True
-            self._stop_now()
+            self.stop()
         finally:
             for signum in caught:
                 signal.signal(signum, self._on_signal)
@@ -81,13 +81,10 @@ class StopSignal:
         # A handler runs in the main thread, which may be holding the very lock that
         # Event.set() needs (inside event.wait()): that would deadlock. So the handler only
         # flips a plain flag, and another thread sets the event and wakes the waiters.
-        threading.Thread(target=self._stop_now, name="stop-signal", daemon=True).start()
+        threading.Thread(target=self.stop, name="stop-signal", daemon=True).start()
 
     def stop(self) -> None:
-        """Stop as a first Ctrl-C would (the reader of the output went away)."""
-        self._stop_now()
-
-    def _stop_now(self) -> None:
+        """Stop as a first Ctrl-C would (also: the reader of the output went away)."""
         if self.on_stop is not None:
             self.on_stop()
         self.event.set()
