@@ -36,7 +36,7 @@ COMMANDS = {
     "cancel": "cancel:cancel",
     "watch": "watch:watch",
     "forget": "local:forget",
-    "handles": "handles:handles",
+    "handles": "local:handles",
     "profiles": "local:profiles",
     "login": "servers:login",
     "logout": "servers:logout",

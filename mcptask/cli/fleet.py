@@ -70,25 +70,17 @@ def fleet_names(common: Common, all_profiles: bool) -> list[str] | None:
     return list(dict.fromkeys(chosen))
 
 
-class Slots:
-    """At most `parallel` servers at work at once; a server may give its slot back while it
-    waits (for the bulk-cancel prompt) and take one again afterwards."""
-
-    def __init__(self, parallel: int) -> None:
-        self._free = threading.BoundedSemaphore(parallel)
-
-    @contextmanager
-    def held(self) -> Iterator[None]:
-        with self._free:
-            yield
+class Slots(threading.BoundedSemaphore):
+    """At most `parallel` servers at work at once (`with slots:`); a server may give its slot
+    back while it waits (for the bulk-cancel prompt) and take one again afterwards."""
 
     @contextmanager
     def given_back(self) -> Iterator[None]:
-        self._free.release()
+        self.release()
         try:
             yield
         finally:
-            self._free.acquire()
+            self.acquire()
 
 
 def start_servers(
@@ -115,7 +107,7 @@ def start_servers(
 
     def one(run: ServerRun[Report]) -> None:
         try:
-            with slots.held():
+            with slots:
                 if stop.stopped:
                     run.skipped, run.exit_code = True, int(ExitCode.INTERRUPTED)
                     return
@@ -123,6 +115,7 @@ def start_servers(
                     replace(common, profile=run.server),
                     screen=LabelledScreen(screen, run.server),
                     stop=stop,
+                    on_connected=lambda client: _connected(run, client),
                 )
                 run.target = _target(invocation)
                 work(run, invocation)
@@ -185,7 +178,7 @@ class Checkpoint:
             self._decided.set()
 
 
-def note_connection(run: ServerRun[Report], client: McpClient) -> None:
+def _connected(run: ServerRun[Report], client: McpClient) -> None:
     """Note in the run what the handshake told: its era and where it went."""
     run.era = client.server.protocol_version
     run.target = client.transport.target

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, NoReturn
 import typer
 
 from mcptask.cli.exit_codes import exit_code_for, fleet_exit_code
-from mcptask.cli.fleet import Checkpoint, Slots, note_connection, start_servers
+from mcptask.cli.fleet import Checkpoint, Slots, start_servers
 from mcptask.cli.invocation import Invocation, screen_for
 from mcptask.cli.options import Common
 from mcptask.cli.signals import StopSignal
@@ -54,7 +54,6 @@ def list_fleet(
     def work(run: ServerRun[list[Task]], invocation: Invocation) -> None:
         recorded = invocation.known_ids() if known else None
         with invocation.client(needs_list=not known, rejoin=recorded or []) as client:
-            note_connection(run, client)
             if recorded is not None:
                 refreshed = refresh_known(client, recorded)
                 ListView(invocation.screen).gone(refreshed.gone)
@@ -68,8 +67,7 @@ def list_fleet(
                     tasks.sort(key=newest_first_key, reverse=True)
         run.report = tasks[:limit]
 
-    runs, interrupted = _run(view, common, names, parallel, work)
-    _finish(view, runs, interrupted=interrupted)
+    _run(view, common, names, parallel, work)
 
 
 def get_fleet(common: Common, names: list[str], parallel: int, task_id: str) -> NoReturn:
@@ -77,17 +75,19 @@ def get_fleet(common: Common, names: list[str], parallel: int, task_id: str) -> 
     view = FleetGetView(screen_for(common.output, no_color=common.no_color))
 
     def work(run: ServerRun[list[Task]], invocation: Invocation) -> None:
-        with invocation.client(rejoin=[task_id]) as client:
-            note_connection(run, client)
-            with suppress(TaskNotFound):  # not this server's task: its section has no report
-                run.report = [client.get_task(task_id)]
+        # Not this server's task: its section has no report.
+        with invocation.client(rejoin=[task_id]) as client, suppress(TaskNotFound):
+            run.report = [client.get_task(task_id)]
 
-    runs, interrupted = _run(view, common, names, parallel, work)
-    found = any(run.report is not None for run in runs)
-    answered = ", ".join(run.server for run in runs if run.outcome == "ok")
-    if not found and answered:  # as one server's get says it; the others' errors follow
-        view.screen.error(f"task {task_id} not found on {answered}")
-    _finish(view, runs, also=() if found else (ExitCode.TASK_FAILED,), interrupted=interrupted)
+    def nowhere(runs: list[ServerRun[list[Task]]]) -> tuple[ExitCode, ...]:
+        if any(run.report is not None for run in runs):
+            return ()
+        answered = ", ".join(run.server for run in runs if run.outcome == "ok")
+        if answered:  # as one server's get says it; the others' errors follow
+            view.screen.error(f"task {task_id} not found on {answered}")
+        return (ExitCode.TASK_FAILED,)
+
+    _run(view, common, names, parallel, work, also=nowhere)
 
 
 def connect_fleet(common: Common, names: list[str], parallel: int) -> NoReturn:
@@ -98,7 +98,6 @@ def connect_fleet(common: Common, names: list[str], parallel: int) -> NoReturn:
 
     def work(run: ServerRun[Connection], invocation: Invocation) -> None:
         with invocation.client() as client:
-            note_connection(run, client)
             others, problems = client.survey()
             transport = client.transport
             run.report = Connection(
@@ -107,8 +106,7 @@ def connect_fleet(common: Common, names: list[str], parallel: int) -> NoReturn:
             for problem in problems:
                 invocation.screen.warn(problem)
 
-    runs, interrupted = _run(view, common, names, parallel, work)
-    _finish(view, runs, interrupted=interrupted)
+    _run(view, common, names, parallel, work)
 
 
 def cancel_fleet(
@@ -145,7 +143,6 @@ def cancel_fleet(
             recorded = invocation.known_ids() if known else None
             rejoin = [*named, *(recorded or [])]
             with invocation.client(needs_list=all_working and not known, rejoin=rejoin) as client:
-                note_connection(run, client)
                 selection = select_targets(
                     client, named, all_working=all_working, statuses=statuses, known=recorded
                 )
@@ -186,7 +183,13 @@ def cancel_fleet(
             stop.event.set()
         selected = any(run.selection and run.selection.targets for run in runs)
         asked = all_working and selected and not (yes or dry_run or stop.stopped)
-        if asked and not _confirmed(view, runs, stop):
+        if asked:
+            with stop.paused():  # Ctrl-C at the prompt means no at once, as for one server
+                try:
+                    confirmed = view.confirmed(runs)
+                except KeyboardInterrupt:
+                    confirmed = False
+        if asked and not confirmed:
             checkpoint.decide(False)
             join()
             CancelView(screen).declined()
@@ -197,11 +200,7 @@ def cancel_fleet(
             advance[0] = step
             checkpoint.decide(proceed)
             join()
-    if dry_run:
-        code = fleet_exit_code((run.exit_code for run in runs), interrupted=stop.stopped)
-        view.dry_run(Fleet(runs, int(code)))
-        raise typer.Exit(int(code))
-    _finish(view, runs, interrupted=stop.stopped)
+    _finish(view.dry_run if dry_run else view.show, runs, interrupted=stop.stopped)
 
 
 def watch_fleet(
@@ -225,7 +224,6 @@ def watch_fleet(
                     options,
                     known=known,
                     alone=False,
-                    on_connected=lambda client: note_connection(run, client),
                 )
             finally:  # a server lost mid-watch: its tasks as last seen, beside its error
                 watch = view.watched(run.server)
@@ -252,18 +250,7 @@ def watch_fleet(
             run.exit_code = int(exit_code_for(run.report))
         elif run.skipped:
             run.exit_code = int(ExitCode.OK)
-    _finish(view, runs, interrupted=stop.stopped and not left)
-
-
-def _confirmed(
-    view: FleetCancelView, runs: list[ServerRun[CancelReport]], stop: StopSignal
-) -> bool:
-    """The bulk-cancel prompt, where Ctrl-C means no at once, as it does for one server."""
-    with stop.paused():
-        try:
-            return view.confirmed(runs)
-        except KeyboardInterrupt:
-            return False
+    _finish(view.show, runs, interrupted=stop.stopped and not left)
 
 
 def _run(
@@ -272,23 +259,25 @@ def _run(
     names: list[str],
     parallel: int,
     work: Callable[[ServerRun[Report], Invocation], None],
-) -> tuple[list[ServerRun[Report]], bool]:
-    """Every server's run, at most `parallel` at work at once, and whether the user stopped
-    them."""
+    *,
+    also: Callable[[list[ServerRun[Report]]], tuple[ExitCode, ...]] = lambda runs: (),
+) -> NoReturn:
+    """Every server's run, at most `parallel` at work at once, then the merged report; `also`
+    adds codes of the whole run to the servers'."""
     with StopSignal() as stop:
         runs, join = start_servers(common, names, view.screen, work, Slots(parallel), stop=stop)
         join()
-    return runs, stop.stopped
+    _finish(view.show, runs, also=also(runs), interrupted=stop.stopped)
 
 
 def _finish(
-    view: FleetView[Report],
+    show: Callable[[Fleet[Report]], None],
     runs: list[ServerRun[Report]],
     *,
     also: tuple[ExitCode, ...] = (),
-    interrupted: bool = False,
+    interrupted: bool,
 ) -> NoReturn:
     """Show the merged report and exit with the servers' combined code."""
     code = fleet_exit_code([*(run.exit_code for run in runs), *also], interrupted=interrupted)
-    view.show(Fleet(runs, int(code)))
+    show(Fleet(runs, int(code)))
     raise typer.Exit(int(code))

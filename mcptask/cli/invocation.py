@@ -72,6 +72,7 @@ class Invocation:
         force_sign_in: bool = False,
         screen: Screen | None = None,
         stop: StopSignal | None = None,
+        on_connected: Callable[[McpClient], None] = lambda client: None,
     ) -> None:
         from mcptask.cli import profile_choice, settings
         from mcptask.store import profiles
@@ -97,6 +98,8 @@ class Invocation:
         if self.settings.auth is not None:  # a browser sign-in gives up when the user stops
             auth = replace(self.settings.auth, stopped=lambda: self.stop.stopped)
             self.settings = replace(self.settings, auth=auth)
+        self.on_connected = on_connected
+        """Hears the client once connected (a run over several servers notes its era)."""
         self.hidden: set[str] = set()
         """Text the wire log never shows (the values of an answer's secret fields)."""
         self.log: Callable[[str], None] | None = self._log_line if common.verbose else None
@@ -176,6 +179,7 @@ class Invocation:
                 record=record,
                 task_sessions=sessions,
             ) as client:
+                self.on_connected(client)
                 yield client
         except NoTaskList as exc:  # also name the recorded tasks and --known
             raise NoTaskList(f"{exc.message}; {self._known_hint()}") from None

@@ -46,7 +46,6 @@ def watch_tasks(
     known: bool,
     answer: bool = False,
     alone: bool = True,
-    on_connected: Callable[[McpClient], None] = lambda client: None,
 ) -> WatchReport:
     """`watch` on one server: connect, take the recorded tasks (`known`) that are in
     `options.statuses` (default: the active ones), and follow them as `follow` does (not
@@ -58,7 +57,6 @@ def watch_tasks(
     rejoin = recorded if recorded is not None else options.task_ids
     needs_list = not options.task_ids and not known
     with invocation.client(needs_list=needs_list, patient=True, rejoin=rejoin) as client:
-        on_connected(client)
         if recorded is not None:
             refreshed = refresh_known(client, recorded)
             ids = [task.taskId for task in refreshed.select(options.statuses)]

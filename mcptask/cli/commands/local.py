@@ -1,5 +1,7 @@
-"""The commands that send nothing: `forget` (entries of the record of known tasks) and
-`profiles` (the saved servers: list them, delete one, choose the default)."""
+"""The commands about what this machine keeps: `forget` (entries of the record of known
+tasks), `handles` (the record as task handles of the official tasks library,
+`@modelcontextprotocol/ext-tasks`, and such handles taken in) and `profiles` (the saved
+servers: list them, delete one, choose the default)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mcptask.cli.completion import complete_profile
-from mcptask.cli.invocation import identity_of, screen_for
+from mcptask.cli.invocation import Invocation, identity_of, screen_for
 from mcptask.cli.options import Common, OutputOption, task_ids_argument, with_server_options
 from mcptask.errors import UsageError
 
@@ -65,6 +67,47 @@ def forget(
         record.close()
     unknown = [task_id for task_id in ids if task_id not in gone]
     view.show(Forgotten(gone, unknown, identity.label if identity is not None else None))
+
+
+@with_server_options
+def handles(
+    import_from: Annotated[
+        str | None,
+        typer.Option(
+            "--import",
+            metavar="FILE",
+            help="Take these handles (JSON, or JSON lines; - for stdin) into the record of "
+            "this server, each once tasks/get shows the server knows its task.",
+        ),
+    ] = None,
+    *,
+    common: Common,
+) -> None:
+    """Write this server's recorded tasks as task handles of the official tasks library
+    (ext-tasks SerializedTaskReference), or take such handles in (--import)."""
+    from mcptask.cli.exit_codes import exit_code_for
+    from mcptask.cli.inputs import read_text
+    from mcptask.operations import handles as task_handles
+    from mcptask.output.views.saved import HandleExportView, HandleImportView
+
+    taken = None
+    if import_from is not None:
+        source = "stdin" if import_from == "-" else f"--import {import_from!r}"
+        taken = task_handles.read_handles(read_text(import_from, source), source)
+    invocation = Invocation(common, default_output="json" if taken is None else None)
+    settings = invocation.settings
+    endpoint = task_handles.endpoint_id(settings.url, settings.server_command)
+    if taken is None:
+        export_view = HandleExportView(invocation.screen)
+        ids = invocation.known_ids()
+        with invocation.client(rejoin=ids) as client:
+            export_view.show(task_handles.export_handles(client, ids, endpoint))
+        return
+    view = HandleImportView(invocation.screen)
+    with invocation.client() as client, invocation.stop as stop:
+        report = task_handles.import_handles(client, taken, endpoint, stop=lambda: stop.stopped)
+    view.show(report)
+    raise typer.Exit(int(exit_code_for(report)))
 
 
 def profiles(
