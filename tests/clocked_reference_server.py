@@ -41,12 +41,11 @@ from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.eras.router import Router
 from mcptask.reference_server.http.server import http_server
 from mcptask.reference_server.records import TaskView
-from mcptask.reference_server.rpc import JsonObject
 from mcptask.reference_server.scripting import TERMINAL_STATUSES
 from mcptask.reference_server.server import populate
 from mcptask.reference_server.stdio import StdioServer
 from mcptask.reference_server.store import TaskStore
-from mcptask.reference_server.wire import Reply, iso_utc
+from mcptask.reference_server.wire import JsonObject, Reply, iso_utc
 from tests.cli_process import Running
 from tests.reference_server.manual_clock import ManualClock
 

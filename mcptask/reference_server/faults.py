@@ -28,8 +28,8 @@ from mcptask.reference_server.config import (
     FaultKind,
     FaultSwitches,
 )
-from mcptask.reference_server.rpc import JsonObject, MessageKind, classify, encode_message
 from mcptask.reference_server.scripting import bounded
+from mcptask.reference_server.wire import JsonObject, MessageKind, classify, encode_message
 
 # The exit status of a process that --die-after ended (EX_SOFTWARE of sysexits.h).
 DIE_STATUS = 70

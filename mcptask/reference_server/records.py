@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from types import MappingProxyType
 
-from mcptask.reference_server.rpc import JsonObject
 from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, Step
+from mcptask.reference_server.wire import INVALID_PARAMS, JsonObject, JsonRpcError
 
 INPUT_REQUIRED = "input_required"
 
@@ -49,18 +49,20 @@ class TaskView:
     ask_url: str | None = None
 
 
-class TaskNotFoundError(Exception):
+class TaskNotFoundError(JsonRpcError):
     """The task does not exist, has expired, or is not visible to the asking session."""
 
     def __init__(self, task_id: str) -> None:
-        super().__init__(f"Task not found: {task_id}")
+        super().__init__(INVALID_PARAMS, f"Task not found: {task_id}")
 
 
-class TaskTerminalError(Exception):
+class TaskTerminalError(JsonRpcError):
     """A cancel arrived for a task already in a terminal status."""
 
     def __init__(self, task_id: str, status: str) -> None:
-        super().__init__(f"Cannot cancel task: already in terminal status '{status}'")
+        super().__init__(
+            INVALID_PARAMS, f"Cannot cancel task: already in terminal status '{status}'"
+        )
 
 
 @dataclass

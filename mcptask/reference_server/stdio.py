@@ -36,7 +36,9 @@ from mcptask.reference_server.faults import (
     with_wrong_id,
 )
 from mcptask.reference_server.records import TaskView
-from mcptask.reference_server.rpc import (
+from mcptask.reference_server.store import TaskStore
+from mcptask.reference_server.wire import (
+    INVALID_MESSAGE,
     INVALID_REQUEST,
     PARSE_ERROR,
     JsonObject,
@@ -46,8 +48,6 @@ from mcptask.reference_server.rpc import (
     error_response,
     request_id,
 )
-from mcptask.reference_server.store import TaskStore
-from mcptask.reference_server.wire import INVALID_MESSAGE
 
 STDIO_SESSION = "stdio"
 # How long an idle subscription pump waits before checking again whether it was closed.

@@ -31,8 +31,8 @@ from mcptask.reference_server.records import (
     TaskTerminalError,
     TaskView,
 )
-from mcptask.reference_server.rpc import JsonObject
 from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, Step
+from mcptask.reference_server.wire import JsonObject
 
 Listener = Callable[[TaskView], None]
 

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from mcptask.reference_server.records import TaskView
-from mcptask.reference_server.rpc import INVALID_PARAMS, JsonObject, JsonRpcError
 from mcptask.reference_server.scripting import (
     MAX_SECONDS,
     TERMINAL_STATUSES,
@@ -22,6 +21,7 @@ from mcptask.reference_server.scripting import (
     parse_steps,
 )
 from mcptask.reference_server.store import TaskStore
+from mcptask.reference_server.wire import INVALID_PARAMS, JsonObject, JsonRpcError
 
 if TYPE_CHECKING:
     from mcptask.reference_server.config import ServerConfig

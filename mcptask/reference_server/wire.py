@@ -1,26 +1,31 @@
-"""MCP objects both protocol eras write alike (the Task object, task ids, elicitations,
-errors): what they have in common is spelled once, what differs is a parameter."""
+"""The server's side of the wire: JSON-RPC 2.0 (error codes, message kinds, responses, the
+one-line encoding every transport writes) and the MCP objects both protocol eras write alike
+(the Task object, task ids, elicitations, errors): what differs is a parameter."""
 
 from __future__ import annotations
 
+import enum
+import json
 import logging
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcptask import __version__
-from mcptask.reference_server.config import ServerConfig
-from mcptask.reference_server.records import TaskNotFoundError, TaskTerminalError, TaskView
-from mcptask.reference_server.rpc import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    JsonObject,
-    JsonRpcError,
-)
 
 if TYPE_CHECKING:
+    from mcptask.reference_server.config import ServerConfig
     from mcptask.reference_server.eras.subscriptions import Subscription
+    from mcptask.reference_server.records import TaskView
+
+JsonObject = dict[str, Any]
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
 
 LEGACY_VERSION = "2025-11-25"
 MODERN_VERSION = "2026-07-28"
@@ -28,6 +33,84 @@ ELICITATION_CREATE = "elicitation/create"
 INVALID_MESSAGE = "Invalid JSON-RPC message"
 
 log = logging.getLogger("mcptask.reference_server")
+
+
+class JsonRpcError(Exception):
+    """A JSON-RPC error to be answered to the peer (code, message, optional data)."""
+
+    def __init__(self, code: int, message: str, data: object = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+class MessageKind(enum.Enum):
+    """What a decoded JSON value is, as far as JSON-RPC is concerned."""
+
+    REQUEST = "request"
+    NOTIFICATION = "notification"
+    RESPONSE = "response"
+    INVALID = "invalid"
+
+
+def _is_valid_id(value: object) -> bool:
+    # bool is an int subclass in Python, but `true` is not a valid JSON-RPC id.
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def classify(message: object) -> MessageKind:
+    """Tell a request, a notification and a response apart; anything else is INVALID."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return MessageKind.INVALID
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return MessageKind.INVALID
+        if "params" in message and not isinstance(message["params"], dict | list):
+            return MessageKind.INVALID
+        if "id" not in message:
+            return MessageKind.NOTIFICATION
+        return MessageKind.REQUEST if _is_valid_id(message["id"]) else MessageKind.INVALID
+    has_result, has_error = "result" in message, "error" in message
+    if "id" in message and has_result != has_error:
+        return MessageKind.RESPONSE
+    return MessageKind.INVALID
+
+
+def request_id(message: object) -> str | int | None:
+    """The id of a message when it has a valid one (for error answers), else None."""
+    value = message.get("id") if isinstance(message, dict) else None
+    return value if _is_valid_id(value) else None
+
+
+def result_response(msg_id: str | int | None, result: JsonObject) -> JsonObject:
+    return {"jsonrpc": "2.0", "id": msg_id, "result": result}
+
+
+def error_response(
+    msg_id: str | int | None, code: int, message: str, data: object = None
+) -> JsonObject:
+    """An error response; `data` is included only when given.
+
+    Without a request id (a parse error, an HTTP-layer failure before the body was read)
+    the `id` member is left out: the MCP schema (2025-11-25 and later) makes it optional
+    and allows only a string or an integer, so `"id": null` would not validate.
+    """
+    error: JsonObject = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    if msg_id is None:
+        return {"jsonrpc": "2.0", "error": error}
+    return {"jsonrpc": "2.0", "id": msg_id, "error": error}
+
+
+def notification(method: str, params: JsonObject) -> JsonObject:
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
+def encode_message(message: JsonObject) -> str:
+    """One JSON-RPC message as compact single-line JSON (ASCII, so any text is safe)."""
+    return json.dumps(message, separators=(",", ":"))
 
 
 @dataclass
@@ -97,17 +180,10 @@ def form_elicitation(message: str, properties: JsonObject, required: list[str]) 
     }
 
 
-def url_elicitation(message: str, url: str, elicitation_id: str) -> JsonObject:
-    """An elicitation/create input request asking to visit `url` (URL mode)."""
-    return {
-        "method": ELICITATION_CREATE,
-        "params": {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id},
-    }
-
-
 def input_requests_of(view: TaskView) -> dict[str, JsonObject]:
     """What an input_required task asks, by key (both eras ask the same): the requests of a
-    task driven by code, else one form asking for text, `answer`, under the task's input key."""
+    task driven by code, else one question under the task's input key: a URL to visit
+    (askUrl), or a form asking for text, `answer`."""
     if view.status != "input_required":
         return {}
     if view.input_requests:
@@ -115,15 +191,18 @@ def input_requests_of(view: TaskView) -> dict[str, JsonObject]:
     if view.input_key is None:
         return {}
     message = view.status_message or "The task needs input to continue."
-    if view.ask_url is not None:
-        visit = url_elicitation(message, view.ask_url, f"{view.task_id}-{view.input_key}")
-        return {view.input_key: visit}
-    return {view.input_key: form_elicitation(message, {"answer": {"type": "string"}}, ["answer"])}
+    if view.ask_url is None:
+        form = form_elicitation(message, {"answer": {"type": "string"}}, ["answer"])
+        return {view.input_key: form}
+    elicitation_id = f"{view.task_id}-{view.input_key}"
+    params = {"mode": "url", "message": message, "url": view.ask_url}
+    visit = {"method": ELICITATION_CREATE, "params": {**params, "elicitationId": elicitation_id}}
+    return {view.input_key: visit}
 
 
 def simulate_latency(config: ServerConfig, method: str) -> None:
-    """--latency: sleep before answering a tasks/* request (a fault for client tests, in
-    real time whatever the store's clock)."""
+    """--latency: sleep before answering a tasks/* request (in real time, whatever the
+    store's clock)."""
     if method.startswith("tasks/") and config.latency_ms > 0:
         time.sleep(config.latency_ms / 1000)
 
@@ -133,7 +212,5 @@ def as_jsonrpc_error(exc: Exception, method: str) -> JsonRpcError:
     unexpected is a bug, logged with its traceback and answered without details."""
     if isinstance(exc, JsonRpcError):
         return exc
-    if isinstance(exc, TaskNotFoundError | TaskTerminalError):
-        return JsonRpcError(INVALID_PARAMS, str(exc))
     log.error("internal error while handling %s", method, exc_info=exc)
     return JsonRpcError(INTERNAL_ERROR, "Internal error")

@@ -7,7 +7,7 @@ import pytest
 
 from mcptask.reference_server.config import ProtocolEras, Scope
 from mcptask.reference_server.eras.router import Era, is_modern_message
-from mcptask.reference_server.rpc import error_response
+from mcptask.reference_server.wire import error_response
 from tests.reference_server.conftest import MakeServer
 from tests.reference_server.harness import JsonObject, meta
 

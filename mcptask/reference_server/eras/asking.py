@@ -12,9 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from mcptask.reference_server.records import INPUT_REQUIRED, TaskView
-from mcptask.reference_server.rpc import JsonObject
 from mcptask.reference_server.tools import RELATED_TASK_META
-from mcptask.reference_server.wire import ELICITATION_CREATE, input_requests_of
+from mcptask.reference_server.wire import ELICITATION_CREATE, JsonObject, input_requests_of
 
 # The client capability (declared in initialize) each kind of request to the client needs.
 CLIENT_CAPABILITY = {

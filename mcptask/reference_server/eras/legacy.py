@@ -14,20 +14,6 @@ from typing import Any
 from mcptask.reference_server.config import CancelMode, Scope, ServerConfig
 from mcptask.reference_server.eras.asking import ClientQuestions
 from mcptask.reference_server.records import SortKey, TaskNotFoundError, TaskView
-from mcptask.reference_server.rpc import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    JsonObject,
-    JsonRpcError,
-    MessageKind,
-    classify,
-    error_response,
-    notification,
-    request_id,
-    result_response,
-)
 from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, parse_ttl
 from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.tools import (
@@ -40,11 +26,23 @@ from mcptask.reference_server.tools import (
     tool_list,
 )
 from mcptask.reference_server.wire import (
+    INTERNAL_ERROR,
     INVALID_MESSAGE,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
     LEGACY_TASK,
     LEGACY_VERSION,
+    METHOD_NOT_FOUND,
+    JsonObject,
+    JsonRpcError,
+    MessageKind,
     Reply,
     as_jsonrpc_error,
+    classify,
+    error_response,
+    notification,
+    request_id,
+    result_response,
     server_info,
     simulate_latency,
     task_id_param,

@@ -37,20 +37,6 @@ from mcptask.reference_server.eras.subscriptions import (
     SubscriptionHub,
 )
 from mcptask.reference_server.records import TaskNotFoundError, TaskView
-from mcptask.reference_server.rpc import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    JsonObject,
-    JsonRpcError,
-    MessageKind,
-    classify,
-    error_response,
-    notification,
-    request_id,
-    result_response,
-)
 from mcptask.reference_server.scripting import OnCancel
 from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.tools import (
@@ -62,13 +48,25 @@ from mcptask.reference_server.tools import (
     tool_list,
 )
 from mcptask.reference_server.wire import (
+    INTERNAL_ERROR,
     INVALID_MESSAGE,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
     LEGACY_VERSION,
+    METHOD_NOT_FOUND,
     MODERN_TASK,
     MODERN_VERSION,
+    JsonObject,
+    JsonRpcError,
+    MessageKind,
     Reply,
     as_jsonrpc_error,
+    classify,
+    error_response,
     input_requests_of,
+    notification,
+    request_id,
+    result_response,
     server_info,
     simulate_latency,
     task_id_param,

@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from mcptask.reference_server.rpc import (
+from mcptask.reference_server.wire import (
     INVALID_PARAMS,
+    LEGACY_VERSION,
     METHOD_NOT_FOUND,
+    MODERN_VERSION,
     JsonObject,
     JsonRpcError,
 )
-from mcptask.reference_server.wire import LEGACY_VERSION, MODERN_VERSION
 
 META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 
 from mcptask.reference_server.records import TaskView
-from mcptask.reference_server.rpc import JsonObject
+from mcptask.reference_server.wire import JsonObject
 
 SUBSCRIPTION_ID_META = "io.modelcontextprotocol/subscriptionId"
 

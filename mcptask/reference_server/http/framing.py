@@ -23,7 +23,7 @@ from mcptask.reference_server.faults import (
     padded,
     with_wrong_id,
 )
-from mcptask.reference_server.rpc import (
+from mcptask.reference_server.wire import (
     JsonObject,
     encode_message,
     error_response,

@@ -31,8 +31,8 @@ from mcptask.reference_server.http.framing import (
 from mcptask.reference_server.http.policy import accepted_types
 from mcptask.reference_server.http.sessions import Session, SessionRegistry
 from mcptask.reference_server.records import TaskView
-from mcptask.reference_server.rpc import JsonObject, MessageKind, classify
 from mcptask.reference_server.store import TaskStore
+from mcptask.reference_server.wire import JsonObject, MessageKind, classify
 
 # An unknown session (JSON-RPC server-error range, as the official SDKs use it).
 SESSION_NOT_FOUND = -32001

@@ -22,8 +22,7 @@ from mcptask.reference_server.http.framing import (
     message_event,
 )
 from mcptask.reference_server.http.policy import modern_header_problem
-from mcptask.reference_server.rpc import JsonObject
-from mcptask.reference_server.wire import Reply
+from mcptask.reference_server.wire import JsonObject, Reply
 
 # How often an idle subscriptions/listen stream checks whether its client went away.
 STREAM_POLL_SECONDS = 0.25

@@ -36,7 +36,9 @@ from mcptask.reference_server.http.policy import (
 from mcptask.reference_server.oauth.server import PATHS as OAUTH_PATHS
 from mcptask.reference_server.oauth.server import AuthorizationServer, Refusal
 from mcptask.reference_server.oauth.server import Request as OAuthRequest
-from mcptask.reference_server.rpc import (
+from mcptask.reference_server.store import TaskStore
+from mcptask.reference_server.wire import (
+    INVALID_MESSAGE,
     INVALID_REQUEST,
     PARSE_ERROR,
     JsonObject,
@@ -44,8 +46,6 @@ from mcptask.reference_server.rpc import (
     classify,
     request_id,
 )
-from mcptask.reference_server.store import TaskStore
-from mcptask.reference_server.wire import INVALID_MESSAGE
 
 ENDPOINT = "/mcp"
 # Faults that refuse a request before it is handled.

@@ -7,7 +7,7 @@ import threading
 import time
 from collections import OrderedDict, deque
 
-from mcptask.reference_server.rpc import JsonObject
+from mcptask.reference_server.wire import JsonObject
 
 EVENT_BUFFER_SIZE = 1000
 # Closed POST streams kept for resumption, per session (the oldest are forgotten first).
