@@ -1,11 +1,9 @@
 """The task store's time: a Clock protocol and the real clock (the test suite's ManualClock,
-tests/reference_server/manual_clock.py, is the other one).
+tests/reference_server/manual_clock.py, is the other one: time stands still until
+`advance()`, which applies every change due by then, so tests need not sleep).
 
-Everything time-driven about tasks (script steps, delayed cancels, ttl expiry, the work of
-tools given in code, timestamps) reads the store's clock, and the store's scheduler runs on it.
-With the SystemClock a scheduler thread applies changes as they fall due. With a
-ManualClock time stands still until `advance()`, which applies every change due by then
-before it returns, so tests say "a second later" instead of sleeping.
+Everything time-driven about tasks (script steps, delayed cancels, ttl expiry, timestamps)
+reads the store's clock, and the store's scheduler runs on it.
 """
 
 from __future__ import annotations
@@ -30,29 +28,24 @@ class Scheduler(Protocol):
 
 
 class Clock(Protocol):
-    """A source of monotonic and wall time, and the way to wait for either to pass."""
+    """Monotonic seconds (deadlines), UTC wall time, and waits on either."""
 
-    def monotonic(self) -> float:
-        """Seconds that only ever increase (deadlines are counted in these)."""
-        ...
+    def monotonic(self) -> float: ...
 
-    def now(self) -> datetime:
-        """The wall-clock time, in UTC."""
-        ...
+    def now(self) -> datetime: ...
 
     def wait(self, condition: threading.Condition, timeout: float | None) -> None:
         """Wait on `condition` (held) until notified or `timeout` seconds of this clock have
         passed (None: no limit); callers re-check, a wait may end early."""
-        ...
 
     def drive(self, scheduler: Scheduler) -> Callable[[], None]:
         """Call `scheduler.run_due()` whenever changes may fall due, until the returned
         function is called (it stops the driving and waits for it to end)."""
-        ...
 
 
 class SystemClock:
-    """Real time: time.monotonic, datetime.now, and a scheduler thread."""
+    """Real time, and a scheduler thread that sleeps until the next deadline (or a change:
+    every write of the store notifies the condition)."""
 
     def monotonic(self) -> float:
         return time.monotonic()
@@ -64,7 +57,6 @@ class SystemClock:
         condition.wait(timeout)
 
     def drive(self, scheduler: Scheduler) -> Callable[[], None]:
-        """Start a daemon thread that sleeps until the next deadline (or a change)."""
         condition = scheduler.condition
         stopped = False
 
@@ -72,8 +64,6 @@ class SystemClock:
             with condition:
                 while not stopped:
                     deadline = scheduler.run_due()
-                    # Every write of the store notifies the condition, so a new, earlier
-                    # deadline wakes the thread too.
                     timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
                     if timeout is not None:  # a deadline centuries away still waits, not raises
                         timeout = min(timeout, threading.TIMEOUT_MAX)

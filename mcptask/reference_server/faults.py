@@ -1,9 +1,8 @@
 """Faults for client tests, with their command line. --fault breaks every answer to tasks/*
 requests in one way (a protocol violation). The fault switches make a share of the task
-requests fail transiently, the way busy servers, flaky networks and proxies do, and end the
-process after a number of answers (--die-after): a FaultPlan draws the fault of each task
-request and counts the answers; the transports apply what it drew (DESCRIPTION, their --help
-text, says what each kind means on HTTP and on stdio).
+requests fail transiently, and end the process after a number of answers (--die-after): a
+FaultPlan draws the fault of each task request and counts the answers; the transports apply
+what it drew (DESCRIPTION says what each kind means on HTTP and on stdio).
 """
 
 from __future__ import annotations
@@ -50,7 +49,6 @@ REPLACEMENT_BODIES = {
 
 
 def with_wrong_id(response: JsonObject) -> JsonObject:
-    """A copy of the response whose id matches no request the client sent."""
     msg_id = response.get("id")
     return {**response, "id": msg_id + 1_000_000 if isinstance(msg_id, int) else f"{msg_id}-wrong"}
 
@@ -66,40 +64,24 @@ def describe(message: object) -> str:
     return f"{name} (id {message.get('id')!r})"
 
 
-def is_task_request(message: object) -> bool:
-    """True for the requests the fault switches apply to: any request whose method starts
-    with tasks/ (notifications and other methods never get a fault)."""
-    if classify(message) is not MessageKind.REQUEST:
-        return False
-    assert isinstance(message, dict)  # and its method a string
-    return str(message["method"]).startswith("tasks/")
-
-
 class FaultPlan:
     """The faults of one server run: which task request gets which fault, and when the
-    process dies. Thread-safe; deterministic for a given seed and sequence of requests.
-
-    Each task request draws exactly one number u from `Random(seed)`, whether it gets a
-    fault or not: it gets one when u < rate, and the kind is `kinds[int(u / rate * n)]`
-    (so a mix is drawn evenly).
-    """
+    process dies. Thread-safe. Each task request draws exactly one number u from
+    `Random(seed)`: it gets a fault when u < rate, of kind `kinds[int(u / rate * n)]`."""
 
     def __init__(
         self, switches: FaultSwitches, *, sleep: Callable[[float], object] = time.sleep
     ) -> None:
         self.switches = switches
-        self.sleep = sleep
-        """How a slow answer is held back (in real time, whatever the store's clock)."""
+        self.sleep = sleep  # holds a slow answer back in real time, whatever the store's clock
         self.seed = switches.seed if switches.seed is not None else secrets.randbelow(2**31)
         self._random = Random(self.seed)
         self._lock = threading.Lock()
         self._drawn = 0
         self._answered = 0
-        self.injected: list[tuple[str, FaultKind]] = []
-        """(request, kind) of every fault drawn, in order."""
 
     def announce(self) -> None:
-        """Log what is switched on (a warning: shown without --log), with the seed."""
+        """Log what is switched on, with the seed (a warning: shown without --log)."""
         switches = self.switches
         if not switches.active:
             return
@@ -113,9 +95,12 @@ class FaultPlan:
         log.warning("fault switches on: %s", "; ".join(parts))
 
     def draw(self, message: object) -> FaultKind | None:
-        """The fault of this request, if it gets one; None for requests without faults."""
+        """The fault of this request, if it gets one (only requests of tasks/* may)."""
         rate = self.switches.rate
-        if rate <= 0 or not is_task_request(message):
+        if rate <= 0 or classify(message) is not MessageKind.REQUEST:
+            return None
+        assert isinstance(message, dict)
+        if not message["method"].startswith("tasks/"):
             return None
         kinds = self.switches.kinds
         with self._lock:
@@ -125,7 +110,6 @@ class FaultPlan:
             if u >= rate:
                 return None
             kind = kinds[min(int(u / rate * len(kinds)), len(kinds) - 1)]
-            self.injected.append((describe(message), kind))
         log.info("fault %s on task request %d: %s", kind.value, number, describe(message))
         return kind
 
@@ -146,7 +130,7 @@ class FaultPlan:
 
 
 def die(last_words: str) -> NoReturn:
-    """End the process at once (no cleanup: like a crash), after one line on stderr."""
+    """End the process at once, like a crash, after one line on stderr."""
     print(f"mcptask reference-server: {last_words}", file=sys.stderr, flush=True)
     os._exit(DIE_STATUS)
 
@@ -163,20 +147,18 @@ class PaddedAnswer:
     def pieces(self) -> Iterator[bytes]:
         """The encoded message in pieces of at most PIECE_BYTES."""
         yield self.head
-        filler = b"x" * PIECE_BYTES
-        remaining = self.size - len(self.head) - len(self.tail)
-        while remaining > 0:
-            piece = filler if remaining >= PIECE_BYTES else filler[:remaining]
-            remaining -= len(piece)
-            yield piece
+        padding = self.size - len(self.head) - len(self.tail)
+        full, rest = divmod(padding, PIECE_BYTES)
+        yield from itertools.repeat(b"x" * PIECE_BYTES, full)
+        if rest > 0:
+            yield b"x" * rest
         yield self.tail
 
     def write(
         self, write: Callable[[bytes], object], before: bytes = b"", after: bytes = b""
     ) -> None:
-        """Write the pieces (between `before` and `after`, framing counted as the answer's,
-        as a client's bound does) and log how much of it the client took; OSError when it
-        went away."""
+        """Write the pieces between `before` and `after` (framing) and log how much of it the
+        client took; OSError when it went away."""
         written = 0
         try:
             for piece in itertools.chain([before], self.pieces(), [after]):
@@ -251,7 +233,6 @@ def _kinds(text: str) -> tuple[FaultKind, ...]:
 
 
 def add_fault_switches(parser: argparse.ArgumentParser) -> None:
-    """Declare the fault switches (their own --help group)."""
     group = parser.add_argument_group("fault switches", DESCRIPTION)
     group.add_argument(
         "--fault-rate",

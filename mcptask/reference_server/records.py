@@ -1,6 +1,5 @@
 """One task of the store: its snapshot (TaskView), its mutable record, which knows the rules
-of one task's life (terminal statuses never change, input keys, steps, deadlines), the
-store's errors, and the queue of timed changes (DeadlineQueue)."""
+of one task's life, the store's errors, and the queue of timed changes (DeadlineQueue)."""
 
 from __future__ import annotations
 
@@ -93,7 +92,6 @@ class TaskRecord:
 
     @property
     def input_requests(self) -> Mapping[str, JsonObject]:
-        """The outstanding input requests of a task driven by code."""
         return self.view.input_requests
 
     def visible_to(self, viewer: str | None) -> bool:
@@ -102,17 +100,14 @@ class TaskRecord:
         return self.view.owner is None or self.view.owner == viewer
 
     def expired(self, now: float) -> bool:
-        """True once the task's ttl has run out at monotonic time `now`."""
         return self.expires_at is not None and self.expires_at <= now
 
     @property
     def next_deadline(self) -> float | None:
-        """The earliest moment something is due for this task (step, cancel, expiry)."""
         deadlines = (self.next_step_at, self.cancel_at, self.expires_at)
         return min((d for d in deadlines if d is not None), default=None)
 
     def next_input_key(self) -> str:
-        """The key of a new input request (input-1, input-2, ...)."""
         self.input_seq += 1
         return f"input-{self.input_seq}"
 
@@ -126,9 +121,7 @@ class TaskRecord:
         input_requests: Mapping[str, JsonObject] | None = None,
     ) -> bool:
         """Move to `status`; False (and no change) when the task is already terminal:
-        terminal statuses never change (spec), so late script steps are dropped. `result`
-        and `error` end a task driven by code; the store stamps lastUpdatedAt and tells the
-        listeners."""
+        terminal statuses never change (spec), so late script steps are dropped."""
         if self.terminal:
             return False
         view = self.view
@@ -175,8 +168,7 @@ class DeadlineQueue:
         heapq.heappush(self._heap, (deadline, record.view.sort_key[1], record.view.task_id))
 
     def due(self, now: float, records: Mapping[str, TaskRecord]) -> Iterator[TaskRecord]:
-        """Take out every record due by `now`, earliest first; the caller applies what is
-        due and schedules the record again. `records` tells current tasks by id."""
+        """Take out every record due by `now`, earliest first, to be scheduled again."""
         while self._heap and self._heap[0][0] <= now:
             record = self._current(heapq.heappop(self._heap), records)
             if record is not None:
@@ -184,7 +176,6 @@ class DeadlineQueue:
                 yield record
 
     def next_deadline(self, records: Mapping[str, TaskRecord]) -> float | None:
-        """The earliest current deadline, or None when nothing is pending."""
         while self._heap and self._current(self._heap[0], records) is None:
             heapq.heappop(self._heap)
         return self._heap[0][0] if self._heap else None

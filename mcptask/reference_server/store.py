@@ -1,10 +1,7 @@
-"""The task store: all tasks of one server process, their scripted changes, ttl and cancel.
-
-One store is shared by every session, transport and protocol era. Every read and write
-happens under one condition variable, which also wakes `tasks/result` waiters and the work
-of tools given in code when a task changes. Time comes from the store's Clock (clock.py): timed
-changes (script steps, delayed cancels, ttl expiry) wait in a heap of deadlines, applied by
-the clock's scheduler as they fall due.
+"""The task store: all tasks of one server process, shared by every session, transport and
+protocol era. Every read and write happens under one condition variable, which also wakes
+`tasks/result` waiters when a task changes. Timed changes (script steps, delayed cancels,
+ttl expiry) wait in a heap of deadlines, applied by the scheduler of the store's Clock.
 
 Visibility: a task has an owner (a legacy session, under --scope session) or none (shared).
 `viewer` None, which is what every 2026-07-28 request uses, sees only the shared tasks.
@@ -60,11 +57,8 @@ class TaskStore:
         self._closed = False
         self._stop_scheduler = self.clock.drive(self)
 
-    # -- life cycle -----------------------------------------------------------------------
-
     @property
     def condition(self) -> threading.Condition:
-        """The lock every change happens under (for the clock's scheduler)."""
         return self._cond
 
     def add_listener(self, listener: Listener) -> None:
@@ -78,8 +72,6 @@ class TaskStore:
             self._closed = True
             self._cond.notify_all()
         self._stop_scheduler()
-
-    # -- writes ---------------------------------------------------------------------------
 
     def create(
         self,
@@ -142,10 +134,9 @@ class TaskStore:
     def cancel(
         self, task_id: str, viewer: str | None, default: OnCancel, *, strict: bool
     ) -> TaskView:
-        """Apply tasks/cancel: the task's own onCancel, else `default`, decides what happens
-        when. `strict` (the spec's 2025-11-25): TaskTerminalError for a task that is, or just
-        became, finished; else the cancel is acknowledged whatever happens, as 2026-07-28
-        and --cancel-mode lenient (like some real servers) answer it."""
+        """Apply tasks/cancel: the task's own onCancel, else `default`, decides what happens.
+        `strict` (2025-11-25): TaskTerminalError for a task that is, or just became, finished;
+        else the cancel is acknowledged whatever happens (2026-07-28, --cancel-mode lenient)."""
         with self._cond:
             record = self._lookup(task_id, viewer)
             if record.terminal:
@@ -161,12 +152,9 @@ class TaskStore:
     def provide_input(
         self, task_id: str, viewer: str | None, responses: Mapping[str, object]
     ) -> bool:
-        """Apply the inputResponses of a 2026-07-28 tasks/update; True if they were used.
-
-        Only the outstanding input request counts: once answered the task goes back to
-        `working` and a paused script resumes (its next delay counts from now). Responses to
-        unknown or already answered keys are ignored.
-        """
+        """Apply the answers to a task's questions; True if they were used. Once the
+        outstanding request is answered the task goes back to `working` and a paused script
+        resumes (its next delay counts from now); other keys are ignored."""
         with self._cond:
             record = self._lookup(task_id, viewer)
             if record.view.status != INPUT_REQUIRED:
@@ -200,22 +188,18 @@ class TaskStore:
         return True
 
     def _apply_cancel(self, record: TaskRecord, action: OnCancel) -> None:
+        # ignore, or a negative delay (ack-only): acknowledged, nothing changes
         if action.kind == "complete":
             self._transition(record, "completed", COMPLETED_DURING_CANCEL_MESSAGE)
         elif action.kind == "cancel":
             self._transition(record, "cancelled", CANCELLED_MESSAGE)
         elif action.kind == "delay" and action.delay_ms >= 0 and record.cancel_at is None:
-            # Acknowledge now, cancel later: a cooperative server. A negative delay means
-            # never ("ack-only"); a repeated cancel keeps the first deadline.
+            # Acknowledge now, cancel later; a repeated cancel keeps the first deadline.
             record.cancel_at = self.clock.monotonic() + action.delay_ms / 1000
             self._timers.schedule(record)
             self._cond.notify_all()
-        # ignore, or a negative delay: acknowledged, nothing changes
-
-    # -- reads ----------------------------------------------------------------------------
 
     def get(self, task_id: str, viewer: str | None) -> TaskView:
-        """The task, if it exists, has not expired and is visible to `viewer`."""
         with self._cond:
             return self._lookup(task_id, viewer).view
 
@@ -223,9 +207,7 @@ class TaskStore:
         self, viewer: str | None, after: SortKey | None, limit: int
     ) -> tuple[list[TaskView], bool]:
         """Up to `limit` visible tasks after the key `after` (oldest first), and whether more
-        follow. Keyset paging keeps pages stable when tasks expire between two requests; a
-        page costs what it holds and skips (other owners' tasks, expired ones, removed on
-        the way), not what the store holds."""
+        follow. Keyset paging keeps pages stable when tasks expire between two requests."""
         views: list[TaskView] = []
         with self._cond:
             now = self.clock.monotonic()
@@ -249,9 +231,8 @@ class TaskStore:
         viewer: str | None,
         until: Callable[[TaskView], bool] = lambda view: False,
     ) -> TaskView:
-        """Block until the task is terminal (tasks/result), or `until` says yes to it (a
-        2025-11-25 tasks/result stream that asks the client its new question); raise if the
-        task vanishes meanwhile."""
+        """Block until the task is terminal or `until` says yes to it; raise if the task
+        vanishes meanwhile."""
         with self._cond:
             while True:
                 record = self._lookup(task_id, viewer)
@@ -261,8 +242,6 @@ class TaskStore:
                     raise TaskNotFoundError(task_id)
                 self.clock.wait(self._cond, None)
 
-    # -- internals (lock held) ------------------------------------------------------------
-
     def _lookup(self, task_id: str, viewer: str | None) -> TaskRecord:
         record = self._current(task_id)
         if record is None or not record.visible_to(viewer):
@@ -270,7 +249,6 @@ class TaskStore:
         return record
 
     def _current(self, task_id: str) -> TaskRecord | None:
-        """The task, unless it is unknown or its ttl ran out (then it is forgotten now)."""
         record = self._records.get(task_id)
         if record is not None and record.expired(self.clock.monotonic()):
             self._remove(record)
@@ -278,7 +256,6 @@ class TaskStore:
         return record
 
     def _remove(self, record: TaskRecord) -> None:
-        """Forget an expired task; tasks/result waiters must learn that it is gone."""
         del self._records[record.view.task_id]
         del self._order[bisect.bisect_left(self._order, record.view.sort_key, key=_sort_key)]
         self._cond.notify_all()
@@ -299,15 +276,13 @@ class TaskStore:
             self._changed(record)
 
     def _changed(self, record: TaskRecord) -> None:
-        """Stamp the change, tell the listeners and wake every waiter."""
         record.view = replace(record.view, last_updated_at=self.clock.now())
         for listener in self._listeners:
             listener(record.view)
         self._cond.notify_all()
 
     def run_due(self) -> float | None:
-        """Apply every timed change due by now (lock held); return the next deadline. Any
-        write notifies the condition, so the scheduler also learns of new, earlier ones."""
+        """Apply every timed change due by now (lock held); return the next deadline."""
         now = self.clock.monotonic()
         for record in self._timers.due(now, self._records):
             if record.expired(now):

@@ -39,7 +39,6 @@ class ClientQuestions:
         self._ask_numbers = itertools.count(1)
 
     def declared(self, session_id: str | None, capabilities: object) -> None:
-        """Remember the client capabilities a session's initialize declared."""
         with self._lock:
             self._client_capabilities[session_id] = (
                 capabilities if isinstance(capabilities, dict) else {}
@@ -47,7 +46,6 @@ class ClientQuestions:
             _bound(self._client_capabilities)
 
     def created(self, task_id: str, session_id: str | None) -> None:
-        """Remember the session that created a task (its GET stream hears the questions)."""
         with self._lock:
             self._creators[task_id] = (session_id, set())
             _bound(self._creators)
@@ -131,6 +129,5 @@ class ClientQuestions:
 
 
 def _bound(memory: OrderedDict[Any, Any]) -> None:
-    """Forget the oldest entries past MEMORY_LIMIT."""
     while len(memory) > MEMORY_LIMIT:
         memory.popitem(last=False)

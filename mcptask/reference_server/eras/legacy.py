@@ -1,6 +1,5 @@
-"""Protocol logic of the 2025-11-25 ("legacy") era: one JSON-RPC message in, a reply out.
-Transports parse bytes, keep sessions and write answers; what the specification says about
-methods, capabilities and task semantics lives here."""
+"""Protocol logic of the 2025-11-25 ("legacy") era: one JSON-RPC message in, a reply out
+(transports parse bytes, keep sessions and write answers)."""
 
 from __future__ import annotations
 
@@ -97,8 +96,6 @@ class LegacyDispatcher:
             if config.cancel_enabled:
                 self._methods["tasks/cancel"] = self._tasks_cancel
 
-    # -- entry points ---------------------------------------------------------------------
-
     def handle(self, message: object, session_id: str | None, ask: Emit | None = None) -> Reply:
         """Answer `message` of a session. `ask` sends a request to the client on the stream
         of this request's answer, before the response (tasks/result asks there what its task
@@ -127,7 +124,6 @@ class LegacyDispatcher:
         return Reply(response, related)
 
     def may_block(self, message: object) -> bool:
-        """True when answering `message` may take long (tasks/result, an inline tool call)."""
         if classify(message) is not MessageKind.REQUEST:
             return False
         assert isinstance(message, dict)
@@ -153,14 +149,10 @@ class LegacyDispatcher:
         return isinstance(name, str) and tools.closes_stream(name, self.config.tasks_enabled)
 
     def task_wire(self, view: TaskView) -> JsonObject:
-        """The Task object exactly as the 2025-11-25 schema spells it."""
         return LEGACY_TASK.render(view, self.config.poll_interval_ms)
 
     def status_notification(self, view: TaskView) -> JsonObject:
-        """The notifications/tasks/status message for a changed task (Task fields, flat)."""
         return notification(STATUS_NOTIFICATION, self.task_wire(view))
-
-    # -- request plumbing -----------------------------------------------------------------
 
     def _answer(
         self,
@@ -203,24 +195,19 @@ class LegacyDispatcher:
         except ValueError as exc:
             raise JsonRpcError(INVALID_PARAMS, str(exc)) from None
 
-    # -- lifecycle and tools --------------------------------------------------------------
-
     def capabilities(self) -> JsonObject:
-        """ServerCapabilities, without the parts switched off on the command line."""
+        """ServerCapabilities, without the parts switched off on the command line (logging:
+        the server sends notifications/message on SSE answers)."""
         capabilities: JsonObject = {}
-        if self.config.tasks_enabled:
-            tasks: JsonObject = {}
-            if self.config.list_enabled:
-                tasks["list"] = {}
-            if self.config.cancel_enabled:
-                tasks["cancel"] = {}
-            tasks["requests"] = {"tools": {"call": {}}}
-            capabilities["tasks"] = tasks
-        capabilities["tools"] = {}
-        # The server sends notifications/message on SSE answers; the spec requires servers
-        # that emit log messages to declare the logging capability.
-        capabilities["logging"] = {}
-        return capabilities
+        config = self.config
+        if config.tasks_enabled:
+            tasks: JsonObject = {
+                name: {}
+                for name, on in (("list", config.list_enabled), ("cancel", config.cancel_enabled))
+                if on
+            }
+            capabilities["tasks"] = {**tasks, "requests": {"tools": {"call": {}}}}
+        return {**capabilities, "tools": {}, "logging": {}}
 
     def _initialize(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
         self.asking.declared(session_id, params.get("capabilities"))
@@ -250,8 +237,6 @@ class LegacyDispatcher:
         view = start_long_job(self.store, job, ttl_ms=ttl, owner=self.owner(session_id))
         self.asking.created(view.task_id, session_id)
         return {"task": self.task_wire(view)}
-
-    # -- tasks ----------------------------------------------------------------------------
 
     def _tasks_get(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
         return self.task_wire(self.store.get(task_id_param(params), self.owner(session_id)))
@@ -290,11 +275,6 @@ class LegacyDispatcher:
                 error.get("data"),
             )
         return task_result(view)
-
-    def announce(self, view: TaskView) -> tuple[str | None, list[JsonObject]] | None:
-        """For the session's GET stream: what a task in input_required asks anew of the
-        session that created it (ClientQuestions.announce)."""
-        return self.asking.announce(view)
 
     def _take_answer(self, message: JsonObject, session_id: str | None) -> None:
         owner = self.owner(session_id)

@@ -11,6 +11,7 @@ order the specification implies: envelope, headers, version, capabilities, metho
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 from mcptask.reference_server.config import ServerConfig
@@ -112,8 +113,6 @@ class ModernDispatcher:
             if config.cancel_enabled:
                 self._methods["tasks/cancel"] = self._tasks_cancel
 
-    # -- entry points ---------------------------------------------------------------------
-
     def handle(
         self, message: object, validate: Validator | None = None, caller: str | None = None
     ) -> Reply:
@@ -166,16 +165,13 @@ class ModernDispatcher:
         return not (self.config.tasks_enabled and declares_tasks(capabilities))
 
     def listen_closed(self, subscription: Subscription) -> JsonObject:
-        """The response that ends a subscription the server tears down (e.g. at shutdown)."""
+        """The response that ends a subscription the server tears down (at shutdown)."""
         return result_response(
             subscription.id,
             {"resultType": "complete", "_meta": {SUBSCRIPTION_ID_META: subscription.id}},
         )
 
-    # -- wire shapes ----------------------------------------------------------------------
-
     def task_wire(self, view: TaskView) -> JsonObject:
-        """The Task object as the tasks extension spells it (ttlMs, pollIntervalMs)."""
         return MODERN_TASK.render(view, self.config.poll_interval_ms)
 
     def detailed_task(self, view: TaskView) -> JsonObject:
@@ -195,13 +191,9 @@ class ModernDispatcher:
         return task
 
     def task_notification(self, view: TaskView) -> JsonObject:
-        """notifications/tasks for a changed task: the DetailedTask, flat in params."""
         return notification(TASK_NOTIFICATION, self.detailed_task(view))
 
-    # -- methods --------------------------------------------------------------------------
-
     def capabilities(self) -> JsonObject:
-        """ServerCapabilities of this era: tools, and the tasks extension unless --no-tasks."""
         capabilities: JsonObject = {"tools": {}}
         if self.config.tasks_enabled:
             capabilities["extensions"] = {TASKS_EXTENSION: {}}
@@ -286,12 +278,10 @@ class ModernDispatcher:
         return Reply(None, [acknowledged], subscription=subscription)
 
     def _agreed_task_ids(self, requested: list[str], caller: str | None) -> list[str]:
-        """The requested ids of tasks this (sessionless) caller can see, once each."""
+        """The requested ids of tasks this caller can see, once each."""
         agreed: list[str] = []
         for task_id in dict.fromkeys(requested):
-            try:
+            with contextlib.suppress(TaskNotFoundError):
                 self.store.get(task_id, caller)
-            except TaskNotFoundError:
-                continue
-            agreed.append(task_id)
+                agreed.append(task_id)
         return agreed

@@ -47,8 +47,6 @@ def http_status_for(code: int) -> int:
 
 
 class ModernError(JsonRpcError):
-    """A JSON-RPC error with the HTTP status it is answered with."""
-
     def __init__(
         self, code: int, message: str, data: object = None, http_status: int | None = None
     ) -> None:
@@ -63,7 +61,6 @@ def declares_tasks(capabilities: object) -> bool:
 
 
 def client_capabilities(params: object) -> JsonObject | None:
-    """params._meta's clientCapabilities, when it is an object."""
     meta = params.get("_meta") if isinstance(params, dict) else None
     capabilities = meta.get(META_CLIENT_CAPABILITIES) if isinstance(meta, dict) else None
     return capabilities if isinstance(capabilities, dict) else None
@@ -86,17 +83,7 @@ class ModernRequest:
 
     @property
     def declares_tasks(self) -> bool:
-        """True when the client declared the tasks extension on this request."""
         return declares_tasks(self.capabilities)
-
-    @property
-    def declares_elicitation(self) -> bool:
-        """True when the client can answer form elicitations (an `elicitation` object,
-        empty or with `form`)."""
-        elicitation = (self.capabilities or {}).get("elicitation")
-        if not isinstance(elicitation, dict):
-            return False
-        return not elicitation or isinstance(elicitation.get("form"), dict)
 
 
 # Checks a transport adds (HTTP headers); raises ModernError.

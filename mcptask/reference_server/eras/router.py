@@ -25,8 +25,6 @@ from mcptask.reference_server.wire import LEGACY_VERSION, MODERN_VERSION
 
 
 class Era(enum.Enum):
-    """A protocol era, named by its version."""
-
     LEGACY = LEGACY_VERSION
     MODERN = MODERN_VERSION
 
@@ -58,18 +56,17 @@ class Router:
         self.sole_era = self.eras[0] if len(self.eras) == 1 else None
 
     def era_of(self, message: object) -> Era:
-        """The era that answers `message` (see the module's rules)."""
         if self.sole_era is not None:
             return self.sole_era
         return Era.MODERN if is_modern_message(message) else Era.LEGACY
 
     def era_without_message(self) -> Era:
-        """The era of a request that carries no message (HTTP GET, DELETE, ...)."""
+        """The era of a request that carries no message (HTTP GET, DELETE)."""
         return self.eras[0]
 
     def may_block(self, message: object, era: Era) -> bool:
-        """True when answering may take long (tasks/result, an inline tool call), so that
-        a transport without a thread per request answers it from a thread of its own."""
+        """True when answering may take long (tasks/result, an inline tool call): a
+        transport without a thread per request answers it from a thread of its own."""
         dispatcher = self.legacy if era is Era.LEGACY else self.modern
         assert dispatcher is not None
         return dispatcher.may_block(message)

@@ -1,10 +1,7 @@
-"""2026-07-28 `subscriptions/listen` streams for task status notifications.
-
-A Subscription is one open listen request: the task ids it agreed to, and a queue of
-notifications waiting to be written. The hub fans store changes out to the subscriptions that
-listen to the changed task. Transports drain a subscription (an SSE response stream on HTTP,
-lines on stdout for stdio) until it is closed by either side.
-"""
+"""2026-07-28 `subscriptions/listen`: a Subscription is one open listen request (the task
+ids it agreed to, and the notifications waiting to be written); the hub fans store changes
+out to the subscriptions of the changed task. Transports drain a subscription (an SSE stream
+on HTTP, lines on stdio) until either side closes it."""
 
 from __future__ import annotations
 
@@ -18,9 +15,6 @@ from mcptask.reference_server.wire import JsonObject
 
 SUBSCRIPTION_ID_META = "io.modelcontextprotocol/subscriptionId"
 
-# Turns a changed task into the notification a listener receives (without the _meta tag).
-Render = Callable[[TaskView], JsonObject]
-
 
 class Subscription:
     """One open `subscriptions/listen` request and its undelivered notifications."""
@@ -32,7 +26,6 @@ class Subscription:
         self._closed = False
 
     def push(self, message: JsonObject) -> None:
-        """Queue a notification (dropped once the subscription is closed)."""
         if not self._closed:
             self._pending.put(message)
 
@@ -49,7 +42,6 @@ class Subscription:
         return [message for message in messages if message is not None]
 
     def close(self) -> None:
-        """End the subscription; a waiting writer wakes up and stops."""
         self._closed = True
         self._pending.put(None)
 
@@ -57,7 +49,7 @@ class Subscription:
 class SubscriptionHub:
     """Every open subscription of one server; `publish` is a TaskStore listener."""
 
-    def __init__(self, render: Render) -> None:
+    def __init__(self, render: Callable[[TaskView], JsonObject]) -> None:
         self._render = render
         self._lock = threading.Condition()
         self._subscriptions: list[Subscription] = []
@@ -78,10 +70,8 @@ class SubscriptionHub:
             self._lock.notify_all()
 
     def publish(self, view: TaskView) -> None:
-        """Queue the changed task for every subscription that listens to it.
-
-        Called with the store's lock held: it only renders and enqueues.
-        """
+        """Queue the changed task for every subscription that listens to it (called with
+        the store's lock held: it only renders and enqueues)."""
         with self._lock:
             targets = [s for s in self._subscriptions if view.task_id in s.task_ids]
         if not targets:

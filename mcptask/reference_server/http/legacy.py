@@ -184,7 +184,7 @@ class LegacyEndpoint:
     def _ask_on_get_stream(self, view: TaskView) -> None:
         """A task asks something new: its creator's session is asked on its GET stream,
         once, if that stream is open then (nobody listening: the question is not sent)."""
-        announced = self.dispatcher.announce(view)
+        announced = self.dispatcher.asking.announce(view)
         if announced is None:
             return
         session_id, requests = announced
