@@ -241,27 +241,19 @@ def open_in_browser(url: str) -> bool:
 
     if not url.startswith(("https://", "http://")):
         return False  # never a browser switch (`--…`) nor another scheme's handler
-    with _stdout_to_stderr():
-        try:
-            return bool(webbrowser.open(url))
-        except webbrowser.Error:
-            return False
-
-
-@contextlib.contextmanager
-def _stdout_to_stderr() -> Iterator[None]:
-    try:
+    saved = None
+    with contextlib.suppress(OSError, ValueError):
         sys.stdout.flush()
         saved = os.dup(1)
-    except (OSError, ValueError):
-        yield
-        return
-    try:
         os.dup2(2, 1)
-        yield
+    try:
+        return bool(webbrowser.open(url))
+    except webbrowser.Error:
+        return False
     finally:
-        os.dup2(saved, 1)
-        os.close(saved)
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 def _browser_host(endpoint: str, issuer: str) -> str:

@@ -54,27 +54,22 @@ class McpAuth(httpx.Auth):
         self.settings = settings
         self.server = canonical_resource(server_url)
         self._server_url = server_url
-        self._plain = plain_remote(server_url)
-        """Plain http:// to another machine: no OAuth token is sent, no sign-in is made."""
+        self._plain = plain_remote(server_url)  # no OAuth token is sent, no sign-in made
         self._http = http
         self._notice = notice or (lambda line: None)
         self._trace = trace or (lambda line: None)
         self._lock = threading.Lock()
-        self._entry: CachedToken | None = None
-        """The token in use (cached or obtained here)."""
+        self._entry: CachedToken | None = None  # the token in use
+        # The cache was read before a request: a cache with nothing for this server is read
+        # again only after a 401 (not before every request of a bulk run).
         self._looked = False
-        """The cache was read before a request: a cache with nothing for this server is
-        read again only after a 401 (not before every request of a bulk run)."""
         self._tried: set[str] = set()
         self._discovered: Discovered | None = None
-        self._discovery_done = False
-        """Discovery ran (`_discovered` None then: the server publishes no OAuth metadata)."""
+        self._discovery_done = False  # and `_discovered` None: no OAuth metadata
         self._scope: str | None = None
         self._stepped_up = False
         self.signed_in: CachedToken | None = None
         """What a sign-in of this process obtained (for `mcptask login` to report)."""
-
-    # -- the httpx flow -------------------------------------------------------------------------
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         """Attach a token; on 401 sign in and retry once; on 403 insufficient_scope, step up."""
@@ -96,7 +91,9 @@ class McpAuth(httpx.Auth):
             challenge = _challenge_of(response)
             self._trace(f"< 401 {display_url(self._server_url)}{_challenge_note(challenge)}")
             with self._lock:
-                token = self._after_401(challenge, self._sent(request), ours=ours)
+                scheme, _, sent = request.headers.get("Authorization", "").partition(" ")
+                bearer = sent.strip() or None if scheme.lower() == "bearer" else None
+                token = self._after_401(challenge, bearer, ours=ours)
             if token is None:
                 return  # a static token refused by a server without OAuth: as it answered
             request.headers["Authorization"] = f"Bearer {token}"
@@ -134,8 +131,6 @@ class McpAuth(httpx.Auth):
             self._sign_in(Challenge(), scope=None)
             return True
 
-    # -- before a request -----------------------------------------------------------------------
-
     def _token_before(self, request: httpx.Request) -> str | None:
         if self.settings.force_sign_in and self._entry is None:
             # login signs in anew: nothing the line or the cache holds is sent first.
@@ -144,13 +139,11 @@ class McpAuth(httpx.Auth):
         if self._entry is None and not self._looked and "Authorization" not in request.headers:
             self._looked = True
             self._entry = self._cached()
-        if self._entry is None:
-            return None
-        if self._entry.expired() and not self._refresh():
+        if self._entry is not None and self._entry.expired() and not self._refresh():
             # Another process may have stored a fresh token meanwhile (its refresh is what
             # made ours fail, when refresh tokens rotate): better than sending none.
             return self._from_cache()
-        return self._entry.access_token
+        return None if self._entry is None else self._entry.access_token
 
     def _from_cache(self) -> str | None:
         """The newest usable cached token, now the one in use (refreshed if it expired)."""
@@ -167,22 +160,19 @@ class McpAuth(httpx.Auth):
             return None  # nothing cached: the cache's model need not be imported
         from mcptask.store import tokens as cache
 
-        for entry in cache.load(path).for_server(self.server):
-            if entry.access_token in self._tried or not self._fits(entry):
-                continue
-            if entry.expired() and entry.refresh_token is None:
-                continue
-            return entry
-        return None
-
-    def _fits(self, entry: CachedToken) -> bool:
-        """Whether a cached token suits the `--auth` method (and configured client)."""
         method = self.settings.method
-        if method == "client-credentials":
-            return entry.grant == CLIENT_CREDENTIALS and entry.client_id == self.settings.client_id
-        if method == "browser":
-            return entry.grant == AUTHORIZATION_CODE
-        return True
+        for entry in cache.load(path).for_server(self.server):
+            # One that suits the `--auth` method (and configured client), and can be used.
+            if method == "client-credentials":
+                fits = (
+                    entry.grant == CLIENT_CREDENTIALS and entry.client_id == self.settings.client_id
+                )
+            else:
+                fits = method != "browser" or entry.grant == AUTHORIZATION_CODE
+            usable = not entry.expired() or entry.refresh_token is not None
+            if fits and usable and entry.access_token not in self._tried:
+                return entry
+        return None
 
     def _refresh(self) -> bool:
         """Renew the token in use with its refresh token; False when that fails (a refresh
@@ -232,8 +222,6 @@ class McpAuth(httpx.Auth):
         )
         return True
 
-    # -- after a refusal ------------------------------------------------------------------------
-
     def _after_401(self, challenge: Challenge, sent: str | None, *, ours: bool) -> str | None:
         if sent is not None:
             self._tried.add(sent)
@@ -275,8 +263,6 @@ class McpAuth(httpx.Auth):
         scope = " ".join(dict.fromkeys(wanted)) or None
         self._trace(f"  403 insufficient_scope: stepping up to scope {scope or '(none)'}")
         return self._sign_in(challenge, scope=scope)
-
-    # -- signing in -----------------------------------------------------------------------------
 
     def _sign_in(self, challenge: Challenge, *, scope: str | None) -> str:
         from mcptask.auth import grants
@@ -365,20 +351,12 @@ class McpAuth(httpx.Auth):
             self._discovery_done = True
         return self._discovered
 
-    # -- the cache ------------------------------------------------------------------------------
-
     def _keep(self, entry: CachedToken) -> None:
         self._entry = entry
         if self.settings.cache_path is not None:
             from mcptask.store import tokens as cache
 
             cache.store_token(self.settings.cache_path, entry)
-
-    @staticmethod
-    def _sent(request: httpx.Request) -> str | None:
-        value = request.headers.get("Authorization", "")
-        scheme, _, token = value.partition(" ")
-        return token.strip() or None if scheme.lower() == "bearer" else None
 
 
 def _challenge_of(response: httpx.Response) -> Challenge:
