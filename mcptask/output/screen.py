@@ -45,6 +45,8 @@ class Screen:
         self.reader_gone = False
         """True once stdout's reader has gone away (`| head`): nothing more can be shown."""
         self._withheld = False
+        self.lead = ""
+        """What leads every message on stderr (of one server in a run over several: its name)."""
 
     @cached_property
     def out(self) -> Console:
@@ -131,17 +133,17 @@ class Screen:
     def error(self, message: str) -> None:
         from rich.text import Text
 
-        self.err.print(Text.assemble(("mcptask: error: ", "bold red"), clean(message)))
+        self.err.print(Text.assemble(("mcptask: error: ", "bold red"), clean(self.lead + message)))
 
     def warn(self, message: str) -> None:
         from rich.text import Text
 
-        self.err.print(Text.assemble(("mcptask: ", "yellow"), clean(message)))
+        self.err.print(Text.assemble(("mcptask: ", "yellow"), clean(self.lead + message)))
 
     def note(self, message: str) -> None:
         from rich.text import Text
 
-        self.err.print(Text(clean(message), style="dim"))
+        self.err.print(Text(clean(self.lead + message), style="dim"))
 
 
 class LabelledScreen(Screen):
@@ -150,7 +152,7 @@ class LabelledScreen(Screen):
 
     def __init__(self, screen: Screen, label: str) -> None:
         super().__init__(screen.format, stdout=screen.stdout, stderr=screen.stderr)
-        self._screen, self.label = screen, label
+        self._screen, self.lead = screen, f"{label}: "
 
     @property
     def out(self) -> Console:
@@ -164,15 +166,6 @@ class LabelledScreen(Screen):
         """The run's: once a write found the reader gone, stdout is /dev/null, which a
         poll of this screen's own would not tell."""
         return self._screen.reader_left()
-
-    def error(self, message: str) -> None:
-        super().error(f"{self.label}: {message}")
-
-    def warn(self, message: str) -> None:
-        super().warn(f"{self.label}: {message}")
-
-    def note(self, message: str) -> None:
-        super().note(f"{self.label}: {message}")
 
 
 def compact_json(document: object) -> str:
