@@ -4,7 +4,7 @@ always passed through `sanitize.clean` and shown as Rich `Text`, never parsed as
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
 from rich.cells import cell_len
@@ -60,15 +60,17 @@ def milliseconds(value: int | None, *, none: str = "-") -> str:
     return f"{value / 1000:g}s" if value >= 1000 else f"{value}ms"
 
 
-def task_table(tasks: list[Task], servers: list[str] | None = None) -> Table:
+ROOM_BESIDE_IDS = 44
+"""Columns kept for what stands beside an id longer than the screen allows (status, ages,
+ttl, a few characters of message)."""
+
+
+def print_tasks(console: Console, tasks: Sequence[Task], servers: Sequence[str] = ()) -> None:
     """The task list as a table: id, status, message, age, last change, ttl; with `servers`
     (one name per task), a SERVER column first."""
-    ids = [task.taskId for task in tasks]
-    table = _id_table(ids, "STATUS", "MESSAGE", "AGE", "UPDATED", "TTL", servers=servers)
     now = datetime.now(UTC)
-    for index, task in enumerate(tasks):
-        table.add_row(
-            *_server_cell(servers, index),
+    rows = [
+        (
             Text(clean(task.taskId)),
             status_text(task.status),
             Text(clean(task_message(task))),
@@ -76,34 +78,33 @@ def task_table(tasks: list[Task], servers: list[str] | None = None) -> Table:
             age(task.updated, now),
             milliseconds(task.ttl_milliseconds, none="none"),
         )
-    return table
+        for task in tasks
+    ]
+    print_id_table(console, ("STATUS", "MESSAGE", "AGE", "UPDATED", "TTL"), rows, servers)
 
 
-def _id_table(task_ids: list[str], *columns: str, servers: list[str] | None = None) -> Table:
-    """A table of tasks whose first column, TASK ID, is as wide as the longest id, never
-    wrapped nor cut (an id is copied and pasted whole); the other columns give way. See
-    `print_id_table`. With `servers`, a SERVER column stands before it, never wrapped."""
+def print_id_table(
+    console: Console,
+    columns: tuple[str, ...],
+    rows: Sequence[Sequence[str | Text]],
+    servers: Sequence[str] = (),
+) -> None:
+    """Print a table of tasks whose first column, TASK ID, is as wide as the longest id,
+    never wrapped nor cut (an id is copied and pasted whole): wider than the screen when the
+    id needs it, never cropped; the other columns give way. With `servers` (one per row), a
+    SERVER column stands first, never wrapped."""
     table = Table(box=None, header_style="bold", pad_edge=False)
-    if servers is not None:
+    if servers:
         table.add_column("SERVER", no_wrap=True)
-    widest = max((cell_len(clean(task_id)) for task_id in task_ids), default=0)
+    widest = max((cell_len(str(row[0])) for row in rows), default=0)
     table.add_column("TASK ID", no_wrap=True, overflow="ignore", min_width=widest)
     for column in columns:
         table.add_column(column, overflow="ellipsis")
-    return table
-
-
-ROOM_BESIDE_IDS = 44
-"""Columns kept for what stands beside an id longer than the screen allows (status, ages,
-ttl, a few characters of message)."""
-
-
-def print_id_table(console: Console, table: Table) -> None:
-    """Print a table whose first column is `_id_table`'s: wider than the screen when its
-    longest id needs it, never cropped."""
-    needed = sum(column.min_width or 0 for column in table.columns) + ROOM_BESIDE_IDS
-    if needed > console.width:
-        table.width = needed  # Rich widens a table past the console only when told its width
+    for index, row in enumerate(rows):
+        table.add_row(*([Text(clean(servers[index]))] if servers else []), *row)
+    if widest + ROOM_BESIDE_IDS > console.width:
+        # Rich widens a table past the console only when told its width.
+        table.width = widest + ROOM_BESIDE_IDS
     console.print(table, crop=False)
 
 
@@ -139,23 +140,20 @@ def task_detail(task: Task) -> Table:
     return table
 
 
-def cancel_table(results: list[CancelResult], servers: list[str] | None = None) -> Table:
+def print_cancels(
+    console: Console, results: Sequence[CancelResult], servers: Sequence[str] = ()
+) -> None:
     """Per-task outcomes of a cancel run; with `servers` (one per result), a SERVER column."""
-    ids = [result.task_id for result in results]
-    table = _id_table(ids, "OUTCOME", "STATUS", "MESSAGE", servers=servers)
-    for index, result in enumerate(results):
-        table.add_row(
-            *_server_cell(servers, index),
+    rows = [
+        (
             Text(clean(result.task_id)),
             Text(result.outcome.value, style=OUTCOME_STYLES[result.outcome]),
             status_text(result.status),
             Text(clean(result.message or "")),
         )
-    return table
-
-
-def _server_cell(servers: list[str] | None, index: int) -> list[Text]:
-    return [] if servers is None else [Text(clean(servers[index]))]
+        for result in results
+    ]
+    print_id_table(console, ("OUTCOME", "STATUS", "MESSAGE"), rows, servers)
 
 
 def cancel_summary(report: CancelReport) -> Text:

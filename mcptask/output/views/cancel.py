@@ -37,7 +37,7 @@ class CancelView(View[CancelOutcome]):
             return True
         from rich.prompt import Confirm
 
-        tables.print_id_table(self.screen.err, tables.task_table(selection.listed))
+        tables.print_tasks(self.screen.err, selection.listed)
         count = len(selection.listed)
         return Confirm.ask(f"Cancel these {count} tasks?", console=self.screen.err, default=False)
 
@@ -69,7 +69,7 @@ class CancelView(View[CancelOutcome]):
             self.screen.json_line(result.to_json())
 
     def dry_run(self, selection: Selection) -> None:
-        _DryRunView(self.screen).show(selection)
+        DryRunView(self.screen).show(selection)
 
     def show(self, shown: CancelOutcome) -> None:
         """The report, then what stopped the run, if anything."""
@@ -86,7 +86,7 @@ class CancelView(View[CancelOutcome]):
         from mcptask.output import tables
 
         if shown.report.results:
-            tables.print_id_table(self.screen.out, tables.cancel_table(shown.report.results))
+            tables.print_cancels(self.screen.out, shown.report.results)
         self.screen.out.print(tables.cancel_summary(shown.report))
 
     def document(self, shown: CancelOutcome) -> JsonObject:
@@ -109,7 +109,7 @@ class CancelView(View[CancelOutcome]):
         return (r.task_id for r in shown.report.results if r.outcome is Outcome.CANCELLED)
 
 
-class _DryRunView(View[Selection]):
+class DryRunView(View[Selection]):
     """The selection of a dry run: the listed tasks, then named ids the list did not show
     (in a table, one per line; the count that would be cancelled on stderr)."""
 
@@ -119,7 +119,7 @@ class _DryRunView(View[Selection]):
         from mcptask.output import tables
 
         if shown.listed:
-            tables.print_id_table(self.screen.out, tables.task_table(shown.listed))
+            tables.print_tasks(self.screen.out, shown.listed)
         self.screen.plain_lines(shown.unlisted)
         count = len(shown.listed) + len(shown.unlisted)
         self.screen.warn(f"dry run: {count} task(s) would be cancelled; nothing was sent")

@@ -66,12 +66,12 @@ class ConnectView(View[Connection]):
             "transport": shown.transport,
             "target": shown.target,
             "sessionId": shown.session_id,
-            "tasks": _task_support(eras),
+            "tasks": task_support(eras),
             "eras": [
                 {
                     "protocolVersion": era.protocol_version,
                     "era": era.era,
-                    "tasks": _task_support([era]),
+                    "tasks": task_support([era]),
                 }
                 for era in eras
             ],
@@ -131,7 +131,7 @@ def _task_offers(server: ServerInfo) -> Text:
     )
 
 
-def _task_support(eras: list[ServerInfo]) -> JsonObject:
+def task_support(eras: list[ServerInfo]) -> JsonObject:
     offers = [era.task_support for era in eras]
     return {
         "supported": any(offer.tasks for offer in offers),

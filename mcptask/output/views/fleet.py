@@ -14,14 +14,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from mcptask.operations.outcomes import CancelReport, CancelResult, Selection
+from mcptask.output.sanitize import clean
 from mcptask.output.screen import Screen
 from mcptask.output.views.base import View
+from mcptask.output.views.cancel import CancelOutcome, CancelView, DryRunView
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from mcptask.operations.watch import WatchReport
     from mcptask.output.views.connection import Connection
 
 Report = TypeVar("Report")
@@ -95,11 +98,13 @@ class FleetView(View[Fleet[Report]]):
                 self.screen.error(f"{run.server}: {run.error}")
 
     def document(self, shown: Fleet[Report]) -> JsonObject:
-        sections = [
+        return {"servers": self.sections(shown), "exitCode": shown.exit_code}
+
+    def sections(self, shown: Fleet[Report]) -> list[JsonObject]:
+        return [
             run.section(None if run.report is None else self.report_document(run))
             for run in shown.runs
         ]
-        return {"servers": sections, "exitCode": shown.exit_code}
 
     def report_document(self, run: ServerRun[Report]) -> JsonObject:
         raise NotImplementedError
@@ -110,6 +115,11 @@ class FleetView(View[Fleet[Report]]):
             self.screen.json_line({**line, "server": run.server})
 
 
+def interrupted(shown: Fleet[CancelReport] | Fleet[WatchReport]) -> bool:
+    """Whether a server's run was stopped, or never begun."""
+    return any(run.skipped or (run.report and run.report.interrupted) for run in shown.runs)
+
+
 class FleetListView(FleetView[list[Task]]):
     command = "list"
 
@@ -118,8 +128,8 @@ class FleetListView(FleetView[list[Task]]):
 
         tasks = [(run.server, task) for run in shown.runs for task in run.report or []]
         if tasks:
-            servers, listed = [server for server, _ in tasks], [task for _, task in tasks]
-            tables.print_id_table(self.screen.out, tables.task_table(listed, servers))
+            servers, listed = zip(*tasks, strict=True)
+            tables.print_tasks(self.screen.out, listed, servers)
         elif not any(run.error for run in shown.runs):
             self.screen.warn("no tasks on any of these servers")
 
@@ -149,7 +159,7 @@ class FleetConnectView(FleetView["Connection"]):
         from rich.table import Table
         from rich.text import Text
 
-        from mcptask.output.sanitize import clean
+        from mcptask.output.views.connection import task_support
 
         table = Table(box=None, header_style="bold", pad_edge=False)
         for column in ("SERVER", "TARGET", "ERA", "NAME", "TASKS"):
@@ -157,9 +167,8 @@ class FleetConnectView(FleetView["Connection"]):
         for run in shown.runs:
             name, tasks = run.outcome, "-"
             if run.report is not None:
-                offered = self.report_document(run)["tasks"]
-                assert isinstance(offered, dict)
                 name = run.report.server.name
+                offered = task_support([run.report.server, *run.report.others])
                 tasks = ", ".join(kind for kind, offers in offered.items() if offers) or "none"
             cells = (run.server, run.target or "-", run.era or "-", name, tasks)
             table.add_row(*(Text(clean(cell)) for cell in cells))
@@ -172,8 +181,8 @@ class FleetConnectView(FleetView["Connection"]):
         return ConnectView(self.screen).document(run.report)
 
     def jsonl(self, shown: Fleet[Connection]) -> None:
-        for run in shown.runs:
-            self.line(run, run.section(None if run.report is None else self.report_document(run)))
+        for run, section in zip(shown.runs, self.sections(shown), strict=True):
+            self.line(run, section)
 
 
 class FleetCancelView(FleetView[CancelReport]):
@@ -196,8 +205,6 @@ class FleetCancelView(FleetView[CancelReport]):
         from rich.table import Table
         from rich.text import Text
 
-        from mcptask.output.sanitize import clean
-
         table = Table(box=None, header_style="bold", pad_edge=False)
         for column in ("SERVER", "TASKS", "BY STATUS"):
             table.add_column(column)
@@ -216,32 +223,29 @@ class FleetCancelView(FleetView[CancelReport]):
 
     def dry_run(self, shown: Fleet[CancelReport]) -> None:
         """What each server's run would cancel; nothing was sent."""
-        selected = [(run, run.selection) for run in shown.runs if run.selection is not None]
+        dry = DryRunView(self.screen)
+        picks = [(run, run.selection) for run in shown.runs if run.selection is not None]
         if self.screen.format == "json":
             sections = [
-                run.section(
-                    None
-                    if run.selection is None
-                    else {"dryRun": True, "tasks": _picked(run.selection)}
-                )
+                run.section(None if run.selection is None else dry.document(run.selection))
                 for run in shown.runs
             ]
             self.screen.json({"dryRun": True, "servers": sections, "exitCode": shown.exit_code})
         elif self.screen.format == "jsonl":
-            for run, pick in selected:
-                for line in _picked(pick):
+            for run, pick in picks:
+                for line in dry.lines(pick):
                     self.line(run, line)
         else:
             from mcptask.output import tables
 
-            tasks = [(run.server, task) for run, pick in selected for task in pick.listed]
+            tasks = [(run.server, task) for run, pick in picks for task in pick.listed]
             if tasks:
-                table = tables.task_table([task for _, task in tasks], [s for s, _ in tasks])
-                tables.print_id_table(self.screen.out, table)
-            for run, pick in selected:
+                servers, listed = zip(*tasks, strict=True)
+                tables.print_tasks(self.screen.out, listed, servers)
+            for run, pick in picks:
                 self.screen.plain_lines(f"{run.server} {task_id}" for task_id in pick.unlisted)
         self.failures(shown)
-        count = sum(len(pick.listed) + len(pick.unlisted) for _, pick in selected)
+        count = sum(len(pick.listed) + len(pick.unlisted) for _, pick in picks)
         self.screen.warn(f"dry run: {count} task(s) would be cancelled; nothing was sent")
 
     def table(self, shown: Fleet[CancelReport]) -> None:
@@ -249,9 +253,8 @@ class FleetCancelView(FleetView[CancelReport]):
 
         results = [(run.server, r) for run in shown.runs for r in _results(run)]
         if results:
-            servers = [server for server, _ in results]
-            table = tables.cancel_table([result for _, result in results], servers)
-            tables.print_id_table(self.screen.out, table)
+            servers, listed = zip(*results, strict=True)
+            tables.print_cancels(self.screen.out, listed, servers)
         self._summaries(self.screen.out, shown)
 
     def jsonl(self, shown: Fleet[CancelReport]) -> None:
@@ -262,14 +265,13 @@ class FleetCancelView(FleetView[CancelReport]):
         from rich.text import Text
 
         from mcptask.output import tables
-        from mcptask.output.sanitize import clean
 
         for run in shown.runs:
             line = Text(f"{clean(run.server)}: ")
             line.append(tables.cancel_summary(run.report) if run.report else Text(run.outcome))
             console.print(line)
         everything = CancelReport([r for run in shown.runs for r in _results(run)])
-        everything.interrupted = _interrupted(shown)
+        everything.interrupted = interrupted(shown)
         failed = sum(run.outcome != "ok" for run in shown.runs)
         line = Text(f"{len(shown.runs)} servers ({failed} not ok), ", style="bold")
         console.print(line.append(tables.cancel_summary(everything)))
@@ -278,27 +280,16 @@ class FleetCancelView(FleetView[CancelReport]):
         """Each server's section, then the outcomes counted over every server."""
         everything = CancelReport([r for run in shown.runs for r in _results(run)])
         return {
-            "servers": super().document(shown)["servers"],
+            "servers": self.sections(shown),
             "summary": everything.counts(),
-            "interrupted": _interrupted(shown),
+            "interrupted": interrupted(shown),
             "exitCode": shown.exit_code,
         }
 
     def report_document(self, run: ServerRun[CancelReport]) -> JsonObject:
-        from mcptask.output.views.cancel import CancelOutcome, CancelView
-
         assert run.report is not None
         return CancelView(self.screen).document(CancelOutcome(run.report, run.exit_code))
 
 
-def _interrupted(shown: Fleet[CancelReport]) -> bool:
-    return any(run.skipped or (run.report and run.report.interrupted) for run in shown.runs)
-
-
 def _results(run: ServerRun[CancelReport]) -> list[CancelResult]:
     return run.report.results if run.report is not None else []
-
-
-def _picked(selection: Selection) -> list[JsonObject]:
-    listed = [task.to_wire() for task in selection.listed]
-    return listed + [{"taskId": task_id} for task_id in selection.unlisted]

@@ -96,7 +96,7 @@ class ListView(View[Listing]):
             elif shown:
                 from mcptask.output import tables
 
-                tables.print_id_table(self.screen.out, tables.task_table(shown))
+                tables.print_tasks(self.screen.out, shown)
             return len(tasks)
         render = self._id_line if output == "ids" else lambda task: compact_json(task.to_wire())
         if sort_key is None:  # each page as it comes

@@ -15,7 +15,7 @@ from mcptask.operations.watch import GONE, Change, Watch, WatchedTask, WatchRepo
 from mcptask.output.sanitize import clean
 from mcptask.output.screen import LabelledScreen, OutputFormat, Screen
 from mcptask.output.views.base import View
-from mcptask.output.views.fleet import Fleet, FleetView, ServerRun
+from mcptask.output.views.fleet import Fleet, FleetView, ServerRun, interrupted
 from mcptask.protocol.inputs import task_message
 from mcptask.protocol.jsonrpc import JsonObject
 
@@ -237,9 +237,8 @@ class FleetWatchView(FleetView[WatchReport]):
         self.failures(shown)
 
     def document(self, shown: Fleet[WatchReport]) -> JsonObject:
-        stopped = any(run.skipped or (run.report and run.report.interrupted) for run in shown.runs)
-        servers = super().document(shown)["servers"]
-        return {"servers": servers, "interrupted": bool(stopped), "exitCode": shown.exit_code}
+        sections = self.sections(shown)
+        return {"servers": sections, "interrupted": interrupted(shown), "exitCode": shown.exit_code}
 
     def report_document(self, run: ServerRun[WatchReport]) -> JsonObject:
         assert run.report is not None
