@@ -30,8 +30,8 @@ from mcptask.transport.redact import display_url
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 OAUTH_WELL_KNOWN = "/.well-known/oauth-authorization-server"
 OIDC_WELL_KNOWN = "/.well-known/openid-configuration"
+# `1`: ask for tokens for the wider resource a server's metadata names (a parent path).
 ENV_WIDE_RESOURCE = "MCPTASK_WIDE_RESOURCE"
-"""`1`: ask for tokens for the wider resource a server's metadata names (a parent path)."""
 
 Trace = Callable[[str], None]
 
@@ -107,8 +107,7 @@ class ServerMetadata:
     code_challenge_methods: tuple[str, ...] | None = None
     scopes_supported: tuple[str, ...] | None = None
     client_id_metadata_documents: bool = False
-    iss_parameter: bool = False
-    """RFC 9207: its authorization responses carry `iss` (which must then be checked)."""
+    iss_parameter: bool = False  # RFC 9207: its redirects carry `iss` (then checked)
 
     def offers_grant(self, grant: str) -> bool:
         """Whether the metadata lists `grant` (RFC 8414's default: authorization_code, implicit)."""
@@ -119,13 +118,10 @@ class ServerMetadata:
 class Discovered:
     """Where to get a token for one MCP server, and what to ask for."""
 
-    resource: str
-    """The RFC 8707 `resource` of authorize and token requests."""
+    resource: str  # the RFC 8707 `resource` of authorize and token requests
     metadata: ServerMetadata
-    scopes_supported: tuple[str, ...] | None = None
-    """The PRM's `scopes_supported` (None without PRM, or when it lists none)."""
-    legacy: bool = False
-    """A 2025-03-26 server: no PRM, the authorization server at the server's origin."""
+    scopes_supported: tuple[str, ...] | None = None  # the PRM's (None: no PRM, or none listed)
+    legacy: bool = False  # 2025-03-26: no PRM, the authorization server at the server's origin
 
 
 def discover(
@@ -235,9 +231,6 @@ def token_resource(resource: str, server_url: str, prm_url: str, log: Trace) -> 
     return canonical
 
 
-# -- internals ------------------------------------------------------------------------------
-
-
 def _first_json(
     http: httpx.Client, urls: list[str], log: Trace, key: str | None = None
 ) -> tuple[str, dict[str, Any]] | None:
@@ -321,14 +314,13 @@ def get_json(http: httpx.Client, url: str, log: Trace) -> dict[str, Any] | None:
     return document if isinstance(document, dict) else None
 
 
-_LISTS = {
+_LISTS = {  # ServerMetadata's lists, and their RFC 8414 names
     "token_endpoint_auth_methods": "token_endpoint_auth_methods_supported",
     "signing_algorithms": "token_endpoint_auth_signing_alg_values_supported",
     "grant_types": "grant_types_supported",
     "code_challenge_methods": "code_challenge_methods_supported",
     "scopes_supported": "scopes_supported",
 }
-"""ServerMetadata's lists, by the RFC 8414 names of their members."""
 
 
 def _parse_metadata(url: str, document: dict[str, Any]) -> ServerMetadata:

@@ -37,13 +37,13 @@ from mcptask.store.database import (
 from mcptask.store.identity import ServerIdentity
 from mcptask.store.paths import state_dir
 
-_ONE_WRITER = threading.Lock()
-"""Held by a record while it opens or writes the file: several servers' records in one
-process (a run over several profiles) take turns here, at once, rather than in SQLite's busy
-handler, which sleeps up to 100 ms between tries."""
-
 if TYPE_CHECKING:
     from mcptask.protocol.tasks import Task
+
+# Held by a record while it opens or writes the file: several servers' records in one process
+# (a run over several profiles) take turns here, at once, rather than in SQLite's busy
+# handler, which sleeps up to 100 ms between tries.
+_ONE_WRITER = threading.Lock()
 
 RETENTION_SECONDS = 7 * 24 * 3600.0
 """How long a terminal task stays recorded (for `result`, and to show how it ended)."""
@@ -51,8 +51,7 @@ STALE_SECONDS = 30 * 24 * 3600.0
 """How long a task nobody looked at stays recorded."""
 PRUNE_EVERY_SECONDS = 3600.0
 FLUSH_SECONDS = 1.0
-FLUSH_BATCH = 5_000
-"""How many tasks are queued at most before they are written."""
+FLUSH_BATCH = 5_000  # tasks queued at most before they are written
 MEMORY = 20_000
 """How many tasks' last written state is remembered at most: a watch of that many writes
 nothing while nothing changes, and a list of a million holds no million entries."""
@@ -121,8 +120,6 @@ class KnownTasks:
         """The record in the state directory the environment names."""
         return cls(state_dir(environ) / FILE_NAME, identity, on_failure=on_failure)
 
-    # -- reading ------------------------------------------------------------------------------
-
     def tasks(self) -> list[KnownTask]:
         """Every recorded task, most recently first seen first."""
         where, params = self._where()
@@ -153,8 +150,6 @@ class KnownTasks:
                 self._on_failure(f"recorded sessions are not being rejoined: {exc}")
             return {}
         return {str(task_id): str(session) for task_id, session in rows}
-
-    # -- forgetting ---------------------------------------------------------------------------
 
     def forget(self, task_ids: Iterable[str] | None = None) -> list[str]:
         """Forget these tasks (None: every one); returns the ids that were recorded."""
@@ -196,8 +191,6 @@ class KnownTasks:
         # a prune dated ahead of the clock does not hold the next one off
         if not isinstance(at, float) or not 0 <= self._now() - at < PRUNE_EVERY_SECONDS:
             self._prune(db)
-
-    # -- recording: what the client reports -----------------------------------------------------
 
     def seen(self, task: Task, *, via: str, session_id: str | None, tool: str | None) -> None:
         """`task` as the server described it in answer to `via`; `session_id` owns it (None
@@ -328,8 +321,6 @@ class KnownTasks:
         if not self._failed:
             self._failed = True
             self._on_failure(message)
-
-    # -- the file -----------------------------------------------------------------------------
 
     def _connection(self) -> sqlite3.Connection:
         """The open file: opened, migrated and pruned when due, on first use."""

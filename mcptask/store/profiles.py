@@ -54,8 +54,7 @@ class Reference:
         return text
 
 
-Value = str | Reference
-"""A setting's value: as text, or a reference to where it is kept."""
+Value = str | Reference  # a setting's value: as text, or a reference to where it is kept
 
 
 @dataclass(frozen=True)
@@ -82,8 +81,7 @@ class Profile:
     timeout: float | None = None
     keep_session: bool = False
     session_id: str | None = None
-    auth: str | None = None
-    """The sign-in method (`--auth`)."""
+    auth: str | None = None  # the sign-in method (`--auth`)
     client_id: str | None = None
     client_key_file: str | None = None
     client_issuer: str | None = None
@@ -195,8 +193,7 @@ def set_default(path: Path, name: str) -> None:
 
 @contextlib.contextmanager
 def _editing(path: Path) -> Iterator[ProfileBook]:
-    """The book, read under the file's lock (one process at a time reads, changes and writes
-    it); a file that cannot be read raises before anything is written."""
+    """The book, read under the file's lock; one that cannot be read raises first."""
     with exclusive(path):
         yield load(path)
 
