@@ -18,11 +18,12 @@ from dataclasses import replace
 from datetime import datetime
 from types import MappingProxyType
 
-from mcptask.reference_server.clock import Clock, SystemClock
 from mcptask.reference_server.records import (
     INPUT_REQUIRED,
+    Clock,
     DeadlineQueue,
     SortKey,
+    SystemClock,
     TaskNotFoundError,
     TaskRecord,
     TaskTerminalError,

@@ -1,6 +1,6 @@
 """The test suite's clock of the reference server's store: time that moves only in `advance`.
 
-It implements mcptask.reference_server.clock.Clock, so that tests say "a second later"
+It implements mcptask.reference_server.records.Clock, so that tests say "a second later"
 instead of sleeping.
 """
 
@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from mcptask.reference_server.clock import Scheduler
+from mcptask.reference_server.records import Scheduler
 
 # Where a ManualClock's wall time starts unless told otherwise: a fixed moment, so that
 # timestamps in tests do not depend on when they run.

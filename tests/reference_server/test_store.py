@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from mcptask.reference_server.clock import SystemClock
+from mcptask.reference_server.records import SystemClock
 from mcptask.reference_server.scripting import OnCancel, Step
 from mcptask.reference_server.store import TaskStore
 from tests.reference_server.conftest import MakeServer
