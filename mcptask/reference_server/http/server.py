@@ -1,6 +1,10 @@
 """The HTTP server: one /mcp endpoint. A request gets the checks every request gets (path,
 Origin, bearer token; for a POST the body, Content-Type, Accept, one JSON-RPC message), then
-goes to the endpoint of the era the router decides; this module has no era rules."""
+goes to the endpoint of the era the router decides: LegacyEndpoint (http/legacy.py), or
+ModernEndpoint, the 2026-07-28 one, here: stateless POSTs whose headers mirror the body
+(MCP-Protocol-Version, Mcp-Method, Mcp-Name), errors with HTTP 400/404, and
+`subscriptions/listen` answered with an SSE stream that stays open. It has no sessions: any
+Mcp-Session-Id is ignored and none is minted; GET and DELETE are not allowed."""
 
 from __future__ import annotations
 
@@ -11,26 +15,34 @@ import signal
 import socket
 import socketserver
 import threading
+import time
 from collections.abc import Callable
 from http.server import ThreadingHTTPServer
 from types import FrameType
+from typing import NoReturn
 
 from mcptask.reference_server.config import FaultKind, ServerConfig
+from mcptask.reference_server.eras.modern import ModernDispatcher
+from mcptask.reference_server.eras.modern_wire import HEADER_MISMATCH, ModernError, ModernRequest
 from mcptask.reference_server.eras.router import Era, Router
 from mcptask.reference_server.faults import FaultPlan
 from mcptask.reference_server.http.framing import (
     BAD_REQUEST,
     EVENT_STREAM,
+    HEARTBEAT,
     JSON,
+    LAST_CHUNK,
     Done,
     Exchange,
+    chunk,
+    message_event,
 )
 from mcptask.reference_server.http.legacy import LegacyEndpoint
-from mcptask.reference_server.http.modern import ModernEndpoint
 from mcptask.reference_server.http.policy import (
     accepted_types,
     auth_failure,
     host_allowed,
+    modern_header_problem,
     origin_allowed,
 )
 from mcptask.reference_server.oauth.server import PATHS as OAUTH_PATHS
@@ -43,6 +55,7 @@ from mcptask.reference_server.wire import (
     PARSE_ERROR,
     JsonObject,
     MessageKind,
+    Reply,
     classify,
     request_id,
 )
@@ -50,8 +63,82 @@ from mcptask.reference_server.wire import (
 ENDPOINT = "/mcp"
 # Faults that refuse a request before it is handled.
 REFUSALS = frozenset({FaultKind.BUSY, FaultKind.RATE_LIMITED})
+# How often an idle subscriptions/listen stream checks whether its client went away.
+STREAM_POLL_SECONDS = 0.25
+# How long shutdown waits for open listen streams to send their closing response (each
+# writer only wakes and writes one chunk: the bound matters on a starved machine alone).
+SHUTDOWN_GRACE_SECONDS = 5.0
 
 log = logging.getLogger("mcptask.reference_server")
+
+
+class ModernEndpoint:
+    """The 2026-07-28 side of the /mcp endpoint; one per server, shared by connections."""
+
+    allow = "POST"
+
+    def __init__(self, dispatcher: ModernDispatcher) -> None:
+        self.dispatcher = dispatcher
+        self.config = dispatcher.config
+
+    def shutdown(self) -> None:
+        self.dispatcher.hub.close_all(SHUTDOWN_GRACE_SECONDS)
+
+    def get(self, exchange: Exchange) -> NoReturn:
+        """2026-07-28 has no GET stream, and no sessions to DELETE."""
+        exchange.method_not_allowed(self.allow)
+
+    delete = get
+
+    def post(self, exchange: Exchange, message: JsonObject) -> None:
+        def check_headers(request: ModernRequest) -> None:
+            problem = modern_header_problem(
+                exchange.headers.get, request.method, request.version, request.params
+            )
+            if problem is not None:
+                raise ModernError(HEADER_MISMATCH, problem)
+
+        reply = self.dispatcher.handle(message, check_headers, exchange.principal)
+        if reply.subscription is not None:
+            self._stream_subscription(exchange, reply)
+        elif reply.response is None:
+            exchange.send(reply.http_status)  # a notification: 202, no body
+        elif reply.http_status != 200:
+            exchange.answer_status(reply.http_status, reply.response)
+        else:
+            exchange.deliver(message["method"], reply.response, reply.related, {}, resumable=False)
+
+    def _stream_subscription(self, exchange: Exchange, reply: Reply) -> None:
+        """The response stream of subscriptions/listen: the acknowledgement, then task
+        notifications as they happen, heartbeat comments while idle. It ends when the
+        client goes away, or (with the listen response) when the server shuts down."""
+        subscription = reply.subscription
+        assert subscription is not None
+        exchange.close_connection = True
+        head = exchange.event_stream_head(unbuffered=True)
+        heartbeat = self.config.heartbeat_seconds
+        try:
+            exchange.wfile.write(head + chunk(b"".join(message_event(m) for m in reply.related)))
+            exchange.log_request(200)
+            last_write = time.monotonic()
+            while True:
+                messages = subscription.wait(STREAM_POLL_SECONDS)
+                if messages is None:
+                    closing = message_event(self.dispatcher.listen_closed(subscription))
+                    exchange.wfile.write(chunk(closing) + LAST_CHUNK)
+                    break
+                if messages:
+                    exchange.wfile.write(chunk(b"".join(message_event(m) for m in messages)))
+                    last_write = time.monotonic()
+                elif time.monotonic() - last_write >= heartbeat:
+                    exchange.wfile.write(chunk(HEARTBEAT))
+                    last_write = time.monotonic()
+                if exchange.peer_closed():
+                    break
+        except OSError:
+            pass  # the client went away mid-write
+        finally:
+            self.dispatcher.hub.remove(subscription)
 
 
 # The endpoint of one era: post, get, delete, shutdown, and `allow` (the Allow of a 405).
@@ -95,7 +182,6 @@ class ReferenceHTTPServer(ThreadingHTTPServer):
         ]
 
     def close(self) -> None:
-        """After serving: end what the endpoints keep open, then release the socket."""
         for endpoint in self.endpoints.values():
             endpoint.shutdown()
         self.server_close()
@@ -123,7 +209,6 @@ class McpRequestHandler(Exchange):
         self.connection.settimeout(self.config.connection_idle_seconds or None)
 
     def handle_one_request(self) -> None:
-        # Nothing left from an earlier request of the connection.
         self.request_message, self.fault, self.principal = None, None, None
         super().handle_one_request()
 
@@ -237,7 +322,6 @@ class McpRequestHandler(Exchange):
         return True
 
     def _check_scope(self, message: JsonObject) -> None:
-        """403 when the token lacks the scope the message's method needs (--oauth)."""
         if self.server.oauth is not None:
             authorization = self.headers.get("Authorization")
             method = message.get("method")  # a str, or absent in a response: _read_message
