@@ -51,14 +51,13 @@ class HttpTransport(Transport):
         transport: httpx.BaseTransport | None = None,
         ca_cert: Path | None = None,
         insecure: bool = False,
-        max_answer: int | None = None,
         sleep: Callable[[float], object] = time.sleep,
         auth: httpx.Auth | None = None,
     ) -> None:
         self.target = display_url(url)
         self._created_session = False
         self._log = log
-        self._max_answer = max_answer if max_answer is not None else max_answer_bytes()
+        self._max_answer = max_answer_bytes()
         self.timeout = timeout
         """An answer's total time (--timeout): also each read's, connect's and write's."""
         self._sleep = sleep

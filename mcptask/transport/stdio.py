@@ -96,11 +96,10 @@ class StdioTransport(Transport):
         stderr_log: WireLog | None = None,
         env: Mapping[str, str] | None = None,
         inherit_env: bool = False,
-        max_answer: int | None = None,
     ) -> None:
         self.target = display_command(argv)
         self.timeout = timeout
-        self._max_answer = max_answer if max_answer is not None else max_answer_bytes()
+        self._max_answer = max_answer_bytes()
         self._log = log
         self._stderr_log = stderr_log
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)

@@ -16,6 +16,7 @@ from mcptask.client.exchange import RetryPolicy
 from mcptask.client.session import McpClient
 from mcptask.errors import AnswerLost, ProtocolViolation, ResponseTimeout
 from mcptask.protocol.jsonrpc import request_message
+from mcptask.transport.limits import ENV_MAX_ANSWER_BYTES
 from mcptask.transport.stdio import StdioTransport
 from tests.cli_process import run_mcptask
 
@@ -95,8 +96,11 @@ def test_an_idempotent_request_is_asked_again_after_a_silence() -> None:
         transport.close()
 
 
-def test_a_server_left_writing_an_oversized_line_gets_a_broken_pipe() -> None:
-    transport = spawn(FLOOD, max_answer=65536)
+def test_a_server_left_writing_an_oversized_line_gets_a_broken_pipe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(ENV_MAX_ANSWER_BYTES, "65536")
+    transport = spawn(FLOOD)
     try:
         with pytest.raises(ProtocolViolation, match="larger than 65536 bytes"):
             transport.request(request_message(1, "tasks/get", {}))

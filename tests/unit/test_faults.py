@@ -21,6 +21,7 @@ from mcptask.errors import (
 )
 from mcptask.protocol.jsonrpc import request_message
 from mcptask.transport.http_errors import parse_retry_after
+from mcptask.transport.limits import ENV_MAX_ANSWER_BYTES
 from tests.unit.mock_http import Handler, transport_for
 
 # -- classification at the boundary ------------------------------------------------------------
@@ -79,7 +80,8 @@ def test_retry_after_takes_seconds_or_an_http_date() -> None:
 # -- bounds ------------------------------------------------------------------------------------
 
 
-def test_an_answer_over_the_bound_is_refused_unread() -> None:
+def test_an_answer_over_the_bound_is_refused_unread(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_MAX_ANSWER_BYTES, "2048")
     big = b'{"jsonrpc":"2.0","id":1,"result":{"pad":"' + b"x" * 5000 + b'"}}'
 
     def chunks() -> Iterator[bytes]:
@@ -90,16 +92,17 @@ def test_an_answer_over_the_bound_is_refused_unread() -> None:
         return httpx.Response(200, headers={"Content-Type": "application/json"}, content=chunks())
 
     with pytest.raises(ProtocolViolation, match="larger than 2048 bytes"):
-        transport_for(handler, max_answer=2048).request(request_message(1, "tasks/get", {}))
+        transport_for(handler).request(request_message(1, "tasks/get", {}))
 
     def declared(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, headers={"Content-Type": "application/json"}, content=big)
 
     with pytest.raises(ProtocolViolation, match="larger than 2048 bytes"):
-        transport_for(declared, max_answer=2048).request(request_message(1, "tasks/get", {}))
+        transport_for(declared).request(request_message(1, "tasks/get", {}))
 
 
-def test_an_sse_answer_over_the_bound_is_refused() -> None:
+def test_an_sse_answer_over_the_bound_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_MAX_ANSWER_BYTES, "4096")
     event = "data: " + json.dumps({"jsonrpc": "2.0", "method": "n", "params": {"p": "x" * 3000}})
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -108,7 +111,7 @@ def test_an_sse_answer_over_the_bound_is_refused() -> None:
         )
 
     with pytest.raises(ProtocolViolation, match="larger than 4096 bytes"):
-        transport_for(handler, max_answer=4096).request(request_message(1, "tasks/get", {}))
+        transport_for(handler).request(request_message(1, "tasks/get", {}))
 
 
 def test_an_answer_nested_too_deeply_is_refused() -> None:

@@ -8,8 +8,10 @@ test_fuzz.py` runs 10,000 examples per property (see tests/conftest.py).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from typing import Any
+from unittest import mock
 
 import httpx
 import pytest
@@ -22,7 +24,7 @@ from mcptask.errors import ExitCode, McptaskError
 from mcptask.protocol.jsonrpc import JsonObject, request_message
 from mcptask.protocol.tasks import Task, read_page
 from mcptask.transport.http import HttpTransport
-from mcptask.transport.limits import decode
+from mcptask.transport.limits import ENV_MAX_ANSWER_BYTES, decode
 
 URL = "https://server.test/mcp"
 DOCUMENTED = {code for code in ExitCode if code not in (ExitCode.OK, ExitCode.UNEXPECTED)}
@@ -198,9 +200,10 @@ def test_any_http_answer_gives_a_message_or_a_documented_error(
         headers = {"Content-Type": content_type} if content_type else {}
         return httpx.Response(status, headers=headers, content=body)
 
-    transport = HttpTransport(
-        URL, transport=httpx.MockTransport(handler), max_answer=4096, sleep=lambda seconds: None
-    )
+    with mock.patch.dict(os.environ, {ENV_MAX_ANSWER_BYTES: "4096"}):
+        transport = HttpTransport(
+            URL, transport=httpx.MockTransport(handler), sleep=lambda seconds: None
+        )
     answer = outcome(lambda: transport.request(request_message(1, "tasks/get", {"taskId": "t"})))
     if isinstance(answer, McptaskError):
         assert acceptable(answer), answer
