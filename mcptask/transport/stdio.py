@@ -47,22 +47,8 @@ INHERITED_VARIABLES = (
 )
 """What a spawned server inherits from mcptask's environment unless told to inherit all:
 the official MCP SDKs' list. Everything else (MCPTASK_TOKEN, a client secret, cloud keys)
-reaches a server only through --env or its profile."""
-
-
-def server_environment(env: Mapping[str, str] | None, *, inherit: bool = False) -> dict[str, str]:
-    """The environment of a spawned server: the short allow-list (or, with `inherit`, all of
-    mcptask's), then `env` over it. A value starting with `()` is a shell function, which
-    the SDKs leave out too."""
-    if inherit:
-        base = dict(os.environ)
-    else:
-        base = {
-            name: value
-            for name in INHERITED_VARIABLES
-            if (value := os.environ.get(name)) and not value.startswith("()")
-        }
-    return {**base, **(env or {})}
+reaches a server only through --env or its profile. A value starting with `()` is a shell
+function, which the SDKs leave out too."""
 
 
 def split_command(command: str) -> list[str]:
@@ -110,6 +96,14 @@ class StdioTransport(Transport):
         self._failure: McptaskError | None = None
         self._changed = threading.Condition()
         self._write_lock = threading.Lock()
+        if inherit_env:
+            environment = dict(os.environ)
+        else:
+            environment = {
+                name: value
+                for name in INHERITED_VARIABLES
+                if (value := os.environ.get(name)) and not value.startswith("()")
+            }
         try:
             # A session of its own: a Ctrl-C at the terminal must reach mcptask only, so that a
             # bulk cancel can finish its request in flight before the server is shut down.
@@ -119,7 +113,7 @@ class StdioTransport(Transport):
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
-                env=server_environment(env, inherit=inherit_env),
+                env={**environment, **(env or {})},
             )
         except OSError as exc:
             raise ServerExited(
@@ -265,22 +259,16 @@ class StdioTransport(Transport):
         elif is_notification(message):
             if self._handler is not None:
                 self._handler(message)
-        else:
-            self._answer_server_request(message)
-
-    def _answer_server_request(self, message: JsonObject) -> None:
-        """Answer a request the server sent us: `ping` is answered, others go to the request
-        handler (which answers them with a line of its own), else they are refused."""
-        reply: JsonObject = {"jsonrpc": "2.0", "id": message.get("id")}
-        if message.get("method") != "ping" and self._request_handler is not None:
-            self._request_handler(message, self._write)
-            return
-        if message.get("method") == "ping":
-            reply["result"] = {}
-        else:
-            reply["error"] = {"code": METHOD_NOT_FOUND, "message": "not supported by mcptask"}
-        with contextlib.suppress(McptaskError):  # the reader will notice the server's exit
-            self._write(reply)
+        elif message.get("method") != "ping" and self._request_handler is not None:
+            self._request_handler(message, self._write)  # it answers with a line of its own
+        else:  # a request of the server's: `ping` is answered, others refused
+            reply: JsonObject = {"jsonrpc": "2.0", "id": message.get("id")}
+            if message.get("method") == "ping":
+                reply["result"] = {}
+            else:
+                reply["error"] = {"code": METHOD_NOT_FOUND, "message": "not supported by mcptask"}
+            with contextlib.suppress(McptaskError):  # the reader will notice the server's exit
+                self._write(reply)
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
         """Keep the server's log apart: shown with -v, its tail quoted when the server dies."""
