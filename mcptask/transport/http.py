@@ -16,7 +16,7 @@ from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from mcptask.errors import AnswerLost, McptaskError, ProtocolViolation, UsageError
 from mcptask.protocol.jsonrpc import JsonObject, is_notification, is_request, is_response
-from mcptask.transport import DEFAULT_TIMEOUT_SECONDS, Reply, Transport, WireLog
+from mcptask.transport import DEFAULT_TIMEOUT_SECONDS, Transport, WireLog
 from mcptask.transport.http_errors import status_error, translate_errors
 from mcptask.transport.limits import Deadline, bound, decode, max_answer_bytes, own_response
 from mcptask.transport.redact import display_url, redact_headers
@@ -74,8 +74,10 @@ class HttpTransport(Transport):
         # so does SSL_CERT_FILE unless --ca-cert names the CA file.
         verify = verification(ca_cert, insecure)
         wire = transport or endpoint_transport(verify)  # None: a proxy, httpx's transports
+        self._given_headers = dict(headers or {})
+        """The user's headers (-H, the token), sent on every request: logged, redacted."""
         self._client = httpx.Client(
-            headers=dict(headers or {}),
+            headers=self._given_headers,
             timeout=httpx.Timeout(timeout),
             verify=verify,
             transport=wire,
@@ -84,8 +86,6 @@ class HttpTransport(Transport):
         )
         self.stream_ends = StreamEnds()
         """Whether the end of this server's unbounded answer streams is still waited for."""
-        self._given_headers = dict(headers or {})
-        """The user's headers (-H, the token), sent on every request: logged, redacted."""
 
     # -- the Transport interface ---------------------------------------------------------------
 
@@ -135,9 +135,15 @@ class HttpTransport(Transport):
             what = message.get("method") or "our answer to its request"
             raise ProtocolViolation(f"the server rejected {what}: {error.get('message')}")
 
-    def _reply_in(self, session: str | None) -> Reply:
-        """How a request of the server's that came in `session` (else ours) is answered."""
-        return lambda response: self.notify(response, session or self.session_id)
+    def _route(self, message: JsonObject, session: str | None) -> None:
+        """Hand a notification, or a request of the server's that came in `session` (else
+        ours) with the way to answer it, to its handler."""
+        if is_notification(message) and self._handler is not None:
+            self._handler(message)
+        elif is_request(message) and self._request_handler is not None:
+            self._request_handler(
+                message, lambda response: self.notify(response, session or self.session_id)
+            )
 
     def reset_session(self) -> None:
         self.session_id = None
@@ -222,10 +228,7 @@ class HttpTransport(Transport):
             with contextlib.suppress(ProtocolViolation):  # an event that is no message: skipped
                 message = decode(event.data, context="an event in the server's stream")
                 self._trace(f"< event {event.data}")
-                if is_notification(message) and self._handler is not None:
-                    self._handler(message)
-                elif is_request(message) and self._request_handler is not None:
-                    self._request_handler(message, self._reply_in(None))
+                self._route(message, None)
             yield event
 
     def close(self) -> None:
@@ -343,10 +346,7 @@ class HttpTransport(Transport):
                     else:
                         self.stream_ends.read_rest(response, events)
                     return answer
-                if is_notification(message) and self._handler is not None:
-                    self._handler(message)
-                elif is_request(message) and self._request_handler is not None:
-                    self._request_handler(message, self._reply_in(session))
+                self._route(message, session)
         except SSEError as exc:
             raise ProtocolViolation(f"the server's event stream is malformed: {exc}") from None
         except (httpx.RemoteProtocolError, httpx.ReadError):
