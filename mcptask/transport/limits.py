@@ -68,19 +68,32 @@ class Deadline:
 
 class BoundedStream(httpx.SyncByteStream):
     """A response body that refuses to be read past `limit` bytes, as sent and as httpx
-    decodes them (a small gzip body may inflate a thousandfold), or past `deadline`."""
+    decodes them (a small gzip body may inflate a thousandfold), or past `deadline`.
+
+    `decoded` counts the bytes the way httpx decodes them (the encodings of Content-Encoding
+    undone last first; unknown ones left alone), without keeping them.
+    """
 
     def __init__(
         self,
         inner: httpx.SyncByteStream,
         limit: int,
-        encodings: Sequence[str] = (),
-        deadline: Deadline | None = None,
+        encodings: Sequence[str],
+        deadline: Deadline | None,
     ) -> None:
         self._inner = inner
         self._limit = limit
-        self._inflation = Inflation(encodings)
         self._deadline = deadline
+        self.decoded = 0
+        self._stages: list[_Inflater] = []
+        for encoding in reversed([value.strip().lower() for value in encodings]):
+            if encoding in ("gzip", "deflate"):
+                self._stages.append(_Inflater(encoding))
+            elif encoding in _UNCOUNTED and any(find_spec(name) for name in _UNCOUNTED[encoding]):
+                # httpx would decode it (its module is installed), and nothing here can count it.
+                raise ProtocolViolation(
+                    f"the server's answer is {encoding}-encoded, which mcptask cannot bound"
+                )
 
     def __iter__(self) -> Iterator[bytes]:
         total = 0
@@ -89,7 +102,11 @@ class BoundedStream(httpx.SyncByteStream):
                 self._deadline.check()
             total += len(chunk)
             # The decoded size is counted before httpx decodes: a bomb never inflates in full.
-            if total > self._limit or self._inflation.count(chunk) > self._limit:
+            pieces: Iterable[bytes] = (chunk,)
+            for stage in self._stages:  # lazily: one piece of each stage held at a time
+                pieces = chain.from_iterable(map(stage.pieces, pieces))
+            self.decoded += sum(map(len, pieces))
+            if total > self._limit or self.decoded > self._limit:
                 raise too_large(self._limit)
             yield chunk
 
@@ -110,31 +127,6 @@ def bound(response: httpx.Response, limit: int, deadline: Deadline | None = None
 
 _PIECE = 64 * 1024
 """The most decoded bytes held at once while counting."""
-
-
-class Inflation:
-    """How many bytes a body decodes to, counted the way httpx decodes it (the encodings of
-    Content-Encoding undone last first; unknown ones left alone), without keeping them."""
-
-    def __init__(self, encodings: Sequence[str]) -> None:
-        self.decoded = 0
-        self._stages: list[_Inflater] = []
-        for encoding in reversed([value.strip().lower() for value in encodings]):
-            if encoding in ("gzip", "deflate"):
-                self._stages.append(_Inflater(encoding))
-            elif encoding in _UNCOUNTED and any(find_spec(name) for name in _UNCOUNTED[encoding]):
-                # httpx would decode it (its module is installed), and nothing here can count it.
-                raise ProtocolViolation(
-                    f"the server's answer is {encoding}-encoded, which mcptask cannot bound"
-                )
-
-    def count(self, chunk: bytes) -> int:
-        """Count the decoded bytes of the next raw chunk; the total so far."""
-        pieces: Iterable[bytes] = (chunk,)
-        for stage in self._stages:  # lazily: one piece of each stage held at a time
-            pieces = chain.from_iterable(map(stage.pieces, pieces))
-        self.decoded += sum(map(len, pieces))
-        return self.decoded
 
 
 _UNCOUNTED = {"br": ("brotli", "brotlicffi"), "zstd": ("zstandard",)}
