@@ -80,22 +80,17 @@ class ByScheme(httpx.BaseTransport):
     def _tls(self) -> httpx.HTTPTransport:
         with self._lock:  # the notification stream's thread may be the first to need it
             if self._secure is None:
-                self._secure = httpx.HTTPTransport(verify=_usable(self._verify))
+                verify = self._verify
+                try:  # the default CA certificates, loaded now: a usage error if unreadable
+                    if verify is True:
+                        verify = httpx.create_ssl_context(verify=True)
+                except (OSError, ssl.SSLError) as exc:
+                    raise UsageError(
+                        "cannot load the CA certificates that SSL_CERT_FILE or SSL_CERT_DIR "
+                        f"names: {_unreadable(exc)}"
+                    ) from None
+                self._secure = httpx.HTTPTransport(verify=verify)
             return self._secure
-
-
-def _usable(verify: ssl.SSLContext | bool) -> ssl.SSLContext | bool:
-    """`verify`, with the default CA certificates loaded now: SSL_CERT_FILE or SSL_CERT_DIR
-    naming what cannot be read is a usage error, not a failure of the request."""
-    if verify is not True:
-        return verify
-    try:
-        return httpx.create_ssl_context(verify=True)
-    except (OSError, ssl.SSLError) as exc:
-        raise UsageError(
-            "cannot load the CA certificates that SSL_CERT_FILE or SSL_CERT_DIR names: "
-            f"{_unreadable(exc)}"
-        ) from None
 
 
 def _unreadable(exc: OSError) -> str:
