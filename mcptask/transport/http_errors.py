@@ -29,17 +29,10 @@ from mcptask.errors import (
     ServerBusy,
     SessionExpired,
     TlsFailure,
-    UnreachableError,
     UsageError,
 )
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.transport.limits import parse_json_or_none
-
-BUSY_STATUSES = frozenset({429, 503})
-"""The server says it did not act on the request and may be asked again (Retry-After)."""
-
-GATEWAY_STATUSES = frozenset({502, 504})
-"""A gateway in front of the server failed: the server itself may or may not have acted."""
 
 
 @contextmanager
@@ -58,9 +51,18 @@ def translate_errors(target: str) -> Iterator[None]:
     except httpx.TimeoutException:
         raise HttpTimeout(f"{target} did not answer in time (timeout)") from None
     except httpx.ConnectError as exc:
-        tls = _tls_failure(exc, target)
-        if tls is not None:
-            raise tls from None
+        cause: BaseException | None = exc  # failed in the TLS handshake?
+        while cause is not None and not isinstance(cause, ssl.SSLError):
+            cause = cause.__cause__ or cause.__context__
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            raise TlsFailure(
+                f"TLS: cannot verify the certificate of {target} ({cause.verify_message}); "
+                "trust its CA with --ca-cert FILE (or SSL_CERT_FILE), or skip the check with "
+                "--insecure"
+            ) from None
+        if isinstance(cause, ssl.SSLError):
+            reason = cause.reason or cause
+            raise TlsFailure(f"TLS handshake with {target} failed ({reason})") from None
         raise NotDelivered(f"cannot connect to {target}: {_reason(exc)}") from None
     except httpx.RemoteProtocolError:
         raise AnswerLost(f"{target} closed the connection without an answer") from None
@@ -100,9 +102,9 @@ def status_error(
         raise SessionExpired(sent_session)
     message = f"{target} answered HTTP {status} {response.reason_phrase}"
     wait = parse_retry_after(response.headers.get("Retry-After"))
-    if status in BUSY_STATUSES:
+    if status in (429, 503):  # the server did not act: it may be asked again (Retry-After)
         raise ServerBusy(message, retry_after=wait)
-    if status in GATEWAY_STATUSES:
+    if status in (502, 504):  # a gateway failed: the server may or may not have acted
         raise GatewayFailure(message, retry_after=wait)
     decoded = parse_json_or_none(response.content, context="an error answer")
     error = decoded.get("error") if isinstance(decoded, dict) else None
@@ -127,22 +129,6 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     if moment.tzinfo is None:
         return None
     return max(0.0, moment.timestamp() - (time.time() if now is None else now))
-
-
-def _tls_failure(exc: BaseException, target: str) -> UnreachableError | None:
-    """The error for a connection that failed in its TLS handshake, if that is what failed."""
-    cause: BaseException | None = exc
-    while cause is not None and not isinstance(cause, ssl.SSLError):
-        cause = cause.__cause__ or cause.__context__
-    if isinstance(cause, ssl.SSLCertVerificationError):
-        return TlsFailure(
-            f"TLS: cannot verify the certificate of {target} ({cause.verify_message}); "
-            "trust its CA with --ca-cert FILE (or SSL_CERT_FILE), or skip the check with "
-            "--insecure"
-        )
-    if isinstance(cause, ssl.SSLError):
-        return TlsFailure(f"TLS handshake with {target} failed ({cause.reason or cause})")
-    return None
 
 
 def _reason(exc: Exception) -> str:
