@@ -20,7 +20,7 @@ from mcptask.transport import DEFAULT_TIMEOUT_SECONDS, Transport, WireLog
 from mcptask.transport.http_errors import status_error, translate_errors
 from mcptask.transport.limits import Deadline, bound, decode, max_answer_bytes, own_response
 from mcptask.transport.redact import display_url, redact_headers
-from mcptask.transport.sse import StreamEnds, StreamPosition, media_type, resumable_id
+from mcptask.transport.sse import StreamEnds, StreamPosition, media_type
 from mcptask.transport.tls import endpoint_transport, verification
 
 SESSION_HEADER = "Mcp-Session-Id"
@@ -172,10 +172,10 @@ class HttpTransport(Transport):
     def listen(self, stop: threading.Event) -> None:
         """The session's GET event stream, until `stop` or a refusal (405, no session);
         a dropped stream is resumed with `Last-Event-ID`."""
-        last_event_id: str | None = None
+        position = StreamPosition()
         backoff = 0.5
         while not stop.is_set():
-            headers = self._stream_headers(last_event_id)
+            headers = self._stream_headers(position.last_id)
             try:
                 with self._client.stream(
                     "GET", self._endpoint, headers=headers, timeout=httpx.Timeout(10.0, read=15.0)
@@ -187,7 +187,7 @@ class HttpTransport(Transport):
                         raise httpx.HTTPError(f"GET stream answered {response.status_code}")
                     backoff = 0.5
                     for event in self._follow(response, stop):
-                        last_event_id = resumable_id(event) or last_event_id
+                        position.saw(event)
                         if event.retry is not None:
                             backoff = min(event.retry, MAX_RETRY_MS) / 1000
                     if stop.is_set():

@@ -83,18 +83,12 @@ class StreamPosition:
     retry_ms: int | None = None
 
     def saw(self, event: ServerSentEvent) -> None:
-        self.last_id = resumable_id(event) or self.last_id
+        """Take the event's id if it can be sent back as `Last-Event-ID` (printable ASCII):
+        a server's id that cannot travel in a header makes its stream not resumable."""
+        if event.id and event.id.isascii() and event.id.isprintable():  # 0x20..0x7E
+            self.last_id = event.id
         if event.retry is not None:
             self.retry_ms = event.retry
-
-
-def resumable_id(event: ServerSentEvent) -> str | None:
-    """The event's id if it can be sent back as `Last-Event-ID` (printable ASCII), else None:
-    a server's id that cannot travel in a header makes its stream not resumable."""
-    event_id = event.id
-    if event_id and event_id.isascii() and event_id.isprintable():  # 0x20..0x7E
-        return event_id
-    return None
 
 
 def media_type(response: httpx.Response) -> str:

@@ -20,7 +20,13 @@ from mcptask.transport.limits import (
     _depth_exceeds,
     parse_json,
 )
-from mcptask.transport.sse import resumable_id
+from mcptask.transport.sse import StreamPosition
+
+
+def resumable_id(event: ServerSentEvent) -> str | None:
+    position = StreamPosition()
+    position.saw(event)
+    return position.last_id
 
 
 def test_resumable_ids_are_exactly_the_printable_ascii_ones() -> None:
