@@ -58,6 +58,29 @@ UNWRAPPED = 100_000
 """The width completions' help is drawn at: one line each, however long."""
 
 
+BASH_SCRIPT = r"""
+_mcptask_completion() {
+    local IFS=$'\n' word
+    local -a words
+    # One candidate a line: no splitting on anything else, no globbing, each quoted for the
+    # shell (mcptask offers only plain words; this holds even if another candidate came).
+    mapfile -t words < <(env COMP_WORDS="${COMP_WORDS[*]}" \
+                         COMP_CWORD="$COMP_CWORD" \
+                         _MCPTASK_COMPLETE=complete_bash "$1")
+    COMPREPLY=()
+    for word in "${words[@]}"; do
+        printf -v word '%q' "$word"
+        COMPREPLY+=("$word")
+    done
+    return 0
+}
+
+complete -o default -F _mcptask_completion mcptask
+"""
+"""What `_MCPTASK_COMPLETE=source_bash mcptask` prints (completions/mcptask.bash): Typer's
+script fills `COMPREPLY=( $( … ) )`, which globs and inserts the words unquoted."""
+
+
 @contextlib.contextmanager
 def _help_width(columns: int) -> Iterator[None]:
     """Typer's Rich output is `columns` wide in this block (Typer reads its width from this
@@ -257,8 +280,6 @@ def run(argv: list[str] | None = None) -> int:
             signal.signal(signum, _interrupt)
     completing = os.environ.get("_MCPTASK_COMPLETE", "")
     if completing == "source_bash":  # mcptask's own script: Typer's globs the candidates
-        from mcptask.cli.completion import BASH_SCRIPT
-
         sys.stdout.write(BASH_SCRIPT)
         return 0
     # zsh and fish show each answer's help: on one line, however long (Rich would wrap it).

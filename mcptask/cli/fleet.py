@@ -20,8 +20,7 @@ from mcptask.cli.profile_choice import names_several, profile_book
 from mcptask.errors import ExitCode, McptaskError, UsageError
 
 if TYPE_CHECKING:
-    from mcptask.cli.invocation import Invocation
-    from mcptask.cli.signals import StopSignal
+    from mcptask.cli.invocation import Invocation, StopSignal
     from mcptask.client.session import McpClient
     from mcptask.output.screen import Screen
     from mcptask.output.views.fleet import Report, ServerRun

@@ -13,9 +13,8 @@ import typer
 
 from mcptask.cli.exit_codes import exit_code_for, fleet_exit_code
 from mcptask.cli.fleet import Checkpoint, Slots, start_servers
-from mcptask.cli.invocation import Invocation, screen_for
+from mcptask.cli.invocation import Invocation, StopSignal, screen_for
 from mcptask.cli.options import Common
-from mcptask.cli.signals import StopSignal
 from mcptask.errors import ExitCode, TaskNotFound
 from mcptask.output.views.fleet import (
     Fleet,

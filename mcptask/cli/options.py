@@ -1,10 +1,14 @@
 """The options the server commands share, declared once as the fields of `Common`, and how
-they reach a command: before or after its name, gathered into its `common` argument."""
+they reach a command: before or after its name, gathered into its `common` argument; and
+what TAB completes from this machine: profile names and known task ids (nothing goes over
+the network, and neither httpx nor Rich is imported)."""
 
+import contextlib
 import functools
 import inspect
 import math
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -12,8 +16,56 @@ from typing import Annotated, Any, TypeVar, cast
 
 import typer
 
-from mcptask.cli.completion import complete_profile, complete_task_id
 from mcptask.errors import UsageError
+
+SHELL_WORD = re.compile(r"[A-Za-z0-9._:@%+=,/][A-Za-z0-9._:@%+=,/-]*")
+"""A candidate every shell takes as one plain word: no space, quote, `$`, backslash, glob or
+separator, and no leading `-` (an option). Task ids are server text and reach the command
+line as the user presses Enter; what does not fit is not offered (the user can still type it,
+quoted)."""
+
+STATUS_WORD = re.compile(r"[A-Za-z0-9_ -]*")
+"""A status shown beside an id (zsh and fish): zsh's script evaluates it, so a plain word."""
+
+
+def shell_word(text: str) -> bool:
+    """Whether `text` can be offered to a shell as it is."""
+    return SHELL_WORD.fullmatch(text) is not None
+
+
+def complete_profile(incomplete: str) -> list[str]:
+    """Saved profile names that start with `incomplete`."""
+    from mcptask.store.paths import profile_names
+
+    return [name for name in profile_names() if name.startswith(incomplete) and shell_word(name)]
+
+
+def complete_task_id(ctx: typer.Context, incomplete: str) -> list[tuple[str, str]]:
+    """Recorded task ids that start with `incomplete`, each with its last status: those of
+    the server on the command line (or in MCPTASK_URL / MCPTASK_SERVER), else of every
+    server. Only ids that are plain shell words are offered (`SHELL_WORD`), and only statuses
+    that are plain words once cleaned are shown."""
+    from mcptask.output.sanitize import clean
+    from mcptask.store.database import complete_task_ids
+
+    url = ctx.params.get("url") or os.environ.get("MCPTASK_URL")
+    command = ctx.params.get("server") or os.environ.get("MCPTASK_SERVER")
+    identity = None
+    if url or command:  # only then its module (and hashlib's OpenSSL) is imported
+        from mcptask.store.identity import ServerIdentity
+
+        with contextlib.suppress(ValueError):
+            if url:
+                identity = ServerIdentity.for_url(url)
+            elif command:
+                identity = ServerIdentity.for_command(command)
+    offered = []
+    for task_id, status in complete_task_ids(os.environ, identity, incomplete):
+        shown = clean(status) if status else ""
+        if shell_word(task_id):
+            offered.append((task_id, shown if STATUS_WORD.fullmatch(shown) else ""))
+    return offered
+
 
 _server = functools.partial(typer.Option, rich_help_panel="Server")
 _sign_in = functools.partial(typer.Option, rich_help_panel="Sign-in")

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING
 from mcptask.errors import McptaskError, ProtocolViolation, UsageError
 
 if TYPE_CHECKING:
-    from mcptask.cli.invocation import Invocation
-    from mcptask.cli.signals import StopSignal
+    from mcptask.cli.invocation import Invocation, StopSignal
     from mcptask.client.session import McpClient
     from mcptask.operations.watch import WatchedTask, WatchOptions, WatchReport
     from mcptask.output.views.watch import WatchView

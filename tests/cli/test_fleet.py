@@ -96,8 +96,7 @@ def test_a_bug_in_one_servers_run_fails_that_server_alone() -> None:
     import io
 
     from mcptask.cli.fleet import Slots, start_servers
-    from mcptask.cli.invocation import Invocation
-    from mcptask.cli.signals import StopSignal
+    from mcptask.cli.invocation import Invocation, StopSignal
     from mcptask.output.screen import Screen
     from mcptask.output.views.fleet import ServerRun
 
@@ -122,8 +121,7 @@ def test_a_server_still_waiting_for_its_slot_when_stopped_is_skipped() -> None:
     import io
 
     from mcptask.cli.fleet import Slots, start_servers
-    from mcptask.cli.invocation import Invocation
-    from mcptask.cli.signals import StopSignal
+    from mcptask.cli.invocation import Invocation, StopSignal
     from mcptask.output.screen import Screen
     from mcptask.output.views.fleet import ServerRun
 

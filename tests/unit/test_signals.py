@@ -6,7 +6,7 @@ import signal
 
 import pytest
 
-from mcptask.cli.signals import StopSignal
+from mcptask.cli.invocation import StopSignal
 
 
 def test_signal_handler_never_takes_the_event_lock() -> None:

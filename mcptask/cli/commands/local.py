@@ -11,9 +11,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mcptask.cli.completion import complete_profile
 from mcptask.cli.invocation import Invocation, identity_of, screen_for
-from mcptask.cli.options import Common, OutputOption, task_ids_argument, with_server_options
+from mcptask.cli.options import (
+    Common,
+    OutputOption,
+    complete_profile,
+    task_ids_argument,
+    with_server_options,
+)
 from mcptask.errors import UsageError
 
 if TYPE_CHECKING:
