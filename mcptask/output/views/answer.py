@@ -8,7 +8,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from mcptask.output.sanitize import clean, clean_block
-from mcptask.output.views.base import View
+from mcptask.output.views import View
 from mcptask.protocol.inputs import (
     ACTIONS,
     ELICITATION,

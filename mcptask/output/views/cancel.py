@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome, Selection
-from mcptask.output.views.base import View
+from mcptask.output.views import View
 from mcptask.protocol.jsonrpc import JsonObject
 
 PROGRESS_THRESHOLD = 5

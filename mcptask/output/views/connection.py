@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcptask.output.sanitize import clean
-from mcptask.output.views.base import View
+from mcptask.output.views import View
 from mcptask.protocol.handshake import ServerInfo
 from mcptask.protocol.jsonrpc import JsonObject
 

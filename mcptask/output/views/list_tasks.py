@@ -15,7 +15,7 @@ from operator import itemgetter
 
 from mcptask.errors import McptaskError
 from mcptask.output.screen import compact_json
-from mcptask.output.views.base import View
+from mcptask.output.views import View
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task
 

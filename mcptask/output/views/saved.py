@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mcptask.output.sanitize import clean
-from mcptask.output.views.base import View
+from mcptask.output.views import View
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.store.profiles import Profile, ProfileBook, Reference, Value
 

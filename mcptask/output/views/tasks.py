@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from mcptask.errors import UsageError
 from mcptask.output.sanitize import clean
 from mcptask.output.screen import Screen
-from mcptask.output.views.base import View
+from mcptask.output.views import View
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import INPUT_REQUIRED, Task
 

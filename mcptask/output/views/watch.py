@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, ClassVar
 from mcptask.operations.watch import GONE, Change, Watch, WatchedTask, WatchReport
 from mcptask.output.sanitize import clean
 from mcptask.output.screen import LabelledScreen, OutputFormat, Screen
-from mcptask.output.views.base import View
+from mcptask.output.views import View
 from mcptask.output.views.fleet import Fleet, FleetView, ServerRun, interrupted
 from mcptask.protocol.inputs import task_message
 from mcptask.protocol.jsonrpc import JsonObject
