@@ -51,7 +51,6 @@ class WatchView(View[WatchReport]):
 
     @property
     def live(self) -> bool:
-        """Whether a live table is on screen (a terminal); else changes are printed."""
         return self._live is not None
 
     @contextmanager
@@ -83,15 +82,14 @@ class WatchView(View[WatchReport]):
             self._live.start()
 
     def redraw(self, watch: Watch) -> None:
-        """After a polling round: redraw the live table if what it shows has changed, at
-        once, or if only its ages have, every AGES_EVERY_SECONDS (the other outputs print
-        changes). Idle, with every age in minutes, it is redrawn once a minute."""
+        """After a polling round: `draw` the live table of `watch`."""
         if self._live is not None:
             self.draw([Sight.of(watch)])
 
     def draw(self, sights: list[Sight], note: str = "") -> None:
         """Redraw the live table of these watches (of several servers: a SERVER column,
-        `note` in the footer), as `redraw` does."""
+        `note` in the footer) if what it shows has changed, at once, or if only its ages
+        have, every AGES_EVERY_SECONDS. Idle, with every age in minutes, once a minute."""
         if self._live is None:
             return
         from rich.console import Group
@@ -118,7 +116,6 @@ class WatchView(View[WatchReport]):
             self.screen.text(change_line(change))
 
     def problem(self, task_id: str, message: str) -> None:
-        """The server answered a task's poll with an error (said once per new error)."""
         self.screen.warn(f"{task_id}: server error: {message}")
 
     def show(self, shown: WatchReport) -> None:
@@ -129,7 +126,6 @@ class WatchView(View[WatchReport]):
         self.why_ended(shown)
 
     def why_ended(self, shown: WatchReport) -> None:
-        """Why the watch ended, on stderr, if that needs saying."""
         if shown.interrupted:
             return
         if not shown.tasks:
@@ -138,7 +134,6 @@ class WatchView(View[WatchReport]):
             self.screen.warn("timed out with tasks still running")
 
     def document(self, shown: WatchReport) -> JsonObject:
-        """`watch -o json`: every task as last seen, and how the watch ended."""
         return {
             "tasks": [_watched_document(watched) for watched in shown.tasks],
             "interrupted": shown.interrupted,
@@ -188,7 +183,6 @@ class FleetWatchView(FleetView[WatchReport]):
             self._watches[server] = watch
 
     def watched(self, server: str) -> Watch | None:
-        """The watch of `server`, once it began."""
         with self._lock:
             return self._watches.get(server)
 
