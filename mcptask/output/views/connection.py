@@ -15,7 +15,6 @@ from mcptask.protocol.handshake import ServerInfo
 from mcptask.protocol.jsonrpc import JsonObject
 
 if TYPE_CHECKING:
-    from rich.table import Table
     from rich.text import Text
 
     from mcptask.store.tokens import CachedToken
@@ -47,9 +46,37 @@ class ConnectView(View[Connection]):
             self.screen.warn(problem)
 
     def table(self, shown: Connection) -> None:
-        self.screen.out.print(_server_panel(shown))
-        offered = (era.task_support.tasks for era in (shown.server, *shown.others))
-        if not any(offered):
+        """The negotiated era, and any other era the server speaks (auto mode uses it for
+        what only it offers, such as a list)."""
+        from rich.text import Text
+
+        from mcptask.output.tables import field_table
+
+        server, others = shown.server, shown.others
+        table = field_table([])
+        name = server.title or server.name or "(unnamed)"
+        table.add_row("Server", Text(f"{clean(name)} {clean(server.version)}".strip()))
+        protocol = f"{clean(server.protocol_version)} ({server.era} era)"
+        if others:
+            protocol += "; also " + ", ".join(
+                f"{clean(other.protocol_version)} ({other.era} era)" for other in others
+            )
+        table.add_row("Protocol", Text(protocol))
+        if server.extensions:
+            table.add_row("Extensions", Text(", ".join(clean(name) for name in server.extensions)))
+        table.add_row("Transport", Text(f"{shown.transport} {clean(shown.target)}"))
+        table.add_row("Session", Text(clean(shown.session_id) if shown.session_id else "none"))
+        for era in (server, *others):
+            label = f"Tasks ({clean(era.protocol_version)})" if others else "Tasks"
+            table.add_row(label, _task_offers(era))
+        lister = next((other for other in others if other.task_support.list), None)
+        if lister is not None and not server.task_support.list:
+            uses = f"list, cancel --all-working and watch without ids use {lister.protocol_version}"
+            table.add_row("", Text(f"{clean(uses)} here", style="dim"))
+        if server.instructions:
+            table.add_row("Instructions", Text(clean(server.instructions)))
+        self.screen.out.print(table)
+        if not any(era.task_support.tasks for era in (server, *others)):
             self.screen.warn("this server offers no tasks: list, get and cancel will not work here")
 
     def document(self, shown: Connection) -> JsonObject:
@@ -78,39 +105,6 @@ class ConnectView(View[Connection]):
             "capabilities": server.capabilities,
             "instructions": server.instructions,
         }
-
-
-def _server_panel(shown: Connection) -> Table:
-    """What `connect` shows on a terminal: the negotiated era, and any other era the server
-    speaks (auto mode uses it for what only it offers, such as a list)."""
-    from rich.text import Text
-
-    from mcptask.output.tables import field_table
-
-    server, others = shown.server, shown.others
-    table = field_table([])
-    name = server.title or server.name or "(unnamed)"
-    table.add_row("Server", Text(f"{clean(name)} {clean(server.version)}".strip()))
-    protocol = f"{clean(server.protocol_version)} ({server.era} era)"
-    if others:
-        protocol += "; also " + ", ".join(
-            f"{clean(other.protocol_version)} ({other.era} era)" for other in others
-        )
-    table.add_row("Protocol", Text(protocol))
-    if server.extensions:
-        table.add_row("Extensions", Text(", ".join(clean(name) for name in server.extensions)))
-    table.add_row("Transport", Text(f"{shown.transport} {clean(shown.target)}"))
-    table.add_row("Session", Text(clean(shown.session_id) if shown.session_id else "none"))
-    for era in (server, *others):
-        label = f"Tasks ({clean(era.protocol_version)})" if others else "Tasks"
-        table.add_row(label, _task_offers(era))
-    lister = next((other for other in others if other.task_support.list), None)
-    if lister is not None and not server.task_support.list:
-        uses = f"list, cancel --all-working and watch without ids use {lister.protocol_version}"
-        table.add_row("", Text(f"{clean(uses)} here", style="dim"))
-    if server.instructions:
-        table.add_row("Instructions", Text(clean(server.instructions)))
-    return table
 
 
 def _task_offers(server: ServerInfo) -> Text:
@@ -162,8 +156,28 @@ class LoginView(View[SignIn]):
 
         from mcptask.output import tables
 
-        rows = [(name, Text(clean(value))) for name, value in _sign_in_rows(shown)]
-        self.screen.out.print(tables.field_table(rows))
+        token = shown.token
+        rows = [("server", f"{shown.server_name} ({shown.url})")]
+        if token is None:
+            rows.append(("signed in", "no (the server needs no sign-in)"))
+        else:
+            expires = "not stated"
+            if token.expires_at is not None:
+                left = token.expires_at - time.time()
+                expires = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(token.expires_at))
+                expires += f" (in {left / 60:.0f} min)" if left >= 60 else f" (in {left:.0f} s)"
+            rows += [
+                ("signed in at", token.issuer),
+                ("resource", token.resource),
+                ("client", token.client_id),
+                ("grant", token.grant.replace("_", " ")),
+                ("scope", token.scope or "(none asked)"),
+                ("expires", expires),
+                ("refresh", "yes: renewed without asking" if token.refresh_token else "no"),
+            ]
+            if shown.cache is not None:
+                rows.append(("kept in", str(shown.cache)))
+        self.screen.out.print(tables.field_table((n, Text(clean(v))) for n, v in rows))
 
     def document(self, shown: SignIn) -> JsonObject:
         token = shown.token
@@ -180,33 +194,6 @@ class LoginView(View[SignIn]):
             "refreshable": bool(token and token.refresh_token),
             "cache": str(shown.cache) if shown.cache else None,
         }
-
-
-def _sign_in_rows(shown: SignIn) -> list[tuple[str, str]]:
-    token = shown.token
-    rows = [("server", f"{shown.server_name} ({shown.url})")]
-    if token is None:
-        return [*rows, ("signed in", "no (the server needs no sign-in)")]
-    rows += [
-        ("signed in at", token.issuer),
-        ("resource", token.resource),
-        ("client", token.client_id),
-        ("grant", token.grant.replace("_", " ")),
-        ("scope", token.scope or "(none asked)"),
-        ("expires", _expiry(token.expires_at)),
-        ("refresh", "yes: renewed without asking" if token.refresh_token else "no"),
-    ]
-    if shown.cache is not None:
-        rows.append(("kept in", str(shown.cache)))
-    return rows
-
-
-def _expiry(expires_at: float | None) -> str:
-    if expires_at is None:
-        return "not stated"
-    left = expires_at - time.time()
-    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(expires_at))
-    return f"{when} (in {left / 60:.0f} min)" if left >= 60 else f"{when} (in {left:.0f} s)"
 
 
 @dataclass(frozen=True)
