@@ -6,7 +6,7 @@ handles taken in)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from mcptask.output.sanitize import clean
@@ -38,12 +38,16 @@ class ProfilesView(View[ProfileBook]):
         for column in ("NAME", "DEFAULT", "TARGET", *(("SOURCE",) if sourced else ()), "SETTINGS"):
             table.add_column(column, overflow="fold")
         for name, profile in sorted(shown.profiles.items()):
-            source = (Text(clean(_origin(profile))),) if sourced else ()
+            origin, source = "command line", profile.source
+            if source is not None:  # the config file, and its server when named otherwise there
+                origin = source.file
+                if source.server != profile.name:
+                    origin += f" (server {source.server})"
             table.add_row(
                 Text(clean(name)),
                 Text("*" if name == shown.default else ""),
                 Text(clean(profile.target)),
-                *source,
+                *((Text(clean(origin)),) if sourced else ()),
                 Text(clean(", ".join(_settings(profile)))),
             )
         self.screen.out.print(table)
@@ -56,45 +60,30 @@ class ProfilesView(View[ProfileBook]):
         }
 
     def lines(self, shown: ProfileBook) -> Iterable[JsonObject]:
-        return (_document(profile) for _, profile in sorted(shown.profiles.items()))
+        for _, profile in sorted(shown.profiles.items()):
+            source = profile.source
+            yield {
+                "name": profile.name,
+                "url": profile.url,
+                "server": profile.server,
+                "protocol": profile.protocol,
+                "timeout": profile.timeout,
+                "keepSession": profile.keep_session,
+                "sessionId": profile.session_id,
+                "headers": {name: _source(value) for name, value in profile.headers.items()},
+                "env": {name: _source(value) for name, value in profile.env.items()},
+                "token": _source(profile.token),
+                "auth": profile.auth,
+                "clientId": profile.client_id,
+                "clientSecret": _source(profile.client_secret),
+                "clientKeyFile": profile.client_key_file,
+                "clientIssuer": profile.client_issuer,
+                "scope": profile.scope,
+                "source": None if source is None else asdict(source),
+            }
 
     def ids(self, shown: ProfileBook) -> Iterable[str]:
         return sorted(shown.profiles)
-
-
-def _document(profile: Profile) -> JsonObject:
-    return {
-        "name": profile.name,
-        "url": profile.url,
-        "server": profile.server,
-        "protocol": profile.protocol,
-        "timeout": profile.timeout,
-        "keepSession": profile.keep_session,
-        "sessionId": profile.session_id,
-        "headers": {name: _source(value) for name, value in profile.headers.items()},
-        "env": {name: _source(value) for name, value in profile.env.items()},
-        "token": _source(profile.token),
-        "auth": profile.auth,
-        "clientId": profile.client_id,
-        "clientSecret": _source(profile.client_secret),
-        "clientKeyFile": profile.client_key_file,
-        "clientIssuer": profile.client_issuer,
-        "scope": profile.scope,
-        "source": None
-        if profile.source is None
-        else {"file": profile.source.file, "server": profile.source.server},
-    }
-
-
-def _origin(profile: Profile) -> str:
-    """Where the target came from: the config file (and its server, when named otherwise
-    there), or the command line."""
-    source = profile.source
-    if source is None:
-        return "command line"
-    if source.server == profile.name:
-        return source.file
-    return f"{source.file} (server {source.server})"
 
 
 def _source(value: Value | None) -> str | None:
