@@ -90,7 +90,7 @@ def sign_in(
         or (grants.ClientIdentity(document, "none") if document else None)
         or (grants.remembered_identity(remembered) if remembered is not None else None)
     )
-    receiver = LoopbackReceiver(_port_of(remembered.redirect_uri) if remembered else None)
+    receiver = LoopbackReceiver(remembered.redirect_uri if remembered else None)
     try:
         if identity is None:
             with httpx.Client(verify=http.verify, timeout=http.timeout) as client:
@@ -167,15 +167,19 @@ class Redirect:
 
 
 class LoopbackReceiver(ThreadingHTTPServer):
-    """A one-shot HTTP server on 127.0.0.1 that receives the authorization redirect, on
-    `preferred_port` when it is free (else any)."""
+    """A one-shot HTTP server on 127.0.0.1 that receives the authorization redirect, on the
+    port of the `registered` redirect URI when it is free (else any): servers that do not
+    follow RFC 8252's any-port rule for loopback redirects then still accept it."""
 
     # A thread per connection: a browser's idle spare connection must not hold up the one
     # that brings the redirect. Daemon threads: close() never waits for a stuck one.
     daemon_threads = True
 
-    def __init__(self, preferred_port: int | None = None) -> None:
+    def __init__(self, registered: str | None = None) -> None:
         self.answers: queue.Queue[Redirect] = queue.Queue()
+        preferred_port = None
+        with contextlib.suppress(httpx.InvalidURL):
+            preferred_port = httpx.URL(registered).port if registered else None
         try:
             super().__init__(("127.0.0.1", preferred_port or 0), _Callback)
         except OSError:
@@ -274,15 +278,6 @@ def _browser_host(endpoint: str, issuer: str) -> str:
         raise refused
     require_secure(endpoint, "the authorization endpoint")
     return parts.host if parts.port is None else f"{parts.host}:{parts.port}"
-
-
-def _port_of(redirect_uri: str | None) -> int | None:
-    # The port registered before is tried first: servers that do not follow RFC 8252's
-    # any-port rule for loopback redirects then still accept it.
-    try:
-        return httpx.URL(redirect_uri).port if redirect_uri else None
-    except httpx.InvalidURL:
-        return None
 
 
 class _Callback(BaseHTTPRequestHandler):

@@ -72,8 +72,10 @@ def parse_challenge(header: str | None) -> Challenge:
         parameter = _PARAM.match(header, position)
         if parameter is not None and parameter.end() > position:
             if in_bearer:
-                name = parameter.group(1).lower()
-                params.setdefault(name, _unquote(parameter.group(2)))
+                value = parameter.group(2)
+                if len(value) >= 2 and value[0] == value[-1] == '"':
+                    value = re.sub(r"\\(.)", r"\1", value[1:-1])
+                params.setdefault(parameter.group(1).lower(), value)
             position = parameter.end()
             continue
         scheme = _SCHEME.match(header, position)
@@ -85,12 +87,6 @@ def parse_challenge(header: str | None) -> Challenge:
         position = scheme.end()
         # token68 form (`Bearer abc==`) carries no parameters we use.
     return Challenge(params)
-
-
-def _unquote(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] == '"':
-        return re.sub(r"\\(.)", r"\1", value[1:-1])
-    return value
 
 
 @dataclass(frozen=True)
@@ -108,10 +104,6 @@ class ServerMetadata:
     scopes_supported: tuple[str, ...] | None = None
     client_id_metadata_documents: bool = False
     iss_parameter: bool = False  # RFC 9207: its redirects carry `iss` (then checked)
-
-    def offers_grant(self, grant: str) -> bool:
-        """Whether the metadata lists `grant` (RFC 8414's default: authorization_code, implicit)."""
-        return grant in (self.grant_types or ("authorization_code", "implicit"))
 
 
 @dataclass(frozen=True)

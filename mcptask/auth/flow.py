@@ -294,7 +294,7 @@ class McpAuth(httpx.Auth):
         credentials_grant = settings.method == "client-credentials" or (
             settings.method == "auto"
             and settings.has_client_credentials
-            and metadata.offers_grant(CLIENT_CREDENTIALS)
+            and CLIENT_CREDENTIALS in (metadata.grant_types or ())
         )
         if credentials_grant:
             tokens, identity = grants.with_client_credentials(

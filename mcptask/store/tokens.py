@@ -89,7 +89,7 @@ def load(path: Path) -> TokenCache:
     """Read the cache (absent or unreadable: empty); StateError for a symbolic link or a file
     other users may read or write."""
     try:
-        with open(path, "rb", opener=_no_follow) as stream:
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as stream:
             mode = os.fstat(stream.fileno()).st_mode & 0o777
             if mode & 0o077:
                 raise StateError(
@@ -112,10 +112,6 @@ def load(path: Path) -> TokenCache:
         tuple(_entries(document.get("tokens"), CachedToken)),
         tuple(_entries(document.get("clients"), CachedClient)),
     )
-
-
-def _no_follow(path: str, flags: int) -> int:
-    return os.open(path, flags | os.O_NOFOLLOW)
 
 
 def store_token(path: Path, token: CachedToken) -> None:
