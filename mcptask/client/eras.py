@@ -7,14 +7,12 @@ client asks which era it speaks.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Literal
 
 from mcptask.errors import NoTaskList, TaskCallForbidden, UnsupportedError
 from mcptask.protocol.handshake import (
     LEGACY_ERA,
-    LEGACY_VERSION,
     MODERN_ERA,
     TaskSupport,
     encode_header_value,
@@ -46,22 +44,20 @@ GIVE_IDS = "give task ids as arguments, with --from-file FILE, or '-' for stdin"
 """What to do instead of listing, in both eras' refusals."""
 
 
-class Era(ABC):
-    """How one protocol era speaks to a server, after the handshake chose it."""
+class _Shared:
+    """What both eras do alike; `by_design` and the other attributes are set per era."""
 
-    name: str
-    """`legacy` or `modern`, for display."""
-
-    def __init__(self, version: str) -> None:
-        self.version = version
-
-    @abstractmethod
-    def stamp(self, method: str, params: JsonObject | None) -> Stamped:
-        """The params and headers with which `method` goes out in this era."""
-
-    @abstractmethod
-    def task_support(self, capabilities: JsonObject) -> TaskSupport:
-        """Which task operations the negotiated capabilities offer."""
+    by_design: Mapping[Operation, str] = {}
+    """Why this era has no such operation at all: its design, not the server's choice."""
+    asks_by_request = False
+    """How a task that waits for input asks: in its `tasks/get` (`inputRequests`, answered by
+    `tasks/update`), or (True) with requests of its own that the server sends the client."""
+    ttl_note: str | None = None
+    """Why a requested ttl cannot be sent in this era, if it cannot."""
+    result_method: str | None = None
+    """The request that fetches a finished task's outcome, None when the task carries it."""
+    join_refusal: str | None = None
+    """Why an existing session cannot be joined in this era, None when it can."""
 
     def read_cancel(self, result: JsonObject) -> Task | None:
         """The task an accepted `tasks/cancel` answered with (flat, or wrapped in `task`), or
@@ -69,13 +65,6 @@ class Era(ABC):
         if "taskId" not in result and not isinstance(result.get("task"), dict):
             return None
         return Task.from_result(result, method="tasks/cancel")
-
-    by_design: Mapping[Operation, str] = {}
-    """Why this era has no such operation at all: its design, not the server's choice."""
-
-    asks_by_request = False
-    """How a task that waits for input asks: in its `tasks/get` (`inputRequests`, answered by
-    `tasks/update`), or (True) with requests of its own that the server sends the client."""
 
     def missing(self, operation: Operation, support: TaskSupport) -> UnsupportedError:
         """The error for an operation the server's tasks capability does not offer."""
@@ -90,19 +79,6 @@ class Era(ABC):
                 message = f"{message}; {GIVE_IDS}"
         return NoTaskList(message) if operation == "list" else UnsupportedError(message)
 
-    # -- task-augmented tool calls and their outcome --------------------------------------------
-
-    ttl_note: str | None = None
-    """Why a requested ttl cannot be sent in this era, if it cannot."""
-
-    @abstractmethod
-    def task_call_params(self, name: str, arguments: JsonObject, ttl_ms: int | None) -> JsonObject:
-        """The params of a `tools/call` that asks the server for a task."""
-
-    @abstractmethod
-    def check_tool(self, tool: ToolInfo) -> None:
-        """Refuse (TaskCallForbidden) a tool that this era says must not become a task."""
-
     def read_tool_call(self, result: JsonObject) -> ToolCallAnswer:
         """The answer to a task-augmented `tools/call`: a task (wrapped in `task` as in
         2025-11-25, or flat with `resultType: "task"` as in 2026-07-28: either is read in
@@ -113,13 +89,9 @@ class Era(ABC):
             return ToolCallAnswer(Task.from_result(result, method="tools/call"), None)
         return ToolCallAnswer(None, result)
 
-    result_method: str | None = None
-    """The request that fetches a finished task's outcome, None when the task carries it."""
-
     def inline_outcome(self, task: Task) -> TaskOutcome:
         """How a finished task ended, read from the task itself (its `result` or `error`)."""
-        extra = task.extra
-        result, error = extra.get("result"), extra.get("error")
+        result, error = task.extra.get("result"), task.extra.get("error")
         return TaskOutcome(
             task.taskId,
             task.status,
@@ -127,47 +99,25 @@ class Era(ABC):
             error if isinstance(error, dict) else None,
         )
 
-    handle_generation: str
-    """The generation of this era's task handles in the official tasks library (ext-tasks)."""
 
-    join_refusal: str | None = None
-    """Why an existing session cannot be joined in this era, None when it can."""
-
-    def push_request(self, task_ids: list[str]) -> tuple[str, JsonObject] | None:
-        """The request after which the server pushes status changes of `task_ids`, None when
-        they arrive unasked on the session's own stream (2025-11-25)."""
-        return None
-
-
-class LegacyEra(Era):
-    """MCP 2025-11-25: initialize, sessions, tasks in the core protocol, `tasks/list`.
-
-    Also stands for the versions before tasks existed (2024-11-05 to 2025-06-18), which the
-    handshake may negotiate: the server is reachable but offers no tasks.
-    """
+class LegacyEra(_Shared):
+    """MCP 2025-11-25: initialize, sessions, tasks in the core protocol, `tasks/list`; also
+    the versions before tasks existed, which the handshake may negotiate (then no tasks)."""
 
     name = LEGACY_ERA
     handle_generation = "v1"
-
-    def stamp(self, method: str, params: JsonObject | None) -> Stamped:
-        return params, None  # as they are: the session carries the version
-
-    def task_support(self, capabilities: JsonObject) -> TaskSupport:
-        """`capabilities.tasks` and its sub-capabilities (none before 2025-11-25)."""
-        if self.version != LEGACY_VERSION:
-            return TaskSupport(tasks=False, list=False, cancel=False, tool_calls=False)
-        return TaskSupport.from_legacy_capabilities(capabilities)
-
+    """The generation of this era's task handles in the official tasks library (ext-tasks)."""
     by_design: Mapping[Operation, str] = {
         "update": (
             "this server speaks MCP 2025-11-25, where a task asks for input with requests of "
             "its own (elicitation/create), answered by JSON-RPC responses, not tasks/update"
         )
     }
-
     asks_by_request = True
-    """A task asks with requests of its own, caught on a `tasks/result` stream (the spec's
-    way: the server sends them there), answered with JSON-RPC responses."""
+    result_method = "tasks/result"
+
+    def stamp(self, method: str, params: JsonObject | None) -> Stamped:
+        return params, None  # as they are: the session carries the version
 
     def task_call_params(self, name: str, arguments: JsonObject, ttl_ms: int | None) -> JsonObject:
         """`params.task` asks for a task, with the requested ttl (else the server's)."""
@@ -184,17 +134,29 @@ class LegacyEra(Era):
             f"(its execution.taskSupport: {said}); nothing was sent"
         )
 
-    result_method = "tasks/result"
-    """Once the task is terminal (it would block before): the tool's CallToolResult, or the
-    JSON-RPC error the task's request ended in."""
+    def push_request(self, task_ids: list[str]) -> tuple[str, JsonObject] | None:
+        """The request after which the server pushes status changes of `task_ids`, None when
+        they arrive unasked on the session's own stream (2025-11-25)."""
+        return None
 
 
-class ModernEra(Era):
+class ModernEra(_Shared):
     """MCP 2026-07-28 with the `io.modelcontextprotocol/tasks` extension: stateless requests
     that carry their version and capabilities in `_meta`; no sessions and no `tasks/list`."""
 
     name = MODERN_ERA
     handle_generation = "v2"
+    by_design: Mapping[Operation, str] = {
+        "list": (
+            "this server speaks MCP 2026-07-28, where tasks have no list (there is no "
+            f"tasks/list); {GIVE_IDS}"
+        )
+    }
+    join_refusal = (
+        "--session-id applies to 2025-11-25 servers; this one speaks 2026-07-28, "
+        "which has no sessions"
+    )
+    ttl_note = "2026-07-28 has no way to ask for a ttl (the server decides): --ttl was not sent"
 
     def stamp(self, method: str, params: JsonObject | None) -> Stamped:
         """With the modern `_meta`, and the HTTP headers that mirror the body."""
@@ -207,23 +169,6 @@ class ModernEra(Era):
             headers["Mcp-Name"] = encode_header_value(name)
         return stamped, headers
 
-    def task_support(self, capabilities: JsonObject) -> TaskSupport:
-        return TaskSupport.from_modern_capabilities(capabilities)
-
-    by_design: Mapping[Operation, str] = {
-        "list": (
-            "this server speaks MCP 2026-07-28, where tasks have no list (there is no "
-            f"tasks/list); {GIVE_IDS}"
-        )
-    }
-
-    join_refusal = (
-        "--session-id applies to 2025-11-25 servers; this one speaks 2026-07-28, "
-        "which has no sessions"
-    )
-
-    ttl_note = "2026-07-28 has no way to ask for a ttl (the server decides): --ttl was not sent"
-
     def task_call_params(self, name: str, arguments: JsonObject, ttl_ms: int | None) -> JsonObject:
         """A plain call: declaring the extension (in `_meta`) is the whole request for a task;
         the server decides per call whether to make one, and its ttl."""
@@ -234,3 +179,8 @@ class ModernEra(Era):
 
     def push_request(self, task_ids: list[str]) -> tuple[str, JsonObject] | None:
         return "subscriptions/listen", {"notifications": {"taskIds": list(task_ids)}}
+
+
+Era = LegacyEra | ModernEra
+"""How one protocol era speaks to a server, after the handshake chose it."""
+LEGACY, MODERN = LegacyEra(), ModernEra()

@@ -1,18 +1,13 @@
-"""The client's exchange of JSON-RPC messages with a transport, and its one retry loop.
+"""The client's exchange of JSON-RPC messages with a transport: fresh ids, the one retry
+loop (`RetryPolicy`: bounded in count and in time, exponential backoff with jitter, the
+server's `Retry-After` honoured), and the round trips of task requests (`RoundTrips`), which
+a bulk cancel reads to decide whether overlapping pays.
 
-`Exchange` sends each request with a fresh id, retrying transient failures under a
-`RetryPolicy`: bounded in count and in time, exponential backoff with jitter, and the
-server's `Retry-After` honoured. It measures the round trips of task requests
-(`RoundTrips`), which a bulk cancel reads to decide whether overlapping pays.
-
-Which failures a request may be retried on depends on what a repeat would do: an idempotent
-request (`tasks/get`, `tasks/list`, `server/discover`, `initialize`) on any `TransientError`;
-anything else (`tasks/cancel`) only when it provably never reached the server or the server
-said it did not act (`NotDelivered`, `ServerBusy`). An `AnswerLost` on such a request is the
-caller's to resolve (the cancel run asks `tasks/get`). No request is sent again after an HTTP
-timeout (`HttpTimeout`): --timeout bounds the wait for an answer, and a server that held a
-request that long would most likely hold its repeat as long (a hung server fails in about
---timeout, not five times that).
+A request is retried only where a repeat does no harm: an idempotent one (`IDEMPOTENT`) on
+any `TransientError`; any other (`tasks/cancel`) only when it provably never reached the
+server or the server said it did not act (`NotDelivered`, `ServerBusy`): an `AnswerLost` is
+then the caller's to resolve. Nothing is sent again after an HTTP timeout (`HttpTimeout`): a
+server that held a request for --timeout would most likely hold its repeat as long.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ and the era object that the client speaks from then on.
 
 from __future__ import annotations
 
-from mcptask.client.eras import Era, LegacyEra, ModernEra
+from mcptask.client.eras import LEGACY, MODERN, Era
 from mcptask.client.error_codes import result_of
 from mcptask.client.exchange import Exchange
 from mcptask.errors import (
@@ -20,7 +20,13 @@ from mcptask.errors import (
     UnsupportedError,
     UnsupportedVersionError,
 )
-from mcptask.protocol.handshake import CLIENT_INFO, LEGACY_VERSION, MODERN_VERSION, ServerInfo
+from mcptask.protocol.handshake import (
+    CLIENT_INFO,
+    LEGACY_VERSION,
+    MODERN_VERSION,
+    ServerInfo,
+    TaskSupport,
+)
 from mcptask.protocol.jsonrpc import MODERN_ERROR_CODES
 
 # Versions released before tasks existed: a server that negotiates one of them is reachable
@@ -47,9 +53,8 @@ def negotiate(wire: Exchange, *, protocol: str, prefer_legacy: bool) -> Negotiat
     if protocol == LEGACY_VERSION:
         return initialize(wire)
     fallback = protocol == "auto"
-    era = ModernEra(MODERN_VERSION)
     wire.transport.protocol_version = MODERN_VERSION
-    params, headers = era.stamp("server/discover", None)
+    params, headers = MODERN.stamp("server/discover", None)
     stdio = wire.transport.kind == "stdio"
     probe = min(DISCOVER_PROBE_SECONDS, wire.transport.timeout) if stdio else None
 
@@ -101,12 +106,12 @@ def negotiate(wire: Exchange, *, protocol: str, prefer_legacy: bool) -> Negotiat
         result,
         info,
         protocol_version=MODERN_VERSION,
-        era=era.name,
+        era=MODERN.name,
         capabilities=capabilities,
-        task_support=era.task_support(capabilities),
+        task_support=TaskSupport.from_modern_capabilities(capabilities),
         supported_versions=supported,
     )
-    return server, era
+    return server, MODERN
 
 
 def initialize(wire: Exchange) -> Negotiated:
@@ -130,7 +135,6 @@ def initialize(wire: Exchange) -> Negotiated:
     capabilities = result.get("capabilities")
     if not isinstance(capabilities, dict):
         raise ProtocolViolation("the server's initialize result has no capabilities object")
-    era = LegacyEra(version)
     wire.transport.protocol_version = version
     try:
         wire.notify("notifications/initialized")
@@ -142,11 +146,15 @@ def initialize(wire: Exchange) -> Negotiated:
         result,
         result.get("serverInfo"),
         protocol_version=version,
-        era=era.name,
+        era=LEGACY.name,
         capabilities=capabilities,
-        task_support=era.task_support(capabilities),
+        task_support=(
+            TaskSupport.from_legacy_capabilities(capabilities)
+            if version == LEGACY_VERSION
+            else TaskSupport(tasks=False, list=False, cancel=False, tool_calls=False)
+        ),
     )
-    return server, era
+    return server, LEGACY
 
 
 def survey(wire: Exchange, primary: ServerInfo) -> tuple[list[ServerInfo], list[str]]:

@@ -46,9 +46,8 @@ SessionChange = Callable[[str | None, str], None]
 
 
 class McpClient(Exchange):
-    """One connection to one MCP server, over any transport, in the era negotiated with it:
-    the exchange of messages (ids, retries) is `Exchange`'s, the session, the capability
-    gate and the typed task calls are this class's."""
+    """One connection to one MCP server, in the era negotiated with it: the session, the
+    capability gate and the typed task calls (ids and retries are `Exchange`'s)."""
 
     def __init__(
         self,
@@ -73,10 +72,8 @@ class McpClient(Exchange):
         self._on_session_change = on_session_change
         self.record = record
         """The record of known tasks: hears every task met and every task found gone."""
-        self.server: ServerInfo
-        """The server met in the handshake (`connect` sets it)."""
+        self.server: ServerInfo  # set by connect, with the era
         self.era: Era
-        """The protocol era negotiated with the server (`connect` sets it)."""
         self._joined_session: str | None = None
         self.kept_session: str | None = None
         """The session this process keeps open for the tasks it started (no DELETE)."""
@@ -86,21 +83,16 @@ class McpClient(Exchange):
         """Two threads that meet the same ended session renew it once (a bulk cancel's
         overlapped confirmations share the client)."""
 
-    # -- connection -----------------------------------------------------------------------------
-
     def connect(
         self,
         *,
         join_session: str | None = None,
         task_sessions: Mapping[str, str] | None = None,
     ) -> ServerInfo:
-        """Perform the handshake; with `join_session`, then move into that existing session.
-
-        The capabilities are learned in a short session of our own (which we end again),
-        because joining a session skips its initialize. `task_sessions` maps task ids to the
-        session that owns each: requests about such a task go in its session, as a joined
-        session's would (2025-11-25 over HTTP; ignored where there are no sessions).
-        """
+        """Perform the handshake; with `join_session`, then move into that existing session
+        (the capabilities are learned in a short session of our own, ended again).
+        `task_sessions` maps task ids to the session that owns each, where requests about
+        that task then go (2025-11-25 over HTTP; ignored where there are no sessions)."""
         routed = dict(task_sessions or {})
         needs_session = join_session is not None or bool(routed) or self.keep_session
         self.server, self.era = negotiate(
@@ -109,7 +101,6 @@ class McpClient(Exchange):
         if join_session is not None:
             if self.era.join_refusal is not None:
                 raise UsageError(self.era.join_refusal)
-            # The capabilities were learned in a short session of our own: end it first.
             self.transport.end_session()
             self.transport.join_session(join_session)
             self._joined_session = join_session
@@ -119,15 +110,14 @@ class McpClient(Exchange):
             self._task_sessions = routed
         if join_session is not None or self._task_sessions:
             # The session's owner numbers its requests 1, 2, 3... too, and servers match
-            # answers by id within a session: ids of our own keep both sides' answers apart.
-            # (os.urandom, not secrets: the id is no secret, and secrets imports some 6 ms
-            # of hashing and encoding modules into every command.)
+            # answers by id within a session. (os.urandom: the id is no secret, and
+            # `secrets` costs every command some 6 ms of imports.)
             self._id_prefix = f"mcptask-{os.urandom(4).hex()}-"
         return self.server
 
     def survey(self) -> tuple[list[ServerInfo], list[str]]:
-        """What the server offers in the other era it speaks, if any, and problems met
-        asking (connect reports both eras: auto mode uses either, as the command needs)."""
+        """What the server offers in the other era it speaks (auto mode only), and problems
+        met asking."""
         if self.protocol != "auto":
             return [], []
         return survey(self, self.server)
@@ -154,22 +144,17 @@ class McpClient(Exchange):
         """The session that owns `task_id` and outlives this process, if any."""
         return self._task_sessions.get(task_id) or self._joined_session or self.kept_session
 
-    # -- the capability gate --------------------------------------------------------------------
-
     def require(self, operation: Operation) -> None:
-        """Stop before sending anything when the server did not offer `operation`."""
-        server = self.server
-        support = server.task_support
+        """The capability gate: stop before sending anything when the server did not offer
+        `operation`."""
+        support = self.server.task_support
         if not support.tasks:
             raise UnsupportedError(
-                f"the server offers no tasks (protocol {server.protocol_version}, "
+                f"the server offers no tasks (protocol {self.server.protocol_version}, "
                 "no tasks capability)"
             )
-        if operation == "get" or getattr(support, operation):
-            return
-        raise self.era.missing(operation, support)
-
-    # -- task calls -----------------------------------------------------------------------------
+        if operation != "get" and not getattr(support, operation):
+            raise self.era.missing(operation, support)
 
     def get_task(self, task_id: str) -> Task:
         """`tasks/get` for one task; raises TaskNotFound for an unknown, expired or hidden one."""
@@ -193,11 +178,8 @@ class McpClient(Exchange):
             yield tasks
 
     def cancel_task(self, task_id: str) -> Task | None:
-        """`tasks/cancel` for one task: the task it answered with, or None (acknowledged only).
-
-        Raises CancelRefused for invalid params (the task had finished, or is unknown: only
-        `tasks/get` tells which), RpcError for any other error answer.
-        """
+        """`tasks/cancel` for one task: the task it answered with, or None (acknowledged
+        only). Raises CancelRefused when refused (finished or unknown: `tasks/get` tells)."""
         self.require("cancel")
         result = self.call("tasks/cancel", {"taskId": task_id})
         task = self.era.read_cancel(result)
@@ -266,8 +248,6 @@ class McpClient(Exchange):
         else:
             self._asked.of(task_id).answer(responses)
 
-    # -- tools ----------------------------------------------------------------------------------
-
     def iter_tools(self) -> Iterator[ToolInfo]:
         for tools, _, _ in self._pages("tools/list", ToolInfo.from_wire):
             yield from tools
@@ -324,8 +304,6 @@ class McpClient(Exchange):
             self.record.seen(task, via=via, session_id=session_id, tool=tool)
         return task
 
-    # -- JSON-RPC -------------------------------------------------------------------------------
-
     def call(self, method: str, params: JsonObject | None = None) -> JsonObject:
         """Send a request and return its result (in the task's session, when it is known);
         a lost session is re-initialized once."""
@@ -365,8 +343,7 @@ class McpClient(Exchange):
 
     def _call_routed(self, task_id: str, method: str, params: JsonObject | None) -> JsonObject:
         """Send in the task's own session; when that session has ended, the task is gone
-        unless our own session sees it too (a server that does not scope tasks to sessions).
-        """
+        unless our own session sees it too (a server that does not scope tasks to sessions)."""
         session = self._task_sessions[task_id]
         try:
             return self._call_once(method, params, session=session)
