@@ -46,12 +46,9 @@ class _Awaiting:
 class CancelRun:
     """One bulk cancel: sequential `tasks/cancel`, each confirmed by `tasks/get` at once
     (`Confirmations`, maybe on a thread of its own); tasks still settling are then polled
-    until they settle or `wait_timeout` runs out.
-
-    `on_result` hears each final result once, in the targets' order; `on_progress` hears each
-    cancel request. `stop` is polled between requests: the request in flight completes, and
-    nothing more is sent.
-    """
+    until they settle or `wait_timeout` runs out. `on_result` hears each final result once,
+    in the targets' order; `on_progress` hears each cancel request. `stop` is polled between
+    requests: the request in flight completes, and nothing more is sent."""
 
     client: McpClient
     wait: bool = True
@@ -95,9 +92,11 @@ class CancelRun:
         report.interrupted = report.interrupted or self.stop()
         for awaiting in list(self._awaiting.values()):
             self._finish_from(awaiting, awaiting.last_seen)
+        why = ": interrupted" if report.interrupted else ": the run stopped on an error"
+        skipped = "not attempted" + (why if report.interrupted or report.fatal else "")
         for target in ordered:
             if target.task_id not in self._results:
-                self._finish(target, Outcome.SKIPPED, None, _skip_reason(report))
+                self._finish(target, Outcome.SKIPPED, None, skipped)
         report.results = [self._results[target.task_id] for target in ordered]
         return report
 
@@ -173,7 +172,7 @@ class CancelRun:
             self._cancel_one(target, resends=resends - 1)
 
     def _after_accepted_cancel(self, target: Target, answer: Task | None) -> None:
-        """`answer` is the task the cancel answered with, or None for an acknowledgement."""
+        """`answer`: the task the cancel answered with, or None (an acknowledgement)."""
         status, message = (answer.status, answer.statusMessage) if answer else (None, None)
         if status is not None and is_terminal(status) and status != CANCELLED:
             # Some servers "succeed" on a finished task and leave it as it was.
@@ -300,11 +299,3 @@ not acted on (a UsageError here is a header httpx refused to send)."""
 
 _REFUSED = (AuthError, UnsupportedError, EndpointNotFound, SessionGone)
 """Answers that refuse the request: the server did not act on it."""
-
-
-def _skip_reason(report: CancelReport) -> str:
-    if report.interrupted:
-        return "not attempted: interrupted"
-    if report.fatal is not None:
-        return "not attempted: the run stopped on an error"
-    return "not attempted"

@@ -1,7 +1,6 @@
-"""Polling: how long to wait between polls (`poll_delay`), the one poll loop of cancel, result
-and watch (`PollLoop`), watch rounds read from `tasks/list` pages (`PagePolling`), where one
-page answers for fifty tasks what fifty `tasks/get` would, and `result`'s wait for one task to
-settle before its outcome is read (`fetch_result`)."""
+"""Polling: the wait between polls (`poll_delay`), the one poll loop of cancel, result and
+watch (`PollLoop`), watch rounds read from `tasks/list` pages where one page answers for fifty
+tasks (`PagePolling`), and `result`'s wait for one task (`fetch_result`)."""
 
 from __future__ import annotations
 
@@ -40,8 +39,7 @@ class PollLoop:
     answer (a task, or the server's `RpcError`) to `observe`, which decides what stays pending;
     a task that `known` gives for the round (watch: from the pages) is asked for only if it is
     terminal (the final state reported is the one `tasks/get` gives). Between rounds it waits
-    `delay()`; `wait` may return early (a status push).
-    """
+    `delay()`; `wait` may return early (a status push)."""
 
     fetch: Callable[[str], Task]
     pending: Callable[[], list[str]]
@@ -94,8 +92,7 @@ def follow_task(
     stop: Callable[[], bool] = lambda: False,
 ) -> Task:
     """`tasks/get` one task, from `first`, until `settled`, `deadline` (a `time.monotonic`
-    value) or `stop`; the task as last seen. An error answer is raised (TaskNotFound: the
-    server no longer knows it)."""
+    value) or `stop`; the task as last seen. An error answer is raised."""
     seen = [first]
 
     def observe(_: str, answer: Task | RpcError) -> None:
@@ -112,15 +109,6 @@ def follow_task(
         stop=stop,
     ).run(deadline=deadline)
     return seen[-1]
-
-
-@dataclass(frozen=True)
-class PageRound:
-    """What one round read from the pages: the pending tasks they showed, by id, and with
-    `keep`, every page's tasks it chose, in order (for the watch's re-list)."""
-
-    found: dict[str, Task]
-    listed: list[Task] | None
 
 
 class PagePolling:
@@ -149,12 +137,15 @@ class PagePolling:
         pages, found, asked = self._last
         return pages + (asked - found) < asked
 
-    def round(self, pending: list[str], keep: Callable[[Task], bool] | None) -> PageRound | None:
-        """Read the pages for `pending`, or None when this round should ask `tasks/get` for
-        each (pages not worth it, stopped, or the list failed: then never again). With
-        `keep`, every page is read and the tasks it chooses are kept (`listed`)."""
+    def round(
+        self, pending: list[str], keep: Callable[[Task], bool] | None
+    ) -> tuple[dict[str, Task], list[Task] | None]:
+        """The pending tasks the pages show, by id, and with `keep`, every page's tasks it
+        chooses, in order (for the watch's re-list). Nothing when this round should ask
+        `tasks/get` for each (pages not worth it, stopped, or the list failed: then never
+        again)."""
         if not self.worthwhile(len(pending)):
-            return None
+            return {}, None
         wanted = set(pending)
         found: dict[str, Task] = {}
         listed: list[Task] = []
@@ -166,15 +157,15 @@ class PagePolling:
                 if keep is not None:
                     listed.extend(filter(keep, page))
                 if self._stop():
-                    return None
+                    return {}, None
                 if keep is None and (len(found) == len(wanted) or pages >= len(wanted)):
                     break  # all found, or reading on would cost more than the gets
         except (RpcError, UnsupportedError, ProtocolViolation):
             # A list that fails is no reason to fail a watch that tasks/get can carry on.
             self.available = False
-            return None
+            return {}, None
         self._last = (pages, len(found), len(wanted))
-        return PageRound(found, listed if keep is not None else None)
+        return found, listed if keep is not None else None
 
 
 DEFAULT_WAIT_SECONDS = 30.0
@@ -206,13 +197,14 @@ def fetch_result(
     outcome; a task that waits for input is not waited for (only an answer moves it on).
     TaskNotFound propagates: there is no result of a task the server does not know."""
     first = client.get_task(task_id)
-    deadline = time.monotonic() + wait_timeout
-    latest = follow_task(client, first, _settled, deadline=deadline, wait=sleep, stop=stop)
+    latest = follow_task(
+        client,
+        first,
+        lambda task: is_terminal(task.status) or task.status == INPUT_REQUIRED,
+        deadline=time.monotonic() + wait_timeout,
+        wait=sleep,
+        stop=stop,
+    )
     if not is_terminal(latest.status):
         return ResultReport(latest, None, interrupted=stop())
     return ResultReport(latest, client.task_outcome(latest))
-
-
-def _settled(task: Task) -> bool:
-    """Nothing more to wait for: the task ended, or it waits for an answer."""
-    return is_terminal(task.status) or task.status == INPUT_REQUIRED

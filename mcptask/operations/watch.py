@@ -176,9 +176,8 @@ class Watch:
         """The pending tasks this round's pages show, where reading them is cheaper (and,
         when a re-list is due, the tasks it would look at)."""
         keep = self._keeps_listed if self._relist_due() else None
-        page = self._pages.round(pending, keep)
-        self._round_listing = page.listed if page is not None else None
-        return page.found if page is not None else {}
+        found, self._round_listing = self._pages.round(pending, keep)
+        return found
 
     def saw(self, task: Task) -> None:
         """A watched task as read elsewhere (the tasks/get that reads what it asks): taken
