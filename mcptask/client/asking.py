@@ -1,10 +1,8 @@
-"""What a 2025-11-25 task asks: the server asks with requests of its own (`elicitation/create`,
-tagged with the task in `_meta["io.modelcontextprotocol/related-task"]`), sent on the stream
-of a `tasks/result` call (what the spec says a client calls on `input_required`) or on another
-stream the client listens to (the session's GET stream). `AskedTasks` routes each such request
-to its task's `HeldQuestions`, which can hold a `tasks/result` call open in a thread of its
-own, keeps the requests until answered, and sends the answers as JSON-RPC responses (same id)
-in the session they came in."""
+"""What a 2025-11-25 task asks: requests of the server's own (`elicitation/create`, tagged
+with the task in `_meta[RELATED_TASK]`), sent on the stream of a `tasks/result` call or on
+another stream the client listens to. `AskedTasks` routes each to its task's `HeldQuestions`,
+which holds a `tasks/result` call open on a thread, keeps the requests until answered, and
+answers them as JSON-RPC responses in the session they came in."""
 
 from __future__ import annotations
 
@@ -35,7 +33,6 @@ class AskedTasks:
         transport.set_request_handler(self._route)
 
     def of(self, task_id: str) -> HeldQuestions:
-        """The task's questions (none yet when it has asked nothing)."""
         with self._lock:
             return self._tasks.setdefault(task_id, HeldQuestions(task_id))
 
@@ -96,8 +93,7 @@ class HeldQuestions:
             self._cond.notify_all()
 
     def caught(self, message: JsonObject, reply: Reply) -> bool:
-        """A request of the server's about this task, kept until answered (False: refused,
-        the task already has MAX_OPEN_QUESTIONS open, or was sent this one as often)."""
+        """Keep a request about this task until answered (False: refused, too many)."""
         params = message.get("params")
         params = dict(params) if isinstance(params, dict) else {}
         params.pop("_meta", None)
@@ -129,13 +125,12 @@ class HeldQuestions:
             return self.unanswered()
 
     def unanswered(self) -> list[InputRequest]:
-        """The requests caught and not answered yet, in the order they came."""
         with self._cond:
             return [request for request, _ in self._open.values()]
 
     def answer(self, responses: JsonObject) -> None:
-        """Send each response (by key) as the result of the request it answers (of each
-        time it was sent)."""
+        """Send each response (by key) as the result of the request it answers, each time
+        it was sent."""
         for key, result in responses.items():
             with self._cond:
                 _, sent = self._open.pop(key)

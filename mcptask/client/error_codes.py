@@ -1,11 +1,7 @@
-"""The one place JSON-RPC error codes are interpreted: an answer read into its result, or the
-error it carries as the right mcptask error for the method it answers.
-
-Messages are never parsed for meaning; the code and the method decide. Invalid params
-(-32602) means a different thing per method: on `tasks/get` and `tasks/result` the task is
-unknown, expired or not visible (`TaskNotFound`), on `tasks/cancel` the server refused
-(`CancelRefused`: the task had finished, or is unknown; only `tasks/get` tells which).
-"""
+"""The one place JSON-RPC error codes are interpreted, by code and method (never by message).
+Invalid params (-32602) means a task unknown, expired or not visible on `tasks/get` and
+`tasks/result` (`TaskNotFound`), a refusal on `tasks/cancel` (`CancelRefused`: finished or
+unknown; only `tasks/get` tells which)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
 """Choose the protocol era with a server: `server/discover` (2026-07-28), `initialize`
-(2025-11-25), or discover with a fallback to initialize (`--protocol auto`).
-
-Negotiation is the one place that compares version strings; it returns the server's identity
-and the era object that the client speaks from then on.
-"""
+(2025-11-25), or discover with a fallback to initialize (`--protocol auto`). The one place
+that compares version strings."""
 
 from __future__ import annotations
 
@@ -44,12 +41,9 @@ Negotiated = tuple[ServerInfo, Era]
 
 
 def negotiate(wire: Exchange, *, protocol: str, prefer_legacy: bool) -> Negotiated:
-    """Perform the handshake that `protocol` asks for: `initialize` for 2025-11-25, else
-    `server/discover`, where in auto mode a legacy server's answer leads to `initialize`.
-
-    `prefer_legacy`: the command needs what only 2025-11-25 has (a list, a session to join),
-    so a dual-era server is spoken to in that era.
-    """
+    """The handshake `protocol` asks for: `initialize` for 2025-11-25, else `server/discover`,
+    where in auto mode a legacy server's answer leads to `initialize`. `prefer_legacy`: the
+    command needs a list or a session, so a dual-era server is spoken to in 2025-11-25."""
     if protocol == LEGACY_VERSION:
         return initialize(wire)
     fallback = protocol == "auto"
@@ -158,13 +152,9 @@ def initialize(wire: Exchange) -> Negotiated:
 
 
 def survey(wire: Exchange, primary: ServerInfo) -> tuple[list[ServerInfo], list[str]]:
-    """What a dual-era server offers in 2025-11-25 when 2026-07-28 was negotiated, and any
-    problem met while asking.
-
-    Commands that need a list or a session switch such a server to 2025-11-25, so `connect`
-    reports that era too. Its short session is ended again; the transport is left as the
-    primary negotiation set it.
-    """
+    """What a dual-era server offers in 2025-11-25 when 2026-07-28 was negotiated (commands
+    that need a list or a session use it), and any problem met asking. The transport is
+    left as the primary negotiation set it."""
     listed = primary.supported_versions
     if primary.protocol_version != MODERN_VERSION or LEGACY_VERSION not in listed:
         return [], []

@@ -1,10 +1,7 @@
 """Confirming accepted cancels with `tasks/get`: the piece a cancel run plugs in beside its
-cancels, which stay on the caller's thread, one after the other. Over a slow link one worker
-thread sends the confirmations, in the order asked, while the next cancels go out (a bulk
-cancel then costs one round trip per task, not two); its answers are applied back on the
-caller's thread (`settled`). Once `stopped()` says so, or the run ends, the worker sends
-nothing more: its tasks end with what their cancel's answer said.
-"""
+cancels. Over a slow link one worker thread sends the confirmations, in order, while the next
+cancels go out (one round trip per task, not two); its answers are applied back on the
+caller's thread (`settled`). Once stopped, the worker sends nothing more."""
 
 from __future__ import annotations
 
@@ -44,9 +41,8 @@ class _Confirmation:
 
 
 class Confirmations:
-    """`tasks/get` for accepted cancels, sent at once or by the worker: `overlap` says which;
-    None: the worker where the transport carries two requests at once (HTTP, not stdio) and
-    the server is far enough away for it to pay."""
+    """`tasks/get` for accepted cancels, sent at once or by the worker (`overlap`; None: where
+    the transport carries two requests at once and the server is far enough for it to pay)."""
 
     def __init__(
         self,
@@ -58,8 +54,7 @@ class Confirmations:
         self._client = client
         self._overlap = overlap
         self._stopped = stopped
-        self._pending: deque[_Confirmation] = deque()
-        """The worker's confirmations not yet applied, in the order asked (and answered)."""
+        self._pending: deque[_Confirmation] = deque()  # not yet applied, in order
         self._queue: queue.SimpleQueue[_Confirmation | None] = queue.SimpleQueue()
         self._closing = False
         self._worker: threading.Thread | None = None
@@ -77,7 +72,7 @@ class Confirmations:
     def ask(self, task_id: str, *, last: bool = False) -> Task | RpcError | None:
         """Confirm one accepted cancel: at once, returning the answer; or, where overlapping
         pays and a cancel follows (not `last`), on the worker, returning None (`settled` gives
-        the answer). Any failure but the server's error answer is raised (from `settled`)."""
+        the answer)."""
         if last or not self._overlapping():
             try:
                 return self._client.get_task(task_id)
@@ -95,9 +90,8 @@ class Confirmations:
     def settled(
         self, *, wait: bool, count: int | None = None
     ) -> Iterator[tuple[str, Task | RpcError]]:
-        """The worker's answers that are in, in the order asked; with `wait`, all of them (or
-        the first `count`), waiting for each. A confirmation that was never sent yields
-        nothing; one that failed raises its failure (the rest stay)."""
+        """The worker's answers that are in, in order; with `wait`, all (or `count`), waiting
+        for each. One never sent yields nothing; one that failed raises (the rest stay)."""
         taken = 0
         while self._pending and (count is None or taken < count):
             confirmation = self._pending[0]
@@ -112,8 +106,8 @@ class Confirmations:
                 yield confirmation.task_id, confirmation.answer
 
     def close(self, *, wait: bool) -> None:
-        """Send nothing more; with `wait`, let the get in flight finish first. The
-        confirmations left unanswered stay until `abandon` drops them."""
+        """Send nothing more; with `wait`, let the get in flight finish first (the ones left
+        stay until `abandon`)."""
         self._closing = True
         if self._worker is not None:
             self._queue.put(None)

@@ -1,12 +1,7 @@
 """Task handles as the official tasks library saves them (`@modelcontextprotocol/ext-tasks`,
-`SerializedTaskReference`: `{endpointId, generation, taskId, originalOperation}`): recorded
-tasks written out in that form, and such handles taken into the record.
-
-An endpoint id is `NAMESPACE:v1:sha256:HEX`, the digest of a descriptor the host chose
-(`createTaskSessionEndpointId`). Another host's cannot be traced back to a server, so the
-user names the server the handles belong to; a handle is taken in only once `tasks/get`
-shows the server knows its task.
-"""
+`SerializedTaskReference`), written out from the record and taken into it. An endpoint id
+(`NAMESPACE:v1:sha256:HEX`) cannot be traced back to a server, so the user names the server;
+a handle is taken in only once `tasks/get` shows the server knows its task."""
 
 from __future__ import annotations
 
@@ -39,8 +34,7 @@ def endpoint_id(url: str | None, command: str | None) -> str:
 
 
 def export_handles(client: McpClient, task_ids: list[str], endpoint: str) -> list[JsonObject]:
-    """The recorded tasks of one server as serialized task references (of the generation
-    of the era the client speaks)."""
+    """The recorded tasks of one server as serialized task references."""
     generation = client.era.handle_generation
     return [
         {

@@ -112,24 +112,21 @@ def follow_task(
 
 
 class PagePolling:
-    """Decides, round by round, whether the pages are worth reading, and reads them. The
-    measure is requests: the pages, plus a get per pending task they did not show, against a
-    get per pending task. The last listing's figures decide; before any, the pages are tried,
-    and a listing stops once it has cost as many requests as the gets would have."""
+    """Decides, round by round, whether the pages are worth reading (in requests: the pages
+    plus a get per pending task they do not show, against a get per pending task, by the last
+    listing's figures), and reads them."""
 
     def __init__(self, client: McpClient, *, stop: Callable[[], bool]) -> None:
         self._client = client
         self._stop = stop
         self.available = client.server.task_support.list  # False once a listing failed
-        self._last: tuple[int, int, int] | None = None
-        """The last listing: (pages read, pending tasks found, pending tasks asked for)."""
+        self._last: tuple[int, int, int] | None = None  # (pages, found, asked for)
 
     def noted(self, pages: int, found: int, asked: int) -> None:
         """A whole listing made elsewhere (the watch's re-list): its figures decide too."""
         self._last = (pages, found, asked)
 
     def worthwhile(self, pending: int) -> bool:
-        """True when reading the pages should cost fewer requests than `pending` gets."""
         if not self.available or pending == 0:
             return False
         if self._last is None:
@@ -141,9 +138,8 @@ class PagePolling:
         self, pending: list[str], keep: Callable[[Task], bool] | None
     ) -> tuple[dict[str, Task], list[Task] | None]:
         """The pending tasks the pages show, by id, and with `keep`, every page's tasks it
-        chooses, in order (for the watch's re-list). Nothing when this round should ask
-        `tasks/get` for each (pages not worth it, stopped, or the list failed: then never
-        again)."""
+        chooses (for the watch's re-list); nothing when the pages are not worth it, stopped,
+        or failed (then never again)."""
         if not self.worthwhile(len(pending)):
             return {}, None
         wanted = set(pending)
