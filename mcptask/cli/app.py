@@ -8,7 +8,6 @@ Click command built, only when that command is looked up.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import os
 import signal
@@ -54,9 +53,6 @@ PASS_THROUGH: dict[str, Any] = {
 }
 """reference-server parses its own options and help (argparse): Typer passes them on."""
 
-UNWRAPPED = 100_000
-"""The width completions' help is drawn at: one line each, however long."""
-
 
 BASH_SCRIPT = r"""
 _mcptask_completion() {
@@ -79,21 +75,6 @@ complete -o default -F _mcptask_completion mcptask
 """
 """What `_MCPTASK_COMPLETE=source_bash mcptask` prints (completions/mcptask.bash): Typer's
 script fills `COMPREPLY=( $( … ) )`, which globs and inserts the words unquoted."""
-
-
-@contextlib.contextmanager
-def _help_width(columns: int) -> Iterator[None]:
-    """Typer's Rich output is `columns` wide in this block (Typer reads its width from this
-    module setting). Imported here: only completing for zsh and fish, whose answers carry
-    help, pays for Rich."""
-    from typer import rich_utils
-
-    saved = rich_utils.MAX_WIDTH
-    rich_utils.MAX_WIDTH = columns
-    try:
-        yield
-    finally:
-        rich_utils.MAX_WIDTH = saved
 
 
 def _heading(ctx: Any, title: str) -> str:
@@ -282,15 +263,17 @@ def run(argv: list[str] | None = None) -> int:
     if completing == "source_bash":  # mcptask's own script: Typer's globs the candidates
         sys.stdout.write(BASH_SCRIPT)
         return 0
-    # zsh and fish show each answer's help: on one line, however long (Rich would wrap it).
-    unwrapped = completing in ("complete_zsh", "complete_fish")
+    if completing in ("complete_zsh", "complete_fish"):
+        from typer import rich_utils  # only these completions, whose answers carry help, pay
+
+        # Each answer's help on one line, however long (Typer's Rich output would wrap it).
+        rich_utils.MAX_WIDTH = 100_000
     try:
-        with _help_width(UNWRAPPED) if unwrapped else contextlib.nullcontext():
-            if not args and not completing:
-                # No command: the help, as a usage error (exit 2) that needs no error line.
-                app(args=["--help"], prog_name="mcptask", standalone_mode=False, color=styled)
-                return int(ExitCode.USAGE)
-            result = app(args=args, prog_name="mcptask", standalone_mode=False, color=styled)
+        if not args and not completing:
+            # No command: the help, as a usage error (exit 2) that needs no error line.
+            app(args=["--help"], prog_name="mcptask", standalone_mode=False, color=styled)
+            return int(ExitCode.USAGE)
+        result = app(args=args, prog_name="mcptask", standalone_mode=False, color=styled)
     except McptaskError as exc:
         error(exc.message)
         return int(exc.exit_code)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from mcptask.errors import McptaskError, ProtocolViolation, UsageError
 
 if TYPE_CHECKING:
-    from mcptask.cli.invocation import Invocation, StopSignal
+    from mcptask.cli.invocation import Invocation
     from mcptask.client.session import McpClient
     from mcptask.operations.watch import WatchedTask, WatchOptions, WatchReport
     from mcptask.output.views.watch import WatchView
@@ -63,9 +63,7 @@ def watch_tasks(
             view.gone(refreshed.gone)
             view.unrefreshed(refreshed.errors)
             if not ids:
-                report = WatchReport(
-                    [], interrupted=False, timed_out=False, exit_status=options.exit_status
-                )
+                report = WatchReport([], False, False, options.exit_status)
                 if alone:
                     view.show(report)
                 return report
@@ -94,9 +92,7 @@ def follow(
     stop = invocation.stop
     profile = quote(invocation.common.profile or "")
     answer_with = "mcptask answer" if alone else f"mcptask answer -P {profile}"
-    questions = Questions(
-        client, invocation, view, stop, answer, answer_with, saw=lambda task: watcher.saw(task)
-    )
+    questions = Questions(client, invocation, view, answer, answer_with, lambda t: watcher.saw(t))
     reader_left = False
 
     def round_done() -> None:
@@ -139,11 +135,10 @@ class Questions:
     client: McpClient
     invocation: Invocation
     view: WatchView
-    stop: StopSignal
     answer: bool
-    answer_with: str = "mcptask answer"
+    answer_with: str
     """The command that answers, as named to the user (several servers: with its -P)."""
-    saw: Callable[[Task], None] = lambda task: None
+    saw: Callable[[Task], None]
     """Hears each task read here: the watch takes it as a poll's answer."""
     met: dict[str, frozenset[str]] = field(default_factory=dict)
     """Task id to the requests (`_asked`) met while it has been waiting for input."""
@@ -168,7 +163,7 @@ class Questions:
             if before is not None and asked <= before:
                 continue
             self.met[watched.task_id] = (before or frozenset()) | asked
-            if self.stop.stopped:
+            if self.invocation.stop.stopped:
                 break
             sent |= self._meet_one(watched.task_id)
         return sent
@@ -206,12 +201,12 @@ class Questions:
         with self.view.paused():
             view.questions(task_id, asked, always=True)
             try:
-                with self.stop.prompting():
+                with self.invocation.stop.prompting():
                     responses = ask_on_terminal(view, asked, asked)
             except UsageError as exc:
                 screen.warn(f"{task_id}: {exc.message}; nothing was sent")
                 return False
-            if self.stop.stopped or responses is None:
+            if self.invocation.stop.stopped or responses is None:
                 screen.warn(f"{task_id}: nothing was sent")
                 return False
             self.invocation.hidden.update(answering.secret_texts(asked, responses))
