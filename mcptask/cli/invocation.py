@@ -274,7 +274,7 @@ class Invocation:
 
     def _known_hint(self) -> str:
         try:
-            count = len(self.record.tasks()) if self.record is not None else None
+            count = len(self.record.ids()) if self.record is not None else None
         except StoreFailure:
             count = None
         if count is None:

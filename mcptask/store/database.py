@@ -129,7 +129,6 @@ ON CONFLICT (server, profile, task_id) DO UPDATE SET
 """
 """Binds (server, profile, task_id, status, session_id, ttl_ms, seen at, terminal, via, tool,
 label). Unqualified columns on the right are the row as it was."""
-TASK_COLUMNS = "task_id, status, session_id, ttl_ms, expires_at, first_seen, last_seen, via, tool"
 
 
 def migrate(db: sqlite3.Connection) -> None:

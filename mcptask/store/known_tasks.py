@@ -19,7 +19,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +26,6 @@ from mcptask.errors import StateError, StoreFailure
 from mcptask.store.database import (
     FILE_NAME,
     STORE_ERRORS,
-    TASK_COLUMNS,
     UNEXPIRED,
     UPSERT_TASK,
     open_database,
@@ -59,22 +57,6 @@ nothing while nothing changes, and a list of a million holds no million entries.
 _Row = tuple[object, ...]  # a task's row as UPSERT_TASK binds it
 _State = tuple[str, "str | None", "int | None"]  # (status, session, ttl ms) as last written
 _Listing = tuple[float, set[str]]  # started when, the ids listed but not written again
-
-
-@dataclass(frozen=True)
-class KnownTask:
-    """One recorded task, as mcptask last saw it."""
-
-    task_id: str
-    status: str
-    session_id: str | None
-    ttl_ms: int | None
-    expires_at: float | None
-    first_seen: float
-    last_seen: float
-    via: str
-    """The method that first brought it (tasks/list only while nothing else has met it)."""
-    tool: str | None
 
 
 class KnownTasks:
@@ -120,19 +102,15 @@ class KnownTasks:
         """The record in the state directory the environment names."""
         return cls(state_dir(environ) / FILE_NAME, identity, on_failure=on_failure)
 
-    def tasks(self) -> list[KnownTask]:
-        """Every recorded task, most recently first seen first."""
+    def ids(self) -> list[str]:
+        """Every recorded task id (`--known`), most recently first seen first."""
         where, params = self._where()
         rows = self._read(
-            f"SELECT {TASK_COLUMNS} FROM tasks WHERE {where} AND {UNEXPIRED}"  # noqa: S608
+            f"SELECT task_id FROM tasks WHERE {where} AND {UNEXPIRED}"  # noqa: S608
             " ORDER BY first_seen DESC, task_id",
             (*params, self._now()),
         )
-        return [KnownTask(*row) for row in rows]
-
-    def ids(self) -> list[str]:
-        """Every recorded task id (`--known`), in the order of `tasks`."""
-        return [task.task_id for task in self.tasks()]
+        return [task_id for (task_id,) in rows]
 
     def sessions(self) -> dict[str, str]:
         """Task id → the session that owns it, for the client to rejoin ({} on a failure)."""

@@ -11,9 +11,10 @@ import pytest
 
 from mcptask.store.database import FILE_NAME
 from mcptask.store.identity import ServerIdentity
-from mcptask.store.known_tasks import KnownTask, KnownTasks
+from mcptask.store.known_tasks import KnownTasks
 from tests.cli_process import Result, reference_stdio_command, run_mcptask
 from tests.conftest import StartServer
+from tests.unit.store.support import KnownTask, recorded_tasks
 
 ERAS = {"legacy": "2025-11-25", "modern": "2026-07-28"}
 
@@ -53,7 +54,7 @@ def recorded(state: Path, identity: ServerIdentity) -> dict[str, KnownTask]:
         return {}
     record = KnownTasks(state / FILE_NAME, identity)
     try:
-        return {task.task_id: task for task in record.tasks()}
+        return {task.task_id: task for task in recorded_tasks(record)}
     finally:
         record.close()
 

@@ -15,6 +15,7 @@ from mcptask.store.database import FILE_NAME
 from mcptask.store.identity import ServerIdentity
 from mcptask.store.known_tasks import KnownTasks
 from tests.unit.fake_server import FakeServer
+from tests.unit.store.support import recorded_tasks
 
 
 class GatedFake(FakeServer):
@@ -96,6 +97,6 @@ def test_the_record_takes_sightings_from_two_threads(tmp_path: Path) -> None:
         sys.setswitchinterval(interval)
     record.flush()
     assert failures == []
-    recorded = {task.task_id for task in record.tasks()}
+    recorded = {task.task_id for task in recorded_tasks(record)}
     expected = {f"{p}-{n}" for p in "xy" for n in range(600) if n % 50}
     assert recorded == expected

@@ -3,11 +3,12 @@ sightings the way another command would."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mcptask.protocol.tasks import Task
-from mcptask.store.database import FILE_NAME
+from mcptask.store.database import FILE_NAME, UNEXPIRED
 from mcptask.store.identity import ServerIdentity
 from mcptask.store.known_tasks import KnownTasks
 
@@ -36,6 +37,34 @@ def open_record(
     return KnownTasks(directory / FILE_NAME, identity, now=now or Clock(), **options)
 
 
+@dataclass(frozen=True)
+class KnownTask:
+    """One recorded task, as mcptask last saw it."""
+
+    task_id: str
+    status: str
+    session_id: str | None
+    ttl_ms: int | None
+    expires_at: float | None
+    first_seen: float
+    last_seen: float
+    via: str
+    """The method that first brought it (tasks/list only while nothing else has met it)."""
+    tool: str | None
+
+
+def recorded_tasks(record: KnownTasks) -> list[KnownTask]:
+    """Every task `record` holds, in the order of its `ids` (read as `ids` reads)."""
+    where, params = record._where()
+    columns = "task_id, status, session_id, ttl_ms, expires_at, first_seen, last_seen, via, tool"
+    rows = record._read(
+        f"SELECT {columns} FROM tasks WHERE {where} AND {UNEXPIRED}"  # noqa: S608
+        " ORDER BY first_seen DESC, task_id",
+        (*params, record._now()),
+    )
+    return [KnownTask(*row) for row in rows]
+
+
 def task(task_id: str, status: str = "working", ttl: int | None = None) -> Task:
     return Task(taskId=task_id, status=status, ttl=ttl)
 
@@ -56,4 +85,4 @@ def write(
 
 
 def statuses(record: KnownTasks) -> dict[str, str]:
-    return {known.task_id: known.status for known in record.tasks()}
+    return {known.task_id: known.status for known in recorded_tasks(record)}

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from mcptask.store.database import FILE_NAME, MIGRATIONS, complete_task_ids
-from tests.unit.store.support import SERVER, Clock, open_record, statuses
+from tests.unit.store.support import SERVER, Clock, open_record, recorded_tasks, statuses
 
 # The schema of the versions before migrations were kept (`PRAGMA user_version = 1`).
 OLD_SCHEMA = """
@@ -56,7 +56,7 @@ def test_a_file_of_the_previous_schema_is_migrated_without_losing_a_task(tmp_pat
     clock = Clock()
     old_file(tmp_path, clock.now)
     record = open_record(tmp_path, clock)
-    known = {task.task_id: task for task in record.tasks()}
+    known = {task.task_id: task for task in recorded_tasks(record)}
     assert statuses(record) == {
         "started": "completed",  # the page saw it after the row did
         "a": "cancelled",  # the later page wins
@@ -79,10 +79,10 @@ def test_a_file_of_the_previous_schema_is_migrated_without_losing_a_task(tmp_pat
 
 def test_each_migration_runs_once(tmp_path: Path) -> None:
     clock = Clock()
-    open_record(tmp_path, clock).tasks()  # a new file: every migration runs
+    recorded_tasks(open_record(tmp_path, clock))  # a new file: every migration runs
     with sqlite3.connect(tmp_path / FILE_NAME) as db:
         db.execute("CREATE TABLE listed (server, profile, seen_at, page, tasks)")  # not again
-    open_record(tmp_path, clock).tasks()
+    recorded_tasks(open_record(tmp_path, clock))
     with sqlite3.connect(tmp_path / FILE_NAME) as db:
         (runs,) = db.execute("SELECT COUNT(*) FROM _migrations").fetchone()
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}

@@ -24,7 +24,7 @@ from mcptask.store.known_tasks import (
     KnownTasks,
 )
 from mcptask.store.paths import refuse_unless_own, state_dir
-from tests.unit.store.support import OTHER, SERVER, Clock, open_record, task, write
+from tests.unit.store.support import OTHER, SERVER, Clock, open_record, recorded_tasks, task, write
 
 # -- identity and location ---------------------------------------------------------------------
 
@@ -80,16 +80,16 @@ def test_directory_is_0700_and_files_are_0600(tmp_path: Path) -> None:
 
 
 def test_an_existing_file_readable_by_others_is_made_private(tmp_path: Path) -> None:
-    open_record(tmp_path).tasks()
+    recorded_tasks(open_record(tmp_path))
     (tmp_path / FILE_NAME).chmod(0o644)
-    open_record(tmp_path).tasks()
+    recorded_tasks(open_record(tmp_path))
     assert stat.S_IMODE((tmp_path / FILE_NAME).stat().st_mode) == 0o600
 
 
 def test_an_unusable_state_dir_is_a_store_failure(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("not a directory")
     with pytest.raises(StoreFailure, match="cannot use the record"):
-        KnownTasks.open(SERVER, {"MCPTASK_STATE_DIR": str(tmp_path / "file")}).tasks()
+        recorded_tasks(KnownTasks.open(SERVER, {"MCPTASK_STATE_DIR": str(tmp_path / "file")}))
 
 
 OTHER_UID = 54321
@@ -129,25 +129,25 @@ def test_a_record_or_journal_of_another_user_is_refused(tmp_path: Path) -> None:
     # Closed here, not whenever the collector finds it: SQLite's last close deletes the -wal
     # file, which would take the planted journal with it.
     first = open_record(tmp_path)
-    first.tasks()
+    recorded_tasks(first)
     first.close()
     record, journal = tmp_path / FILE_NAME, tmp_path / (FILE_NAME + "-wal")
     journal.touch()
     for planted in (journal, record):
         os.chown(planted, OTHER_UID, OTHER_UID)
         with pytest.raises(StoreFailure, match=f"{planted} belongs to another user"):
-            open_record(tmp_path).tasks()
+            recorded_tasks(open_record(tmp_path))
         os.chown(planted, 0, 0)
-    open_record(tmp_path).tasks()
+    recorded_tasks(open_record(tmp_path))
 
 
 def test_a_state_directory_others_may_write_is_refused_and_left_alone(tmp_path: Path) -> None:
     tmp_path.chmod(0o770)
     with pytest.raises(StoreFailure, match=r"writable by other users \(mode 0770\)"):
-        open_record(tmp_path).tasks()
+        recorded_tasks(open_record(tmp_path))
     assert list(tmp_path.iterdir()) == []
     tmp_path.chmod(0o750)  # an existing directory keeps its mode
-    open_record(tmp_path).tasks()
+    recorded_tasks(open_record(tmp_path))
     assert stat.S_IMODE(tmp_path.stat().st_mode) == 0o750
 
 
@@ -161,11 +161,11 @@ def test_sightings_are_kept_per_server(tmp_path: Path) -> None:
     write(other, task("c"))
     assert record.ids() == ["a", "b"]
     assert other.ids() == ["c"]
-    first = record.tasks()[0]
+    first = recorded_tasks(record)[0]
     assert (first.via, first.tool) == ("tools/call", "long_job")
     # the same URL under another profile is another record
     profiled = ServerIdentity(SERVER.key, SERVER.label, profile="prod")
-    assert open_record(tmp_path, identity=profiled).tasks() == []
+    assert recorded_tasks(open_record(tmp_path, identity=profiled)) == []
 
 
 def test_a_session_is_kept_until_detached_and_gone_forgets(tmp_path: Path) -> None:
@@ -175,13 +175,16 @@ def test_a_session_is_kept_until_detached_and_gone_forgets(tmp_path: Path) -> No
     # seen again without a durable session: the recorded one stays
     write(record, task("a", status="completed"))
     assert record.sessions() == {"a": "s1"}
-    assert {t.task_id: t.status for t in record.tasks()} == {"a": "completed", "b": "working"}
+    assert {t.task_id: t.status for t in recorded_tasks(record)} == {
+        "a": "completed",
+        "b": "working",
+    }
     record.detached("a")
     record.flush()
     assert record.sessions() == {}
     record.gone("b")
     record.flush()
-    assert [task.task_id for task in record.tasks()] == ["a"]
+    assert [task.task_id for task in recorded_tasks(record)] == ["a"]
 
 
 def test_forget_and_forget_everywhere(tmp_path: Path) -> None:
@@ -193,7 +196,7 @@ def test_forget_and_forget_everywhere(tmp_path: Path) -> None:
     assert other.ids() == ["a", "c"]
     assert everywhere.forget(["a"]) == ["a"]
     assert everywhere.forget(None) == ["b", "c"]
-    assert len(record.tasks()) == 0
+    assert len(recorded_tasks(record)) == 0
 
 
 # -- pruning -----------------------------------------------------------------------------------
@@ -211,22 +214,22 @@ def test_pruning_by_ttl_retention_and_staleness(tmp_path: Path) -> None:
     )
     clock.now += 61
     assert record.prune() == 1  # past its ttl, counted from when it was first seen
-    assert {task.task_id for task in record.tasks()} == {"no-ttl", "done", "long-ttl"}
+    assert {task.task_id for task in recorded_tasks(record)} == {"no-ttl", "done", "long-ttl"}
     clock.now += RETENTION_SECONDS
     write(record, task("no-ttl"))  # seen again: not stale
     assert record.prune() == 1  # terminal for longer than the retention period
-    assert {task.task_id for task in record.tasks()} == {"no-ttl", "long-ttl"}
+    assert {task.task_id for task in recorded_tasks(record)} == {"no-ttl", "long-ttl"}
     clock.now += STALE_SECONDS - RETENTION_SECONDS + 1
     write(record, task("no-ttl"))
     assert record.prune() == 1  # long-ttl was not seen for STALE_SECONDS
-    assert [task.task_id for task in record.tasks()] == ["no-ttl"]
+    assert [task.task_id for task in recorded_tasks(record)] == ["no-ttl"]
 
 
 def test_opening_prunes_on_its_own(tmp_path: Path) -> None:
     clock = Clock()
     write(open_record(tmp_path, clock), task("short", ttl=1000))
     clock.now += 2
-    assert open_record(tmp_path, clock).tasks() == []
+    assert recorded_tasks(open_record(tmp_path, clock)) == []
 
 
 def rows_in(directory: Path) -> list[str]:
@@ -247,13 +250,13 @@ def test_opening_prunes_at_most_once_per_interval_and_never_reads_an_expired_tas
     again = open_record(tmp_path, clock)
     assert again.ids() == ["done"]
     assert rows_in(tmp_path) == ["done", "short"]  # not yet due: the file is not scanned
-    assert len(again.tasks()) == 1
+    assert len(recorded_tasks(again)) == 1
     assert again.sessions() == {}
     again.close()
     clock.now += PRUNE_EVERY_SECONDS
     open_record(tmp_path, clock).close()
     assert rows_in(tmp_path) == ["done", "short"]  # closing alone does not open the file
-    open_record(tmp_path, clock).tasks()
+    recorded_tasks(open_record(tmp_path, clock))
     assert rows_in(tmp_path) == ["done"]
 
 
@@ -263,7 +266,7 @@ def test_a_prune_dated_in_the_future_does_not_hold_the_next_one_off(tmp_path: Pa
     clock.now += RETENTION_SECONDS + 1  # "done" is terminal past retention now
     with sqlite3.connect(tmp_path / FILE_NAME) as db:  # pruned by a clock that ran ahead
         db.execute("UPDATE pruned SET at = ?", (clock.now + PRUNE_EVERY_SECONDS / 2,))
-    open_record(tmp_path, clock).tasks()
+    recorded_tasks(open_record(tmp_path, clock))
     assert rows_in(tmp_path) == []
 
 
@@ -305,7 +308,7 @@ def test_concurrent_processes_lose_no_write(tmp_path: Path) -> None:
         process.join(60)
         assert process.exitcode == 0
     record = open_record(tmp_path / "fresh")
-    assert len(record.tasks()) == 6 * 25
+    assert len(recorded_tasks(record)) == 6 * 25
 
 
 # -- completion --------------------------------------------------------------------------------
@@ -348,14 +351,14 @@ def test_a_created_task_is_written_at_once_others_are_batched(tmp_path: Path) ->
     record = open_record(tmp_path, on_failure=pytest.fail, clock=ticks)
     reader = open_record(tmp_path)
     record.seen(task("listed"), via="tasks/list", session_id=None, tool=None)
-    assert len(reader.tasks()) == 0
+    assert len(recorded_tasks(reader)) == 0
     record.seen(task("new"), via="tools/call", session_id="s1", tool="long_job")
-    assert {t.task_id for t in reader.tasks()} == {"listed", "new"}
+    assert {t.task_id for t in recorded_tasks(reader)} == {"listed", "new"}
     assert reader.sessions() == {"new": "s1"}
     record.gone("listed")
     ticks.now += 5  # a second later, the next sighting writes the batch
     record.seen(task("new", "completed"), via="tasks/get", session_id=None, tool=None)
-    assert [(t.task_id, t.status) for t in reader.tasks()] == [("new", "completed")]
+    assert [(t.task_id, t.status) for t in recorded_tasks(reader)] == [("new", "completed")]
 
 
 def counting_writes(record: KnownTasks) -> list[list[str]]:
@@ -407,10 +410,10 @@ def test_a_queued_change_is_written_on_a_later_unchanged_sighting(tmp_path: Path
     record = open_record(tmp_path, on_failure=pytest.fail, clock=ticks)
     reader = open_record(tmp_path)
     record.seen(task("a", "completed"), via="tasks/get", session_id=None, tool=None)
-    assert len(reader.tasks()) == 0  # queued
+    assert len(recorded_tasks(reader)) == 0  # queued
     ticks.now += 5
     record.seen(task("a", "completed"), via="tasks/get", session_id=None, tool=None)
-    assert [(t.task_id, t.status) for t in reader.tasks()] == [("a", "completed")]
+    assert [(t.task_id, t.status) for t in recorded_tasks(reader)] == [("a", "completed")]
 
 
 class RefusingAtFirst:
@@ -466,7 +469,7 @@ def test_the_record_remembers_a_bounded_number_of_tasks(
     ids = [f"t{number}" for number in range(20)]
     feed(record, ids, by_page=by_page)  # the memory turns over within the page
     record.flush()
-    assert sorted(t.task_id for t in record.tasks()) == sorted(ids)
+    assert sorted(t.task_id for t in recorded_tasks(record)) == sorted(ids)
     assert len(record._written) <= 8
     writes.clear()
     feed(record, [*ids[-4:], "t0"], by_page=by_page)  # the latest remembered; t0 forgotten

@@ -16,6 +16,7 @@ from tests.unit.store.support import (
     SERVER,
     Clock,
     open_record,
+    recorded_tasks,
     statuses,
     task,
     write,
@@ -39,12 +40,12 @@ def test_a_listing_reads_back_as_tasks(tmp_path: Path) -> None:
     clock.now += 1
     record.seen_page(tasks_of("c"), via="tasks/list", first=False, last=True)
     record.close()
-    found = record.tasks()
+    found = recorded_tasks(record)
     assert sorted(task.task_id for task in found) == ["a", "b", "c"]
     assert {(task.status, task.via, task.session_id, task.tool) for task in found} == {
         ("working", "tasks/list", None, None)
     }
-    assert len(record.tasks()) == 3
+    assert len(recorded_tasks(record)) == 3
     env = {"MCPTASK_STATE_DIR": str(tmp_path)}
     assert complete_task_ids(env, SERVER, "b") == [("b", "working")]
     assert complete_task_ids(env, OTHER, "") == []
@@ -68,7 +69,7 @@ def test_the_later_sighting_wins_and_the_first_one_counts_for_the_ttl(tmp_path: 
     first_seen = clock.now
     clock.now += 10
     listed(record, task("t", "completed", 60_000))
-    (known,) = record.tasks()
+    (known,) = recorded_tasks(record)
     assert (known.status, known.ttl_ms, known.first_seen, known.via) == (
         "completed",
         60_000,
@@ -80,7 +81,7 @@ def test_the_later_sighting_wins_and_the_first_one_counts_for_the_ttl(tmp_path: 
     write(record, task("t", "cancelled", 60_000))
     assert statuses(record) == {"t": "cancelled"}
     clock.now = first_seen + 61  # past the ttl counted from the first sighting: not read back
-    assert record.tasks() == []
+    assert recorded_tasks(record) == []
 
 
 def test_a_sighting_queued_before_a_page_is_written_before_it(tmp_path: Path) -> None:
@@ -105,7 +106,7 @@ def test_a_listing_read_in_part_keeps_what_others_saw_since(tmp_path: Path) -> N
     record.seen_page(tasks_of("c"), via="tasks/list", first=True, last=False)
     record.close()
     assert statuses(record) == {"a": "working", "b": "cancelled", "c": "working"}
-    assert {task.task_id: task.via for task in record.tasks()}["a"] == "tasks/list"
+    assert {task.task_id: task.via for task in recorded_tasks(record)}["a"] == "tasks/list"
 
 
 def test_a_complete_listing_replaces_the_earlier_ones_but_no_other_sighting(
@@ -210,7 +211,7 @@ def test_a_started_task_takes_a_later_listings_status_and_keeps_how_it_was_met(
     listed(record, task("t", "completed"), task("u"))
     clock.now += 1
     listed(record, task("u"))  # t is no longer listed
-    known = {task.task_id: task for task in record.tasks()}
+    known = {task.task_id: task for task in recorded_tasks(record)}
     assert (known["t"].status, known["t"].via, known["t"].last_seen) == (
         "completed",
         "tools/call",
@@ -228,7 +229,7 @@ def test_of_one_task_on_two_pages_the_later_page_wins(tmp_path: Path) -> None:
     record.seen_page(tasks_of("x", status="completed"), via="tasks/list", first=True, last=False)
     record.close()
     assert statuses(record) == {"x": "completed"}
-    (known,) = record.tasks()
+    (known,) = recorded_tasks(record)
     assert known.via == "tasks/get"
 
 
@@ -239,7 +240,7 @@ def test_a_listed_task_seen_again_later_keeps_its_first_sighting(tmp_path: Path)
     listed_at = clock.now
     clock.now += 5
     write(record, task("t", "completed", 60_000))
-    (known,) = record.tasks()
+    (known,) = recorded_tasks(record)
     assert (known.status, known.first_seen, known.expires_at) == (
         "completed",
         listed_at,
@@ -258,7 +259,7 @@ def test_a_ttl_too_large_to_keep_is_kept_as_none(tmp_path: Path) -> None:
     )
     record.seen(task("r", ttl=-5), via="tasks/get", session_id=None, tool=None)
     record.close()
-    assert {task.task_id: task.ttl_ms for task in record.tasks()} == {"p": None, "r": None}
+    assert {task.task_id: task.ttl_ms for task in recorded_tasks(record)} == {"p": None, "r": None}
 
 
 def test_completion_offers_an_id_on_two_servers_once_as_last_seen(tmp_path: Path) -> None:
