@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
@@ -45,7 +45,7 @@ class OnCancel:
 
 @dataclass(frozen=True)
 class ScriptedTask:
-    """One entry of --tasks-file: a task that exists from start-up and follows its steps."""
+    """A task that follows its steps: an entry of --tasks-file, or a long_job call."""
 
     task_id: str | None
     status: str
@@ -145,31 +145,43 @@ def parse_ttl(value: object, what: str = "ttl") -> int | None:
     return value
 
 
+def parse_script(entry: dict[str, object], message_key: str) -> ScriptedTask:
+    """What a --tasks-file entry and long_job's arguments spell alike (the message under
+    `message_key`, onCancel, awaitInput, askUrl): a working task, for the caller to complete."""
+    message = entry.get(message_key)
+    if message is not None and not isinstance(message, str):
+        raise ValueError(f"{message_key} must be a string")
+    await_input = entry.get("awaitInput", False)
+    if not isinstance(await_input, bool):
+        raise ValueError("awaitInput must be true or false")
+    on_cancel = entry.get("onCancel")
+    return ScriptedTask(
+        task_id=None,
+        status="working",
+        status_message=message,
+        steps=(),
+        on_cancel=None if on_cancel is None else parse_on_cancel(on_cancel),
+        ttl_ms=None,
+        await_input=await_input,
+        ask_url=parse_ask_url(entry.get("askUrl")),
+    )
+
+
 def _scripted_task(entry: object, index: int) -> ScriptedTask:
     where = f"task #{index + 1}"
     if not isinstance(entry, dict):
         raise ValueError(f"{where} must be an object")
-    task_id = entry.get("taskId")
-    if task_id is not None and (not isinstance(task_id, str) or not task_id):
-        raise ValueError(f"{where}: taskId must be a non-empty string")
-    message = entry.get("statusMessage")
-    if message is not None and not isinstance(message, str):
-        raise ValueError(f"{where}: statusMessage must be a string")
-    await_input = entry.get("awaitInput", False)
-    if not isinstance(await_input, bool):
-        raise ValueError(f"{where}: awaitInput must be true or false")
     try:
-        on_cancel = entry.get("onCancel")
-        return ScriptedTask(
+        task_id = entry.get("taskId")
+        if task_id is not None and (not isinstance(task_id, str) or not task_id):
+            raise ValueError("taskId must be a non-empty string")
+        return replace(
+            parse_script(entry, "statusMessage"),
             task_id=task_id,
             status=parse_status(entry.get("status", "working")),
-            status_message=message,
             steps=parse_steps(entry.get("steps", [])),
-            on_cancel=None if on_cancel is None else parse_on_cancel(on_cancel),
             ttl_ms=parse_ttl(entry.get("ttl")),
             has_ttl="ttl" in entry,
-            await_input=await_input,
-            ask_url=parse_ask_url(entry.get("askUrl")),
         )
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None

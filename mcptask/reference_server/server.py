@@ -7,6 +7,7 @@ import logging
 import signal
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 from types import FrameType
 
@@ -144,18 +145,9 @@ def populate(store: TaskStore, config: ServerConfig) -> None:
             )
             ids.add(task_id)
     for scripted in config.scripted_tasks:
-        store.create(
-            task_id=scripted.task_id,
-            status=scripted.status,
-            status_message=scripted.status_message,
-            ttl_ms=scripted.ttl_ms if scripted.has_ttl else config.ttl_ms,
-            steps=scripted.steps,
-            on_cancel=complete
-            if scripted.task_id in config.complete_on_cancel
-            else scripted.on_cancel,
-            await_input=scripted.await_input,
-            ask_url=scripted.ask_url,
-        )
+        if scripted.task_id in config.complete_on_cancel:
+            scripted = replace(scripted, on_cancel=complete)
+        store.start(scripted, scripted.ttl_ms if scripted.has_ttl else config.ttl_ms)
         ids.add(scripted.task_id)
     unknown = sorted(config.complete_on_cancel - ids)
     if unknown:

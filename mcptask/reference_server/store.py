@@ -29,7 +29,7 @@ from mcptask.reference_server.records import (
     TaskTerminalError,
     TaskView,
 )
-from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, Step
+from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, ScriptedTask, Step
 from mcptask.reference_server.wire import JsonObject
 
 Listener = Callable[[TaskView], None]
@@ -131,6 +131,20 @@ class TaskStore:
             self._timers.schedule(record)
             self._cond.notify_all()
             return record.view
+
+    def start(self, script: ScriptedTask, ttl_ms: int | None, owner: str | None = None) -> TaskView:
+        """Add the task of a script (a --tasks-file entry, a long_job call)."""
+        return self.create(
+            task_id=script.task_id,
+            status=script.status,
+            status_message=script.status_message,
+            ttl_ms=ttl_ms,
+            owner=owner,
+            steps=script.steps,
+            on_cancel=script.on_cancel,
+            await_input=script.await_input,
+            ask_url=script.ask_url,
+        )
 
     def cancel(
         self, task_id: str, viewer: str | None, default: OnCancel, *, strict: bool

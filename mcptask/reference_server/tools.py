@@ -1,26 +1,24 @@
 """The server's one tool, `long_job` (its definition, argument parsing and results), and
 ToolSet, the tools given in code besides it (ServerConfig.tools, never on the command line:
-the test suite's conformance fixtures, tests/conformance/fixtures)."""
+the test suite's conformance fixtures)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.scripting import (
     MAX_SECONDS,
     TERMINAL_STATUSES,
-    OnCancel,
+    ScriptedTask,
     Step,
-    parse_ask_url,
-    parse_on_cancel,
+    parse_script,
     parse_seconds,
     parse_steps,
 )
-from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.wire import INVALID_PARAMS, JsonObject, JsonRpcError
 
 if TYPE_CHECKING:
@@ -36,19 +34,6 @@ Emit = Callable[[JsonObject], None]
 LONG_JOB = "long_job"
 DEFAULT_SECONDS = 30.0
 RELATED_TASK_META = "io.modelcontextprotocol/related-task"
-
-
-@dataclass(frozen=True)
-class LongJob:
-    """A parsed long_job call: the script it follows and how it reacts to a cancel."""
-
-    steps: tuple[Step, ...]
-    start_message: str
-    on_cancel: OnCancel | None
-    # A step into input_required waits for a 2026-07-28 tasks/update before going on.
-    await_input: bool = False
-    # The question of an awaitInput step: visit this URL (URL-mode elicitation), not a form.
-    ask_url: str | None = None
 
 
 def tool_list(config: ServerConfig, era: Era) -> list[JsonObject]:
@@ -102,21 +87,13 @@ def tool_list(config: ServerConfig, era: Era) -> list[JsonObject]:
     return [tool, *config.tools.definitions(era, config.tasks_enabled)]
 
 
-def parse_long_job(arguments: object) -> LongJob:
+def parse_long_job(arguments: object) -> ScriptedTask:
     """Validate long_job arguments; raise ValueError with a reason for the client."""
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
         raise ValueError("arguments must be an object")
-    message = arguments.get("message")
-    if message is not None and not isinstance(message, str):
-        raise ValueError("message must be a string")
-    on_cancel_arg = arguments.get("onCancel")
-    on_cancel = None if on_cancel_arg is None else parse_on_cancel(on_cancel_arg)
-    await_input = arguments.get("awaitInput", False)
-    if not isinstance(await_input, bool):
-        raise ValueError("awaitInput must be true or false")
-    ask_url = parse_ask_url(arguments.get("askUrl"))
+    job = parse_script(arguments, "message")
     if "steps" in arguments:
         steps = parse_steps(arguments["steps"])
     else:
@@ -124,15 +101,8 @@ def parse_long_job(arguments: object) -> LongJob:
         outcome = arguments.get("outcome", "completed")
         if outcome not in ("completed", "failed"):
             raise ValueError("outcome must be 'completed' or 'failed'")
-        final = f"long_job {outcome} after {seconds:g} s"
-        steps = (Step(seconds, outcome, final),)
-    return LongJob(
-        steps=steps,
-        start_message=message or "long_job is working",
-        on_cancel=on_cancel,
-        await_input=await_input,
-        ask_url=ask_url,
-    )
+        steps = (Step(seconds, outcome, f"long_job {outcome} after {seconds:g} s"),)
+    return replace(job, steps=steps, status_message=job.status_message or "long_job is working")
 
 
 def call_result(status: str, message: str | None) -> JsonObject:
@@ -141,7 +111,7 @@ def call_result(status: str, message: str | None) -> JsonObject:
     return {"content": [{"type": "text", "text": text}], "isError": status != "completed"}
 
 
-def run_script(job: LongJob) -> tuple[str, str]:
+def run_script(job: ScriptedTask) -> tuple[str, str]:
     """Run the job's steps in the calling thread: the final (status, message), `completed`
     for a script that stops while working or waiting for input."""
     status, message = "completed", "long_job completed"
@@ -188,7 +158,7 @@ class ToolSet(Protocol):
         ...
 
 
-def resolve_long_job(params: JsonObject) -> LongJob:
+def resolve_long_job(params: JsonObject) -> ScriptedTask:
     """The parsed long_job arguments of a tools/call; -32602 for an unknown tool or bad
     long_job arguments."""
     name = params.get("name")
@@ -198,18 +168,3 @@ def resolve_long_job(params: JsonObject) -> LongJob:
         return parse_long_job(params.get("arguments"))
     except ValueError as exc:
         raise JsonRpcError(INVALID_PARAMS, f"Invalid arguments for {LONG_JOB}: {exc}") from None
-
-
-def start_long_job(
-    store: TaskStore, job: LongJob, *, ttl_ms: int | None, owner: str | None = None
-) -> TaskView:
-    """The task of a long_job call: it follows the job's script from now."""
-    return store.create(
-        status_message=job.start_message,
-        ttl_ms=ttl_ms,
-        owner=owner,
-        steps=job.steps,
-        on_cancel=job.on_cancel,
-        await_input=job.await_input,
-        ask_url=job.ask_url,
-    )

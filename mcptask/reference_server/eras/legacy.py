@@ -20,7 +20,6 @@ from mcptask.reference_server.tools import (
     call_result,
     resolve_long_job,
     run_script,
-    start_long_job,
     task_result,
     tool_list,
 )
@@ -234,7 +233,7 @@ class LegacyDispatcher:
         if task_params is None or not self.config.tasks_enabled:
             return call_result(*run_script(job))
         ttl = self.requested_ttl(task_params)
-        view = start_long_job(self.store, job, ttl_ms=ttl, owner=self.owner(session_id))
+        view = self.store.start(job, ttl, self.owner(session_id))
         self.asking.created(view.task_id, session_id)
         return {"task": self.task_wire(view)}
 

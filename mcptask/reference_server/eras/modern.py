@@ -45,7 +45,6 @@ from mcptask.reference_server.tools import (
     call_result,
     resolve_long_job,
     run_script,
-    start_long_job,
     tool_list,
 )
 from mcptask.reference_server.wire import (
@@ -226,7 +225,7 @@ class ModernDispatcher:
         job = resolve_long_job(request.params)
         if self.config.tasks_enabled and request.declares_tasks:
             # The server decides: with the extension declared, long_job is always a task.
-            view = start_long_job(self.store, job, ttl_ms=self.config.ttl_ms, owner=request.caller)
+            view = self.store.start(job, self.config.ttl_ms, request.caller)
             return {"resultType": "task", **self.task_wire(view)}
         # Without the extension the call runs inline (the spec forbids a CreateTaskResult
         # for a client that did not declare it). `failed` is a JSON-RPC error in this era.
