@@ -130,14 +130,12 @@ def parse_on_cancel(value: object) -> OnCancel:
 
 
 def parse_ask_url(value: object) -> str | None:
-    """askUrl: a non-empty string, or None when absent."""
     if value is not None and (not isinstance(value, str) or not value):
         raise ValueError("askUrl must be a non-empty string")
     return value
 
 
 def parse_ttl(value: object, what: str = "ttl") -> int | None:
-    """A ttl in milliseconds (non-negative integer) or None for unlimited."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:

@@ -23,11 +23,8 @@ from mcptask.reference_server.store import TaskStore
 
 
 class _Stop(BaseException):
-    """Raised in the main thread by SIGTERM/SIGINT to unwind and exit cleanly (while the
-    HTTP server serves, serve_http handles the signals itself).
-
-    A BaseException, like KeyboardInterrupt, so that no `except Exception` swallows it.
-    """
+    """Raised in the main thread by SIGTERM/SIGINT to unwind and exit cleanly (serve_http
+    handles the signals itself); like KeyboardInterrupt, no `except Exception` swallows it."""
 
 
 def _raise_stop(signum: int, frame: FrameType | None) -> None:
@@ -119,11 +116,8 @@ _SEED_MESSAGES = {
 
 
 def populate(store: TaskStore, config: ServerConfig) -> None:
-    """Create the seeded and scripted tasks; raise ValueError for conflicting ids.
-
-    Seeded timestamps count back from the store's clock, so a manual clock makes them
-    deterministic.
-    """
+    """Create the seeded and scripted tasks (seeded timestamps count back from the store's
+    clock); raise ValueError for conflicting ids."""
     total = sum(count for _, count in config.seed)
     start = store.clock.now()
     index = 0

@@ -2,15 +2,10 @@
 
 The router decides each message's era, as on HTTP. The legacy era serves one implicit
 session (the process); its `notifications/tasks/status` lines are written once the client
-chose that era with `initialize` (from the start on a legacy-only server), so a modern
-client never sees them. Modern `subscriptions/listen` requests get their acknowledgement and
-task notifications as lines; their response is written only when the server ends them, at
-EOF, or never when the client cancels them (notifications/cancelled naming the request).
-
-The fault switches on stdio: reset drops a request line unhandled, lost handles it and
-writes no answer, slow writes that answer line later (other lines are read and answered
-meanwhile), oversized writes an answer line over the size; --die-after ends the process
-in place of the Nth answer, after writing what was queued before it.
+chose that era with `initialize`. Modern `subscriptions/listen` requests get their
+acknowledgement and task notifications as lines; their response is written only when the
+server ends them at EOF (never when the client cancels them with notifications/cancelled).
+The fault switches: faults.DESCRIPTION.
 """
 
 from __future__ import annotations
@@ -108,12 +103,11 @@ class _Output:
         else:
             self.send(response)
 
-    def _send_late(self, delay: float, response: JsonObject) -> None:
+    def _send_late(self, delay: float, response: JsonObject) -> None:  # a slow answer
         self._plan.sleep(delay)
         self.send(response)
 
     def finish(self) -> None:
-        """Write what is queued, then stop the writer."""
         self._outbox.put(None)
         self._writer.join(timeout=5)
 
@@ -142,7 +136,6 @@ class _Listens:
         self._open: dict[str | int, tuple[Subscription, threading.Thread]] = {}
 
     def start(self, subscription: Subscription) -> None:
-        """Write the subscription's notifications as they come, until it is closed."""
         pump = threading.Thread(
             target=self._pump, args=(subscription,), name="stdio-subscription", daemon=True
         )
@@ -233,7 +226,7 @@ class StdioServer:
             self._output.answer(message, reply.response, fault)
 
     def serve(self) -> int:
-        """Serve until stdin closes; returns the exit status (0)."""
+        """Serve until stdin closes; the exit status."""
         self._output.start()
         for raw in iter(self._stdin.readline, b""):
             line = raw.strip()

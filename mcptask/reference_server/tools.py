@@ -106,7 +106,7 @@ def parse_long_job(arguments: object) -> ScriptedTask:
 
 
 def call_result(status: str, message: str | None) -> JsonObject:
-    """The CallToolResult of a job that ended in `status` (isError unless completed)."""
+    """The CallToolResult of a job that ended in `status`."""
     text = message or f"long_job ended: {status}"
     return {"content": [{"type": "text", "text": text}], "isError": status != "completed"}
 
@@ -134,33 +134,25 @@ def task_result(view: TaskView) -> JsonObject:
 
 class ToolSet(Protocol):
     """Tools offered besides long_job. Each era's dispatcher asks the set first about a
-    tools/call; None means the tool is not one of the set's (long_job, or unknown)."""
+    tools/call: the result, or None when the tool is not one of the set's."""
 
-    def definitions(self, era: Era, tasks_enabled: bool) -> list[JsonObject]:
-        """The tools/list entries of the tools the era offers."""
-        ...
+    def definitions(self, era: Era, tasks_enabled: bool) -> list[JsonObject]: ...
 
     def closes_stream(self, name: str, tasks_enabled: bool) -> bool:
         """True for a 2025-11-25 tool whose SSE answer stream the HTTP transport closes
         after its priming event, delivering the response on the resumed stream (SEP-1699)."""
-        ...
 
     def call_legacy(
         self, dispatcher: LegacyDispatcher, params: JsonObject, session_id: str | None, emit: Emit
-    ) -> JsonObject | None:
-        """The result of a 2025-11-25 tools/call of one of the set's tools."""
-        ...
+    ) -> JsonObject | None: ...
 
     def call_modern(
         self, dispatcher: ModernDispatcher, request: ModernRequest
-    ) -> JsonObject | None:
-        """The result of a 2026-07-28 tools/call of one of the set's tools."""
-        ...
+    ) -> JsonObject | None: ...
 
 
 def resolve_long_job(params: JsonObject) -> ScriptedTask:
-    """The parsed long_job arguments of a tools/call; -32602 for an unknown tool or bad
-    long_job arguments."""
+    """The long_job of a tools/call; -32602 for an unknown tool or bad arguments."""
     name = params.get("name")
     if name != LONG_JOB:
         raise JsonRpcError(INVALID_PARAMS, f"Unknown tool: {name}")

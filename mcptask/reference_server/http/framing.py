@@ -47,7 +47,6 @@ class Done(Exception):
 
 
 def chunk(data: bytes) -> bytes:
-    """One chunk of a chunked (Transfer-Encoding) body."""
     return b"%x\r\n%s\r\n" % (len(data), data)
 
 
@@ -59,12 +58,10 @@ class Exchange(BaseHTTPRequestHandler):
     server_version = f"mcptask-reference/{__version__}"
     config: ServerConfig
     plan: FaultPlan
-    # The request being handled (a JSON-RPC message; None before it is read) and the fault
-    # the switches drew for it: set by the handler for each request of the connection.
+    # Per request of the connection: its JSON-RPC message (None before it is read), the
+    # fault the switches drew for it, and who its bearer token speaks for (--oauth).
     request_message: JsonObject | None = None
     fault: FaultKind | None = None
-    # Who the request's bearer token speaks for (--oauth), the owner of the tasks it
-    # creates; None without --oauth.
     principal: str | None = None
 
     def setup(self) -> None:
@@ -76,8 +73,6 @@ class Exchange(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         if self.config.log_requests:
             log.info("%s %s", self.address_string(), format % args)
-
-    # -- reading --------------------------------------------------------------------------
 
     def read_body(self) -> bytes:
         """The request body (Content-Length or chunked); 400/413 when it is malformed."""
@@ -116,7 +111,6 @@ class Exchange(BaseHTTPRequestHandler):
             self.rfile.readline(1024)
 
     def peer_closed(self) -> bool:
-        """True when the client closed its end of the connection (EOF is readable)."""
         try:
             readable, _, _ = select.select([self.connection], [], [], 0)
             if not readable:
@@ -126,10 +120,7 @@ class Exchange(BaseHTTPRequestHandler):
         except OSError:
             return True
 
-    # -- writing --------------------------------------------------------------------------
-
     def head(self, status: int, headers: Mapping[str, str]) -> bytes:
-        """The status line and headers (with Connection: close once that is decided)."""
         lines = [
             f"{self.protocol_version} {status} {http.HTTPStatus(status).phrase}",
             f"Server: {self.version_string()}",
@@ -177,7 +168,6 @@ class Exchange(BaseHTTPRequestHandler):
         raise Done
 
     def method_not_allowed(self, allow: str) -> NoReturn:
-        """405, naming the methods the endpoint serves."""
         self.close_connection = True  # the request body, if any, is left unread
         self.fail(405, BAD_REQUEST, "Method not allowed", {"Allow": allow})
 
@@ -217,9 +207,7 @@ class Exchange(BaseHTTPRequestHandler):
         if config.answer is AnswerMode.JSON:
             self.send(200, encode_message(response).encode(), JSON, headers)
             return
-        # One SSE stream per request: (priming event,) request-related notifications, then
-        # the response. The whole stream goes out with a Content-Length so the connection
-        # stays usable for the next request (keep-alive).
+        # One SSE stream per request, sent whole with a Content-Length (keep-alive).
         if resumable:
             stream = secrets.token_hex(6)
             events = [priming_event(f"{stream}-0")]
@@ -230,8 +218,6 @@ class Exchange(BaseHTTPRequestHandler):
             headers["X-Accel-Buffering"] = "no"
         headers["Cache-Control"] = "no-cache"
         self.send(200, b"".join(events), EVENT_STREAM, headers)
-
-    # -- the fault switches ---------------------------------------------------------------
 
     def refuse_for_fault(self) -> NoReturn:
         """busy (503) or rate-limited (429), with Retry-After: the request is not handled."""
@@ -246,8 +232,7 @@ class Exchange(BaseHTTPRequestHandler):
         )
 
     def reset_connection(self) -> NoReturn:
-        """reset: abort the connection with the request unhandled (SO_LINGER 0: the close
-        sends a TCP RST instead of a FIN)."""
+        """reset: abort the connection, the request unhandled (SO_LINGER 0: a TCP RST)."""
         self.close_connection = True
         linger = struct.pack("ii", 1, 0)
         try:
@@ -271,7 +256,7 @@ class Exchange(BaseHTTPRequestHandler):
         return True
 
     def answer_status(self, status: int, response: JsonObject) -> None:
-        """A JSON answer with an HTTP error status, as the switches drew (sse-cut: normally)."""
+        """A JSON answer with an HTTP error status, as the switches drew."""
         if not self.answer_or_not():
             return
         if self.fault is FaultKind.OVERSIZED:
@@ -280,8 +265,8 @@ class Exchange(BaseHTTPRequestHandler):
         self.send(status, encode_message(response).encode(), JSON)
 
     def send_oversized(self, status: int, response: JsonObject, headers: dict[str, str]) -> None:
-        """oversized: the response padded over --fault-oversize, written in pieces: a JSON
-        body with its Content-Length, or (SSE, HTTP 200) one event in a chunked stream."""
+        """oversized: a JSON body with its Content-Length, or (SSE, HTTP 200) one event in a
+        chunked stream."""
         answer = padded(response, self.config.fault_switches.oversize_bytes)
         try:
             if status == 200 and self.config.answer is AnswerMode.SSE:
@@ -301,8 +286,7 @@ HEARTBEAT = b": heartbeat\n\n"
 
 
 def message_event(message: JsonObject, event_id: str | None = None) -> bytes:
-    """An SSE `message` event carrying one JSON-RPC message (2026-07-28 streams are not
-    resumable: their events have no id)."""
+    """An SSE `message` event carrying one JSON-RPC message."""
     id_line = f"id: {event_id}\n" if event_id is not None else ""
     return f"event: message\n{id_line}data: {encode_message(message)}\n\n".encode()
 

@@ -39,12 +39,8 @@ SESSION_NOT_FOUND = -32001
 GET_STREAM = "get"
 AFFINITY_COOKIE = "mcptask-affinity"
 # MCP-Protocol-Version values accepted on requests of a legacy session: the released
-# versions that speak Streamable HTTP. A request without the header is taken as 2025-03-26
-# (transport spec, backwards compatibility) and served, so the same version named
-# explicitly, or 2025-06-18 (which added the header), is no reason to refuse it. The
-# session's semantics stay those of the version initialize negotiated (2025-11-25).
-# 2024-11-05 predates Streamable HTTP (and the header), and 2026-07-28 requests carry their
-# version in `_meta` instead of a session.
+# versions that speak Streamable HTTP (a request without the header is taken as 2025-03-26
+# and served). The session's semantics stay those initialize negotiated (2025-11-25).
 LEGACY_HEADER_VERSIONS = frozenset({"2025-03-26", "2025-06-18", "2025-11-25"})
 # Client reconnect delay advertised on the GET stream's priming event.
 RETRY_MS = 1000
@@ -72,16 +68,13 @@ class LegacyEndpoint:
             store.add_listener(self._ask_on_get_stream)
 
     def shutdown(self) -> None:
-        """Nothing to end: GET streams stop with their connections."""
-
-    # -- POST -----------------------------------------------------------------------------
+        pass  # GET streams stop with their connections
 
     def post(self, exchange: Exchange, message: JsonObject) -> None:
         """A request, notification or response of a session (initialize opens one)."""
         kind = classify(message)
         method = message.get("method") if kind is MessageKind.REQUEST else None
-        # A new session per initialize: a client re-initializing after a 404 gets a fresh
-        # one, and the old id (if any) is simply ignored.
+        # A new session per initialize (the old id, if any, is ignored).
         new_session = method == "initialize"
         if new_session:
             session = self.sessions.create(exchange.principal)
@@ -129,8 +122,7 @@ class LegacyEndpoint:
         self, exchange: Exchange, message: JsonObject, session: Session, retry_ms: int
     ) -> None:
         """SSE polling (SEP-1699): send the priming event with a retry delay, close the
-        stream, then handle the request; its messages wait for the client to resume the
-        stream with GET and Last-Event-ID."""
+        stream, then handle the request; its messages wait for a GET with Last-Event-ID."""
         stream = secrets.token_hex(6)
         session.open_post_stream(stream)
         exchange.close_connection = True
@@ -148,10 +140,8 @@ class LegacyEndpoint:
             session.finish_post_stream(stream, [*reply.related, reply.response])
 
     def _answer_as_it_goes(self, exchange: Exchange, message: JsonObject, session: Session) -> None:
-        """tasks/result as an SSE stream written as it goes: each request that asks the
-        client what the task asks (elicitation/create) the moment it is asked, then the
-        notifications of the request and the response. A client gone meanwhile is not
-        written to again."""
+        """tasks/result as an SSE stream written as it goes: each question to the client the
+        moment it is asked, then the notifications of the request and the response."""
         stream = secrets.token_hex(6)
         numbers = itertools.count(1)
         lock = threading.Lock()
@@ -183,7 +173,7 @@ class LegacyEndpoint:
 
     def _ask_on_get_stream(self, view: TaskView) -> None:
         """A task asks something new: its creator's session is asked on its GET stream,
-        once, if that stream is open then (nobody listening: the question is not sent)."""
+        once, if that stream is open then."""
         announced = self.dispatcher.asking.announce(view)
         if announced is None:
             return
@@ -193,8 +183,6 @@ class LegacyEndpoint:
             return
         for request in requests:
             session.push(request)
-
-    # -- GET: the session's notification stream -------------------------------------------
 
     def get(self, exchange: Exchange) -> None:
         """The session's notification stream, or the rest of a POST stream it resumes."""
@@ -245,7 +233,7 @@ class LegacyEndpoint:
         self, exchange: Exchange, session: Session, stream: str, after: int
     ) -> None:
         """GET with the Last-Event-ID of a POST stream the server closed early: the rest of
-        that stream (only its own messages, never the GET stream's), then the end."""
+        that stream, then the end."""
         log.info("GET with Last-Event-ID %s-%d resumes a closed POST stream", stream, after)
         head = exchange.event_stream_head()
         exchange.close_connection = True
@@ -265,8 +253,6 @@ class LegacyEndpoint:
             exchange.wfile.write(LAST_CHUNK)
         except OSError:
             return  # the client went away; it may resume again
-
-    # -- DELETE ---------------------------------------------------------------------------
 
     def delete(self, exchange: Exchange) -> None:
         session = self._require_session(exchange)
@@ -290,7 +276,6 @@ class LegacyEndpoint:
 
 
 def _has_affinity(exchange: Exchange, session_id: str) -> bool:
-    """Whether the request carries the session's affinity cookie."""
     cookies = SimpleCookie()
     with contextlib.suppress(CookieError):
         cookies.load(exchange.headers.get("Cookie", ""))

@@ -31,11 +31,8 @@ NAME_SOURCES = {
 
 
 def origin_allowed(origin: str) -> bool:
-    """True for http://localhost, http://127.0.0.1 or http://[::1], any port.
-
-    Browsers send Origin on cross-site requests; refusing foreign origins is the DNS
-    rebinding protection that the transport spec requires.
-    """
+    """True for http://localhost, http://127.0.0.1 or http://[::1], any port (against DNS
+    rebinding, as the transport spec requires)."""
     try:
         parts = urlsplit(origin)
         parts.port  # noqa: B018 - raises ValueError for a malformed port
@@ -47,7 +44,6 @@ def origin_allowed(origin: str) -> bool:
 
 
 def is_loopback(host: str) -> bool:
-    """True for a loopback address or the name localhost."""
     if host.lower() == "localhost":
         return True
     try:
@@ -59,9 +55,7 @@ def is_loopback(host: str) -> bool:
 def host_allowed(host: str | None, bind_host: str) -> bool:
     """DNS rebinding protection, as the official SDKs do it: on a loopback bind, the Host
     header must name a loopback host (127.0.0.1, localhost, [::1], or the bound address),
-    with any port (a TLS terminator or proxy in front may have its own). A page of a
-    rebound domain sends its own name, and is refused. A non-loopback bind accepts any
-    Host (its names are not known here)."""
+    with any port; a non-loopback bind accepts any Host (its names are not known here)."""
     if not is_loopback(bind_host):
         return True
     if host is None:
@@ -87,7 +81,6 @@ def _same(a: str, b: str) -> bool:
 def auth_failure(
     authorization: str | None, require: str | None, forbid: str | None
 ) -> Refusal | None:
-    """Check the Authorization header against --require-token / --forbid-token."""
     token = _bearer_token(authorization)
     if forbid is not None and token is not None and _same(token, forbid):
         return Refusal(
@@ -103,16 +96,14 @@ def auth_failure(
 
 
 def accepted_types(accept: str | None) -> set[str]:
-    """The media types listed in an Accept header, lower-case, without parameters."""
     if not accept:
         return set()
     return {part.split(";")[0].strip().lower() for part in accept.split(",")}
 
 
 def decode_header_value(value: str) -> str | None:
-    """A header value as the client meant it: the `=?base64?...?=` sentinel form decoded
-    (Base64 of UTF-8); other values as they are. None when the sentinel's payload is not
-    valid Base64 or not UTF-8."""
+    """A header value with its `=?base64?...?=` sentinel form decoded (None: not Base64 of
+    UTF-8)."""
     sentinel = SENTINEL.fullmatch(value)
     if sentinel is None:
         return value

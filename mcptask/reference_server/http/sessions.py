@@ -15,12 +15,10 @@ POST_STREAM_LIMIT = 64
 
 
 class Session:
-    """One MCP session and the notifications waiting for (or already sent on) its GET stream.
-
-    Events are numbered 1, 2, ... per session and kept in a bounded buffer so a client can
-    resume a dropped stream with Last-Event-ID. Only one GET stream is served at a time:
-    opening a new one ends the previous one, so no message goes out on two streams.
-    """
+    """One MCP session and the notifications waiting for (or already sent on) its GET stream,
+    numbered 1, 2, ... and kept in a bounded buffer so a client can resume a dropped stream
+    with Last-Event-ID. Opening a GET stream ends the previous one, so no message goes out
+    on two streams."""
 
     def __init__(self, session_id: str, principal: str | None = None) -> None:
         self.id = session_id
@@ -42,7 +40,6 @@ class Session:
         self.listening = 0
 
     def count_request(self) -> int:
-        """Count one more HTTP request in this session and return the total."""
         with self._cond:
             self._requests += 1
             self.last_used = time.monotonic()
@@ -50,7 +47,6 @@ class Session:
 
     @property
     def last_id(self) -> int:
-        """The id of the newest notification queued for the GET stream (0 before any)."""
         with self._cond:
             return self._last_id
 
@@ -61,11 +57,8 @@ class Session:
             self._cond.notify_all()
 
     def open_stream(self) -> tuple[int, int]:
-        """Start serving a GET stream: returns (stream token, id of the last event sent).
-
-        Without Last-Event-ID a new stream continues after the last event any stream sent,
-        so notifications queued while no stream was open are delivered, and none twice.
-        """
+        """Start serving a GET stream: (stream token, id of the last event any stream sent,
+        where a stream without Last-Event-ID continues)."""
         with self._cond:
             self._generation += 1
             self._cond.notify_all()  # an older stream sees the new generation and ends
@@ -74,11 +67,8 @@ class Session:
     def wait_events(
         self, token: int, after: int, timeout: float
     ) -> list[tuple[int, JsonObject]] | None:
-        """Events newer than `after`, waiting up to `timeout` seconds for the first one.
-
-        Returns None when the stream must end (session closed, or a newer stream opened),
-        and an empty list on timeout (time for a heartbeat).
-        """
+        """Events newer than `after`, waiting up to `timeout` seconds for the first one: []
+        on timeout, None when the stream must end (session closed, or a newer stream)."""
         with self._cond:
             self._cond.wait_for(
                 lambda: self._ended(token) or self._last_id > after, timeout=timeout
@@ -103,7 +93,6 @@ class Session:
                 self._cond.notify_all()
 
     def has_post_stream(self, stream: str) -> bool:
-        """True for a closed POST stream of this session that can be resumed."""
         with self._cond:
             return stream in self._post_streams
 
@@ -111,8 +100,7 @@ class Session:
         self, stream: str, after: int, timeout: float
     ) -> list[tuple[int, JsonObject]] | None:
         """The messages of a closed POST stream numbered after `after`, once they are all
-        ready; waits up to `timeout` seconds. Returns None while they are not ready (or the
-        stream is unknown, or the session closed)."""
+        ready, waiting up to `timeout` seconds; None meanwhile (or when it is gone)."""
         with self._cond:
             self._cond.wait_for(
                 lambda: self.closed or self._post_streams.get(stream, ()) is not None,  # or gone
@@ -121,11 +109,9 @@ class Session:
             messages = self._post_streams.get(stream)
             if self.closed or messages is None:
                 return None
-            numbered = list(enumerate(messages, start=1))
-            return [(number, message) for number, message in numbered if number > after]
+            return list(enumerate(messages, start=1))[after:]
 
     def mark_sent(self, event_id: int) -> None:
-        """Record that events up to `event_id` were written to the stream."""
         with self._cond:
             self._sent_upto = max(self._sent_upto, event_id)
 
@@ -148,8 +134,7 @@ class SessionRegistry:
         self._idle_seconds = idle_seconds
 
     def create(self, principal: str | None = None) -> Session:
-        """A new session with a random id of visible ASCII characters (spec requirement),
-        of `principal`'s (--oauth)."""
+        """A new session of `principal` (--oauth), its id random visible ASCII (spec)."""
         session = Session(secrets.token_hex(16), principal)
         self._forget_idle()
         with self._lock:
@@ -162,7 +147,6 @@ class SessionRegistry:
             return self._sessions.get(session_id)
 
     def principal_of(self, session_id: str | None) -> str | None:
-        """The client a session belongs to (--oauth); None for none, or no such session."""
         with self._lock:
             session = self._sessions.get(session_id) if session_id is not None else None
         return None if session is None else session.principal
@@ -178,17 +162,14 @@ class SessionRegistry:
         for session in idle:
             session.close()
 
-    def remove(self, session_id: str) -> bool:
-        """Forget a session (DELETE or --drop-session-after); False if it was unknown."""
+    def remove(self, session_id: str) -> None:
         with self._lock:
             session = self._sessions.pop(session_id, None)
-        if session is None:
-            return False
-        session.close()
-        return True
+        if session is not None:
+            session.close()
 
     def broadcast(self, message: JsonObject, owner: str | None) -> None:
-        """Queue a notification for every session allowed to see the task it is about."""
+        """Queue a notification for every session that may see the task it is about."""
         with self._lock:
             targets = [
                 s for s in self._sessions.values() if owner is None or owner in (s.id, s.principal)

@@ -222,14 +222,11 @@ def _unverified_issuer(assertion: str) -> str:
 
 
 def _key_type(pem: str) -> Any:
-    return "RSA" if "RSA" in pem.split("-----")[1] or _is_rsa(pem) else "EC"
-
-
-def _is_rsa(pem: str) -> bool:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import rsa
 
     try:
-        return isinstance(serialization.load_pem_public_key(pem.encode()), rsa.RSAPublicKey)
+        key = serialization.load_pem_public_key(pem.encode())
     except ValueError:
-        return False
+        return "RSA" if "RSA" in pem.split("-----")[1] else "EC"
+    return "RSA" if isinstance(key, rsa.RSAPublicKey) else "EC"

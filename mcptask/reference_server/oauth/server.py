@@ -113,18 +113,15 @@ class AuthorizationServer:
     def __post_init__(self) -> None:
         self.registry = Registry.of(self.config.clients)
 
-    # -- the resource side ------------------------------------------------------------------
-
     def check_bearer(
         self, authorization: str | None, base: str, method: str | None
     ) -> Refusal | None:
         """Whether an MCP request may pass: a live token for this resource, with the scope
         its method needs (`method` None: only the token is checked)."""
         metadata = f'resource_metadata="{base}{PRM_PATH}"'
-        scheme, _, token = (authorization or "").partition(" ")
-        grant = self._live(self._access, token.strip()) if scheme.lower() == "bearer" else None
+        grant = self._bearer(authorization)
         if grant is None or grant.resource != f"{base}/mcp":
-            error = ', error="invalid_token"' if token else ""
+            error = ', error="invalid_token"' if (authorization or "").partition(" ")[2] else ""
             return Refusal(
                 401,
                 f'Bearer {metadata}, scope="{ALL_SCOPES}"{error}',
@@ -140,13 +137,14 @@ class AuthorizationServer:
         return None
 
     def principal(self, authorization: str | None) -> str | None:
-        """Who a live bearer token speaks for: `client:` and the id of the client it was
-        issued to (its owner of tasks); None for no live token."""
-        scheme, _, token = (authorization or "").partition(" ")
-        grant = self._live(self._access, token.strip()) if scheme.lower() == "bearer" else None
+        """Who a live bearer token speaks for (`client:` and its client's id), the owner of
+        the tasks it creates."""
+        grant = self._bearer(authorization)
         return None if grant is None else PRINCIPAL_PREFIX + grant.client_id
 
-    # -- the OAuth endpoints ----------------------------------------------------------------
+    def _bearer(self, authorization: str | None) -> _Grant | None:
+        scheme, _, token = (authorization or "").partition(" ")
+        return self._live(self._access, token.strip()) if scheme.lower() == "bearer" else None
 
     def handle(self, request: Request, base: str) -> Response:
         """Answer a request to one of PATHS; `base` is the origin (`http://host:port`)."""
@@ -310,7 +308,7 @@ class AuthorizationServer:
 
 
 def _granted(requested: str | None) -> str:
-    """The scopes granted for a request: the known ones asked for, else all but offline."""
+    """The known scopes asked for, else all but offline_access."""
     asked = [scope for scope in (requested or "").split() if scope in SCOPES]
     return " ".join(dict.fromkeys(asked)) or ALL_SCOPES
 
