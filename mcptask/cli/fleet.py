@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mcptask.cli.options import Common
-from mcptask.cli.profile_choice import names_several, profile_book
 from mcptask.errors import ExitCode, McptaskError, UsageError
 
 if TYPE_CHECKING:
@@ -46,6 +45,8 @@ DEFAULT_PARALLEL = 8
 def fleet_names(common: Common, all_profiles: bool) -> list[str] | None:
     """The profiles the line names, each once, in the order its patterns give them (each
     pattern's matches by name); None when it names one server (the run of old)."""
+    from mcptask.cli.settings import names_several, profile_book
+
     if not (all_profiles or names_several(common.profile)):
         return None
     if all_profiles and common.profile:

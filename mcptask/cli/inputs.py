@@ -1,5 +1,5 @@
-"""What commands read from the command line, files and stdin besides options: task ids, and
-a tool's arguments.
+"""What commands read from the command line, files and stdin: task ids, a tool's arguments,
+and the values of `--header` and `--env`.
 
 Task ids: arguments, `--from-file FILE` and stdin (`-`), one per line, in order, each once.
 
@@ -133,3 +133,34 @@ def _parsed(text: str, source: str) -> Any:
 def _not_json(constant: str) -> Any:
     """Refuse the NaN and Infinity Python's parser takes: they cannot be sent as JSON."""
     raise ValueError(f"{constant} is not a JSON number")
+
+
+def parse_headers(options: list[str]) -> dict[str, str]:
+    """Parse repeated `--header 'Name: value'` options."""
+    headers: dict[str, str] = {}
+    for option in options:
+        name, separator, value = option.partition(":")
+        name = name.strip()
+        if not separator or not name or not header_safe(name) or " " in name:
+            raise UsageError("--header takes 'Name: value' (a header name, a colon, a value)")
+        if not header_safe(value.strip()):
+            # The value may be a credential: name the header, never show the value.
+            raise UsageError(f"the value of --header {name!r} must be printable ASCII")
+        headers[name] = value.strip()
+    return headers
+
+
+def parse_env(options: list[str]) -> dict[str, str]:
+    """Parse repeated `--env KEY=VALUE` options (for a spawned stdio server)."""
+    variables: dict[str, str] = {}
+    for option in options:
+        name, separator, value = option.partition("=")
+        if not separator or not name or not name.replace("_", "a").isalnum() or name[0].isdigit():
+            raise UsageError("--env takes KEY=VALUE (a variable name, '=', a value)")
+        variables[name] = value
+    return variables
+
+
+def header_safe(text: str) -> bool:
+    """True for text that can travel in an HTTP header: printable ASCII, no control bytes."""
+    return all(0x20 <= ord(char) <= 0x7E for char in text)

@@ -159,7 +159,7 @@ class Invocation:
         stop: StopSignal | None = None,
         on_connected: Callable[[McpClient], None] = lambda client: None,
     ) -> None:
-        from mcptask.cli import profile_choice, settings
+        from mcptask.cli import settings
         from mcptask.store import profiles
 
         self.common = common
@@ -172,12 +172,12 @@ class Invocation:
         self.profiles_path = profiles.profiles_path()
         self.resolved = settings.resolve(
             common,
-            book=profile_choice.profile_book(common, os.environ),
+            book=settings.profile_book(common, os.environ),
             keep_session=keep_session,
             force_sign_in=force_sign_in,
         )
         # A --config file's server is not a saved profile: its session is not saved either.
-        from_config = profile_choice.config_file(common, os.environ) is not None
+        from_config = settings.config_file(common, os.environ) is not None
         self._remember_session = remember_session and not from_config
         self.settings = self.resolved.settings
         if self.settings.auth is not None:  # a browser sign-in gives up when the user stops

@@ -1,17 +1,16 @@
 """Where to connect and with which credentials: field by field, an option on the command line
-over the profile in use over the environment over the default (the rules as users read them:
-docs/servers.md, "Which server", and docs/sign-in.md). A profile's credentials go only to its
-own server, a client secret or key only to its issuer, and no credential over plain http://
-to another machine.
-
-The result is the client's `ConnectionSettings`, the same settings in the form a profile
-saves them (credentials as references unless asked), and warnings for the user.
+over the profile in use (saved, or a `--config` file's server) over the environment over the
+default (docs/servers.md, "Which server", and docs/sign-in.md). A profile's credentials go
+only to its own server, a client secret or key only to its issuer, and no credential over
+plain http:// to another machine. The result is the client's `ConnectionSettings`, the same
+settings as a profile saves them (credentials as references unless asked), and warnings.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import shlex
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -20,8 +19,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from mcptask.auth.config import AUTH_METHODS, AuthSettings, plain_remote
+from mcptask.cli.inputs import header_safe, parse_env, parse_headers
 from mcptask.cli.options import Common
-from mcptask.cli.profile_choice import ENV_SERVER, ENV_URL, profile_in_use
 from mcptask.errors import AuthError, UsageError
 from mcptask.store.paths import tokens_path
 from mcptask.store.profiles import Profile, ProfileBook, Reference, Value
@@ -32,6 +31,96 @@ if TYPE_CHECKING:
     from mcptask.client.connection import ConnectionSettings
 
 ENV_TOKEN = "MCPTASK_TOKEN"
+ENV_URL = "MCPTASK_URL"
+ENV_SERVER = "MCPTASK_SERVER"
+ENV_PROFILE = "MCPTASK_PROFILE"
+ENV_CONFIG = "MCPTASK_CONFIG"
+ENV_CONFIG_ENV = "MCPTASK_CONFIG_ENV"
+SEVERAL_MARKS = ",*?["
+"""Characters that make `--profile` a list or a pattern of profiles (docs/fleet.md); a `--config`
+file's server may hold them in its name: a value that is exactly one name names that one."""
+
+
+def names_several(profile: str | None) -> bool:
+    """Whether a `--profile` value is a list or a pattern rather than one profile's name."""
+    return profile is not None and any(mark in profile for mark in SEVERAL_MARKS)
+
+
+def config_file(line: Common, env: Mapping[str, str]) -> Path | None:
+    """The MCP client config file whose servers the profiles are (`--config`), if any."""
+    named = line.config or env.get(ENV_CONFIG)
+    return Path(named) if named else None
+
+
+def profile_book(line: Common, env: Mapping[str, str]) -> Callable[[], ProfileBook]:
+    """Where the profiles come from: the `--config` file's servers, else the saved ones."""
+    from mcptask.store import profiles
+    from mcptask.store.client_configs import read_client_config
+
+    config = config_file(line, env)
+    if config is not None:
+        return lambda: read_client_config(config)
+    return lambda: profiles.load(profiles.profiles_path())
+
+
+def profile_in_use(
+    line: Common, book: ProfileBook | Callable[[], ProfileBook], env: Mapping[str, str]
+) -> Profile | None:
+    """The profile the line, MCPTASK_PROFILE or the default names; from a `--config` file,
+    its placeholders filled in as `--config-env` allows."""
+    config = config_file(line, env)
+
+    def opened() -> ProfileBook:
+        return book if isinstance(book, ProfileBook) else book()
+
+    def filled_in(profile: Profile | None) -> Profile | None:
+        if profile is None or config is None:
+            return profile
+        from mcptask.store.client_configs import expanded
+
+        allowed = {*(line.config_env or []), *env.get(ENV_CONFIG_ENV, "").split(",")} - {""}
+        return expanded(profile, config, env, allowed)
+
+    def chosen(name: str) -> Profile | None:
+        profiles = opened()
+        if config is not None and name not in profiles.profiles:  # not a saved profile's advice
+            known = ", ".join(sorted(profiles.profiles)) or "none"
+            raise UsageError(f"{profiles.path} has no server {name!r} (its servers: {known})")
+        return filled_in(profiles.get(name))
+
+    if line.profile:
+        if names_several(line.profile) and line.profile not in opened().profiles:
+            raise UsageError(
+                f"--profile {line.profile!r} names several servers: only connect, list, get "
+                "and cancel, and watch, work on several at once"
+            )
+        if line.url or line.server:
+            raise UsageError(
+                "give the server either with --profile or with --url/--server, not both "
+                "(a profile's credentials go only to its own server)"
+            )
+        return chosen(line.profile)
+    if line.url or line.server:
+        if line.config:
+            raise UsageError("--config names servers by --profile; give no --url/--server")
+        return None
+    named = env.get(ENV_PROFILE)
+    if named:
+        if env.get(ENV_URL) or env.get(ENV_SERVER):
+            raise UsageError(f"both {ENV_PROFILE} and {ENV_URL}/{ENV_SERVER} are set; unset one")
+        if names_several(named) and named not in opened().profiles:
+            several = shlex.quote(named)
+            raise UsageError(f"{ENV_PROFILE} names one profile: name several with -P {several}")
+        return chosen(named)
+    if (env.get(ENV_URL) or env.get(ENV_SERVER)) and not line.config:
+        return None  # --config on the line names the server, as --url would
+    default = opened()
+    if config is not None and default.default is None:
+        raise UsageError(
+            f"{default.path} has {len(default.profiles)} servers: name one with --profile "
+            f"({', '.join(sorted(default.profiles)) or 'none'})"
+        )
+    return filled_in(default.profiles.get(default.default) if default.default else None)
 
 
 @dataclass(frozen=True)
@@ -43,7 +132,6 @@ class Resolved:
     """The same settings with credentials as the line or profile gave them (references kept),
     nameless: what `connect --save` writes, through `to_profile`."""
     profile: str | None
-    """The profile in use, if any."""
     warnings: tuple[str, ...] = ()
 
     def to_profile(self, name: str, *, save_secrets: bool) -> Profile:
@@ -68,12 +156,9 @@ def resolve(
     force_sign_in: bool = False,
 ) -> Resolved:
     """Combine the command line, the profile in use and the environment, or raise UsageError.
-
-    `book` may be a loader: the profiles file is then read only when a profile is in use
-    (a broken file does not stop a command that names its server). `keep_session`
-    overrides the profile's (connect --keep-session); `force_sign_in` makes the sign-in
-    ignore cached tokens (mcptask login).
-    """
+    `book` may be a loader, called only when a profile is in use (a broken profiles file does
+    not stop a command that names its server); `keep_session` overrides the profile's
+    (connect --keep-session); `force_sign_in` ignores cached tokens (login)."""
     from mcptask.client.connection import ConnectionSettings
     from mcptask.protocol.handshake import PROTOCOL_CHOICES
 
@@ -196,18 +281,11 @@ def resolve_auth(
     The saved fields are what the line or the profile gave (a secret as its reference); the
     MCPTASK_* variables stay ambient, as MCPTASK_TOKEN does.
     """
-    given = [
-        name
-        for name, value in (
-            ("--auth", line.auth),
-            ("--client-id", line.client_id),
-            ("--client-secret-file", line.client_secret_file),
-            ("--client-key-file", line.client_key_file),
-            ("--client-issuer", line.client_issuer),
-            ("--scope", line.scope),
-            ("--no-browser", line.no_browser or None),
-        )
-        if value is not None
+    sign_in = ("auth", "client_id", "client_secret_file", "client_key_file", "client_issuer")
+    given = [  # each field's option: --auth, --client-id...
+        "--" + name.replace("_", "-")
+        for name in (*sign_in, "scope", "no_browser")
+        if getattr(line, name) not in (None, False)
     ]
     if not http:
         if given:
@@ -320,34 +398,3 @@ def _saveable(values: dict[str, Value], save_secrets: bool, option: str) -> dict
                 "profiles file"
             )
     return dict(values)
-
-
-def parse_headers(options: list[str]) -> dict[str, str]:
-    """Parse repeated `--header 'Name: value'` options."""
-    headers: dict[str, str] = {}
-    for option in options:
-        name, separator, value = option.partition(":")
-        name = name.strip()
-        if not separator or not name or not header_safe(name) or " " in name:
-            raise UsageError("--header takes 'Name: value' (a header name, a colon, a value)")
-        if not header_safe(value.strip()):
-            # The value may be a credential: name the header, never show the value.
-            raise UsageError(f"the value of --header {name!r} must be printable ASCII")
-        headers[name] = value.strip()
-    return headers
-
-
-def parse_env(options: list[str]) -> dict[str, str]:
-    """Parse repeated `--env KEY=VALUE` options (for a spawned stdio server)."""
-    variables: dict[str, str] = {}
-    for option in options:
-        name, separator, value = option.partition("=")
-        if not separator or not name or not name.replace("_", "a").isalnum() or name[0].isdigit():
-            raise UsageError("--env takes KEY=VALUE (a variable name, '=', a value)")
-        variables[name] = value
-    return variables
-
-
-def header_safe(text: str) -> bool:
-    """True for text that can travel in an HTTP header: printable ASCII, no control bytes."""
-    return all(0x20 <= ord(char) <= 0x7E for char in text)

@@ -10,7 +10,7 @@ import pytest
 from mcptask.cli.exit_codes import fleet_exit_code
 from mcptask.cli.fleet import fleet_names
 from mcptask.cli.options import Common
-from mcptask.cli.profile_choice import names_several
+from mcptask.cli.settings import names_several
 from mcptask.errors import ExitCode, UsageError
 
 NAMES = ["prod-eu", "prod-us", "staging", "prod.old", "dev_1"]
@@ -143,7 +143,7 @@ def test_a_server_still_waiting_for_its_slot_when_stopped_is_skipped() -> None:
 
 
 def test_mcptask_profile_names_one_server_and_says_so_of_a_pattern() -> None:
-    from mcptask.cli.profile_choice import profile_book, profile_in_use
+    from mcptask.cli.settings import profile_book, profile_in_use
 
     env = {"MCPTASK_PROFILE": "prod-*"}
     with pytest.raises(UsageError, match=r"MCPTASK_PROFILE names one profile.* -P 'prod-\*'"):

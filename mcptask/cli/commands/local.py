@@ -40,7 +40,7 @@ def forget(
     """
     import os
 
-    from mcptask.cli.profile_choice import (
+    from mcptask.cli.settings import (
         ENV_PROFILE,
         ENV_SERVER,
         ENV_URL,

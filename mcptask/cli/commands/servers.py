@@ -169,7 +169,7 @@ def logout(
 def _server_url(common: Common) -> str:
     """The URL whose tokens to forget: from the line, the profile or MCPTASK_URL, with no
     credential read (logging out is what one does when they are gone)."""
-    from mcptask.cli.profile_choice import ENV_URL, profile_book, profile_in_use
+    from mcptask.cli.settings import ENV_URL, profile_book, profile_in_use
     from mcptask.transport.redact import display_url
 
     profile = profile_in_use(common, profile_book(common, os.environ), os.environ)
