@@ -46,7 +46,7 @@ def list_fleet(
 ) -> NoReturn:
     """`list` on every server; each server's tasks newest first (or in its order)."""
     from mcptask.operations.listing import newest_first_key, refresh_known, task_pages
-    from mcptask.output.views.list_tasks import ListView
+    from mcptask.output.views.tasks import ListView
 
     view = FleetListView(screen_for(common.output, no_color=common.no_color))
 

@@ -41,7 +41,7 @@ def list_tasks(
 ) -> None:
     """List the server's tasks (every page), newest first; --known: the recorded ones."""
     from mcptask.operations.listing import ORDERS, newest_first_key, refresh_known, task_pages
-    from mcptask.output.views.list_tasks import Listing, ListView
+    from mcptask.output.views.tasks import Listing, ListView
 
     if order not in ORDERS:
         raise UsageError(f"--order takes {' or '.join(ORDERS)}, not {order!r}")

@@ -23,8 +23,8 @@ from mcptask.errors import ProtocolViolation, UnreachableError
 from mcptask.operations.listing import newest_first_key, task_pages
 from mcptask.output.sanitize import clean, safe_word
 from mcptask.output.screen import Screen
-from mcptask.output.views import list_tasks
-from mcptask.output.views.list_tasks import Listing, ListView
+from mcptask.output.views import tasks as task_views
+from mcptask.output.views.tasks import Listing, ListView
 from mcptask.protocol.tasks import Task
 from tests.conftest import examples
 
@@ -149,7 +149,7 @@ def test_newest_first_streams_exactly_what_the_whole_list_prints(
     items: list[Task], sizes: list[int], output: str, limit: int | None
 ) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(list_tasks, "WRITE_TASKS", 3)
+        patch.setattr(task_views, "WRITE_TASKS", 3)
         streamed, _ = streamed_output(output, cut(items, sizes), newest=True, limit=limit)
     assert streamed == whole_list_output(output, old_newest_first(items)[:limit])
 
@@ -164,7 +164,7 @@ def test_the_servers_order_streams_exactly_what_the_whole_list_prints(
     items: list[Task], sizes: list[int], output: str
 ) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(list_tasks, "WRITE_TASKS", 3)
+        patch.setattr(task_views, "WRITE_TASKS", 3)
         streamed, _ = streamed_output(output, cut(items, sizes), newest=False)
     assert streamed == whole_list_output(output, items)
 
