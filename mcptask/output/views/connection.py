@@ -15,8 +15,6 @@ from mcptask.protocol.handshake import ServerInfo
 from mcptask.protocol.jsonrpc import JsonObject
 
 if TYPE_CHECKING:
-    from rich.text import Text
-
     from mcptask.store.tokens import CachedToken
 
 
@@ -66,9 +64,15 @@ class ConnectView(View[Connection]):
             table.add_row("Extensions", Text(", ".join(clean(name) for name in server.extensions)))
         table.add_row("Transport", Text(f"{shown.transport} {clean(shown.target)}"))
         table.add_row("Session", Text(clean(shown.session_id) if shown.session_id else "none"))
+        names = {"supported": "get", "toolCalls": "task-augmented tools/call"}
         for era in (server, *others):
-            label = f"Tasks ({clean(era.protocol_version)})" if others else "Tasks"
-            table.add_row(label, _task_offers(era))
+            offers = Text("not offered by this server", style="yellow")
+            if era.task_support.tasks:
+                offers = Text("  ").join(
+                    Text(("✓ " if on else "✗ ") + names.get(kind, kind), "green" if on else "red")
+                    for kind, on in task_support([era]).items()
+                )
+            table.add_row(f"Tasks ({clean(era.protocol_version)})" if others else "Tasks", offers)
         lister = next((other for other in others if other.task_support.list), None)
         if lister is not None and not server.task_support.list:
             uses = f"list, cancel --all-working and watch without ids use {lister.protocol_version}"
@@ -105,24 +109,6 @@ class ConnectView(View[Connection]):
             "capabilities": server.capabilities,
             "instructions": server.instructions,
         }
-
-
-def _task_offers(server: ServerInfo) -> Text:
-    from rich.text import Text
-
-    support = server.task_support
-    if not support.tasks:
-        return Text("not offered by this server", style="yellow")
-    offers = {
-        "get": True,
-        "list": support.list,
-        "cancel": support.cancel,
-        "task-augmented tools/call": support.tool_calls,
-    }
-    return Text("  ").join(
-        Text(("✓ " if offered else "✗ ") + name, style="green" if offered else "red")
-        for name, offered in offers.items()
-    )
 
 
 def task_support(eras: list[ServerInfo]) -> JsonObject:
