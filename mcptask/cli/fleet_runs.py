@@ -128,7 +128,7 @@ def cancel_fleet(
     one request at a time, beside the others."""
     from mcptask.operations.cancel import CancelRun
     from mcptask.operations.outcomes import select_targets
-    from mcptask.output.views.cancel import CancelView
+    from mcptask.output.views.tasks import CancelView
 
     screen = screen_for(common.output, no_color=common.no_color)
     view = FleetCancelView(screen)

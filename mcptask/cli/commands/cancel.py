@@ -62,7 +62,7 @@ def cancel(
     from mcptask.cli.exit_codes import exit_code_for
     from mcptask.operations.cancel import CancelRun
     from mcptask.operations.outcomes import select_targets
-    from mcptask.output.views.cancel import CancelOutcome, CancelView
+    from mcptask.output.views.tasks import CancelOutcome, CancelView
 
     finite("--wait-timeout", wait_timeout)
     wanted = statuses(status)

@@ -17,7 +17,7 @@ from mcptask.operations.outcomes import CancelReport, CancelResult, Selection
 from mcptask.output.sanitize import clean
 from mcptask.output.screen import Screen
 from mcptask.output.views import View
-from mcptask.output.views.cancel import CancelOutcome, CancelView, DryRunView
+from mcptask.output.views.tasks import CancelOutcome, CancelView, DryRunView
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task
 

@@ -1,14 +1,17 @@
-"""The views of tasks: `get` (the task in full), `start` (the task it made, or the result of
-a call the server ran at once), `result` (a finished task's tool result) and `list`."""
+"""The views of tasks: `get`, `start` (the task it made, or the result of a call the server
+ran at once), `result` (a finished task's tool result), `list` and `cancel`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from mcptask.errors import McptaskError, UsageError
+from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome, Selection
 from mcptask.output.sanitize import clean
 from mcptask.output.screen import Screen, compact_json
 from mcptask.output.views import View
@@ -55,8 +58,7 @@ class StartView(View["StartReport"]):
         self._watching = watching
 
     def show(self, shown: StartReport) -> None:
-        """The notes, then the task or the result, then how to follow it up (table only);
-        a start stopped before the call was sent says so alone."""
+        """The notes, then the task or the result, then how to follow it up (table only)."""
         if shown.interrupted:
             self.screen.error("interrupted before the call was sent: nothing was started")
             return
@@ -91,7 +93,6 @@ class StartView(View["StartReport"]):
         return [shown.task.taskId] if shown.task is not None else []
 
     def watch_view(self) -> WatchView:
-        """The view that follows the task: as `watch` shows it, silent with `-o ids`."""
         from mcptask.output.views.watch import SilentWatchView, WatchView
 
         if self.screen.format == "ids":
@@ -172,20 +173,15 @@ class Listing:
 
 class ListView(View[Listing]):
     """A table, a document, one line per task, or ids; an empty list is explained on stderr.
-
-    One rendering path for every format and both orders. In the server's order, `-o jsonl`
-    and `-o ids` print each page as it arrives, so that a reader sees the first tasks at once
-    and `| head` stops the listing. Newest first is known only after the last page: each task
-    is rendered as it comes and kept, with its key, to be sorted (stably) at the end. A table
-    and `-o json` are printed whole, so that a failure half way never leaves half a document.
-    """
+    In the server's order, jsonl and ids print each page as it comes (`| head` stops the
+    listing); newest first, each task is rendered as it comes and kept with its key, to be
+    sorted at the end. A table and json are printed whole: never half a document."""
 
     command = "list"
     _printed = 0
     """Tasks whose output has reached stdout (for the message of a listing cut short)."""
 
     def show(self, shown: Listing) -> None:
-        """Print `shown.tasks` as they are, as `stream` prints a single page."""
         self.stream([shown.tasks], shown, sort_key=None)
 
     def stream(
@@ -197,15 +193,13 @@ class ListView(View[Listing]):
         limit: int | None = None,
     ) -> None:
         """Print the tasks of `pages`: largest `sort_key` first (stably), else in the order
-        given; at most `limit` of them. `about` says what is gone (`--known`) and why a list
-        may be empty (its own `tasks` are not used). On an error from `pages`, the tasks
-        already printed are counted in the exception's message."""
+        given; at most `limit` of them. `about` (but its `tasks`) explains an empty list. On
+        an error from `pages`, the tasks already printed are counted in its message."""
         self._printed = 0
         try:
             listed = self._write(pages, sort_key, limit, about.gone)
         except McptaskError as exc:
-            if self._printed:
-                count = self._printed
+            if count := self._printed:
                 exc.message += (
                     f" (after {count} task{'s were' if count != 1 else ' was'} printed: "
                     "the list is incomplete)"
@@ -287,3 +281,119 @@ def _empty_list_reasons(listing: Listing) -> str:
             + reasons
         )
     return f"no tasks; likely reasons: {reasons}"
+
+
+PROGRESS_THRESHOLD = 5
+"""Show a progress bar only for runs longer than this many tasks."""
+
+
+@dataclass(frozen=True)
+class CancelOutcome:
+    """A finished run and the exit code `mcptask.cli` decided for it."""
+
+    report: CancelReport
+    exit_code: int
+
+
+class CancelView(View[CancelOutcome]):
+    """Everything `cancel` shows: on stdout the results; on stderr the prompt, progress,
+    summary (for jsonl) and what went wrong."""
+
+    command = "cancel"
+
+    def confirmed(self, selection: Selection) -> bool:
+        """Ask before a bulk cancel, only when a person is at the terminal."""
+        from mcptask.output import tables
+
+        if not (sys.stdin.isatty() and self.screen.err_is_terminal):
+            return True
+        from rich.prompt import Confirm
+
+        tables.print_tasks(self.screen.err, selection.listed)
+        count = len(selection.listed)
+        return Confirm.ask(f"Cancel these {count} tasks?", console=self.screen.err, default=False)
+
+    def declined(self) -> None:
+        self.screen.warn("nothing cancelled")
+
+    @contextmanager
+    def progress(self, total: int) -> Iterator[Callable[[], None]]:
+        if total <= PROGRESS_THRESHOLD or not self.screen.err_is_terminal:
+            yield lambda: None
+            return
+        from rich import progress
+
+        columns = [progress.TextColumn("cancelling"), progress.BarColumn()]
+        columns += [progress.MofNCompleteColumn(), progress.TimeElapsedColumn()]
+        with progress.Progress(*columns, console=self.screen.err, transient=True) as bar:
+            task = bar.add_task("cancel", total=total)
+            yield lambda: bar.advance(task)
+
+    def result_ready(self, result: CancelResult) -> None:
+        """One task's final word, streamed at once in jsonl (the other formats wait)."""
+        if self.screen.format == "jsonl":
+            self.screen.json_line(result.to_json())
+
+    def dry_run(self, selection: Selection) -> None:
+        DryRunView(self.screen).show(selection)
+
+    def show(self, shown: CancelOutcome) -> None:
+        super().show(shown)
+        report = shown.report
+        if not report.results and not report.interrupted and report.fatal is None:
+            self.screen.warn("no task matched; nothing to cancel")
+        elif report.fatal is not None:
+            self.screen.error(report.fatal.message)
+        elif report.interrupted:
+            self.screen.warn("interrupted: the tasks not attempted are reported as skipped")
+
+    def table(self, shown: CancelOutcome) -> None:
+        from mcptask.output import tables
+
+        if shown.report.results:
+            tables.print_cancels(self.screen.out, shown.report.results)
+        self.screen.out.print(tables.cancel_summary(shown.report))
+
+    def document(self, shown: CancelOutcome) -> JsonObject:
+        report = shown.report
+        return {
+            "results": [result.to_json() for result in report.results],
+            "summary": report.counts(),
+            "interrupted": report.interrupted,
+            "error": report.fatal.message if report.fatal is not None else None,
+            "exitCode": shown.exit_code,
+        }
+
+    def jsonl(self, shown: CancelOutcome) -> None:
+        """The lines went out as results came; the summary goes to stderr."""
+        from mcptask.output import tables
+
+        self.screen.err.print(tables.cancel_summary(shown.report))
+
+    def ids(self, shown: CancelOutcome) -> Iterable[str]:
+        return (r.task_id for r in shown.report.results if r.outcome is Outcome.CANCELLED)
+
+
+class DryRunView(View[Selection]):
+    """The selection of a dry run: the listed tasks, then named ids the list did not show."""
+
+    command = "cancel"
+
+    def table(self, shown: Selection) -> None:
+        from mcptask.output import tables
+
+        if shown.listed:
+            tables.print_tasks(self.screen.out, shown.listed)
+        self.screen.plain_lines(shown.unlisted)
+        count = len(shown.listed) + len(shown.unlisted)
+        self.screen.warn(f"dry run: {count} task(s) would be cancelled; nothing was sent")
+
+    def document(self, shown: Selection) -> JsonObject:
+        return {"dryRun": True, "tasks": list(self.lines(shown))}
+
+    def lines(self, shown: Selection) -> Iterable[JsonObject]:
+        listed = [task.to_wire() for task in shown.listed]
+        return listed + [{"taskId": task_id} for task_id in shown.unlisted]
+
+    def ids(self, shown: Selection) -> Iterable[str]:
+        return [task.taskId for task in shown.listed] + shown.unlisted
