@@ -18,10 +18,13 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, Step
 from mcptask.reference_server.wire import INVALID_PARAMS, JsonObject, JsonRpcError
+
+if TYPE_CHECKING:
+    from mcptask.reference_server.store import TaskStore
 
 INPUT_REQUIRED = "input_required"
 
@@ -205,15 +208,6 @@ class DeadlineQueue:
 SCHEDULER_JOIN_SECONDS = 2.0
 
 
-class Scheduler(Protocol):
-    """What a clock drives: the store's timed changes (run_due), under its condition."""
-
-    @property
-    def condition(self) -> threading.Condition: ...
-
-    def run_due(self) -> float | None: ...
-
-
 class Clock(Protocol):
     """Monotonic seconds (deadlines), UTC wall time, and waits on either."""
 
@@ -225,9 +219,9 @@ class Clock(Protocol):
         """Wait on `condition` (held) until notified or `timeout` seconds of this clock have
         passed (None: no limit); callers re-check, a wait may end early."""
 
-    def drive(self, scheduler: Scheduler) -> Callable[[], None]:
-        """Call `scheduler.run_due()` whenever changes may fall due, until the returned
-        function is called (it stops the driving and waits for it to end)."""
+    def drive(self, scheduler: TaskStore) -> Callable[[], None]:
+        """Call `scheduler.run_due()` (under its condition) whenever changes may fall due,
+        until the returned function is called (it stops the driving and waits for it)."""
 
 
 class SystemClock:
@@ -243,7 +237,7 @@ class SystemClock:
     def wait(self, condition: threading.Condition, timeout: float | None) -> None:
         condition.wait(timeout)
 
-    def drive(self, scheduler: Scheduler) -> Callable[[], None]:
+    def drive(self, scheduler: TaskStore) -> Callable[[], None]:
         condition = scheduler.condition
         stopped = False
 

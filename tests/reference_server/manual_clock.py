@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from mcptask.reference_server.records import Scheduler
+from mcptask.reference_server.store import TaskStore
 
 # Where a ManualClock's wall time starts unless told otherwise: a fixed moment, so that
 # timestamps in tests do not depend on when they run.
@@ -30,7 +30,7 @@ class ManualClock:
         self._lock = threading.Condition()
         self._monotonic = monotonic
         self._wall = start
-        self._schedulers: list[Scheduler] = []
+        self._schedulers: list[TaskStore] = []
         self._waiting = 0
 
     def monotonic(self) -> float:
@@ -56,7 +56,7 @@ class ManualClock:
                 self._waiting -= 1
                 self._lock.notify_all()
 
-    def drive(self, scheduler: Scheduler) -> Callable[[], None]:
+    def drive(self, scheduler: TaskStore) -> Callable[[], None]:
         """Run `scheduler` on every `advance` until the returned function is called."""
         with self._lock:
             self._schedulers.append(scheduler)
