@@ -18,7 +18,6 @@ import threading
 from typing import BinaryIO
 
 from mcptask.reference_server.config import Fault, FaultKind, ServerConfig
-from mcptask.reference_server.eras.modern import ModernDispatcher
 from mcptask.reference_server.eras.router import Era, Router
 from mcptask.reference_server.eras.subscriptions import Subscription
 from mcptask.reference_server.faults import (
@@ -41,6 +40,7 @@ from mcptask.reference_server.wire import (
     classify,
     encode_message,
     error_response,
+    is_valid_id,
     request_id,
 )
 
@@ -126,57 +126,6 @@ class _Output:
                 broken = True  # the client closed our stdout; stdin EOF will follow
 
 
-class _Listens:
-    """The open subscriptions/listen requests, each drained by a pump thread into lines."""
-
-    def __init__(self, output: _Output, dispatcher: ModernDispatcher | None) -> None:
-        self._output = output
-        self._dispatcher = dispatcher
-        self._lock = threading.Lock()
-        self._open: dict[str | int, tuple[Subscription, threading.Thread]] = {}
-
-    def start(self, subscription: Subscription) -> None:
-        pump = threading.Thread(
-            target=self._pump, args=(subscription,), name="stdio-subscription", daemon=True
-        )
-        with self._lock:
-            self._open[subscription.id] = (subscription, pump)
-        pump.start()
-
-    def _pump(self, subscription: Subscription) -> None:
-        while (messages := subscription.wait(PUMP_WAIT_SECONDS)) is not None:
-            for message in messages:
-                self._output.send(message)
-
-    def cancel(self, message: object) -> None:
-        """notifications/cancelled naming a subscriptions/listen request ends it silently
-        (whichever era the router gives the notification to)."""
-        if self._dispatcher is None or classify(message) is not MessageKind.NOTIFICATION:
-            return
-        assert isinstance(message, dict)
-        params = message.get("params")
-        if message["method"] != "notifications/cancelled" or not isinstance(params, dict):
-            return
-        request_id = params.get("requestId")
-        if not isinstance(request_id, str | int) or isinstance(request_id, bool):
-            return
-        with self._lock:
-            entry = self._open.pop(request_id, None)
-        if entry is not None:
-            self._dispatcher.hub.remove(entry[0])
-
-    def end_all(self) -> None:
-        """EOF: the server ends every open subscription with its listen response."""
-        with self._lock:
-            entries = list(self._open.values())
-            self._open.clear()
-        for subscription, pump in entries:
-            assert self._dispatcher is not None
-            self._dispatcher.hub.remove(subscription)
-            pump.join(timeout=PUMP_WAIT_SECONDS * 2)
-            self._output.send(self._dispatcher.listen_closed(subscription))
-
-
 class StdioServer:
     """Reads messages from `stdin` until EOF and writes answers and notifications to `stdout`."""
 
@@ -193,7 +142,9 @@ class StdioServer:
         self._router = router
         self._plan = plan or FaultPlan(config.fault_switches)
         self._output = _Output(config, stdout, self._plan)
-        self._listens = _Listens(self._output, router.modern)
+        # The open subscriptions/listen requests, each drained by a pump thread into lines.
+        self._listens: dict[str | int, tuple[Subscription, threading.Thread]] = {}
+        self._listens_lock = threading.Lock()
         if config.fault is Fault.WRONG_CONTENT_TYPE:
             log.warning("--fault wrong-content-type has no stdio equivalent; answering normally")
         # The client of a dual-era server chooses the legacy era by its initialize.
@@ -221,7 +172,7 @@ class StdioServer:
         for related in reply.related:
             self._output.send(related)
         if reply.subscription is not None:
-            self._listens.start(reply.subscription)
+            self._start_listen(reply.subscription)
         elif reply.response is not None:
             self._output.answer(message, reply.response, fault)
 
@@ -248,7 +199,7 @@ class StdioServer:
                     error_response(request_id(message), INVALID_REQUEST, INVALID_MESSAGE)
                 )
                 continue
-            self._listens.cancel(message)
+            self._cancel_listen(message)
             fault = self._plan.draw(message)
             if fault is FaultKind.RESET:
                 log.info("fault reset: dropped %s unhandled", describe(message))
@@ -261,6 +212,46 @@ class StdioServer:
                 threading.Thread(target=handler, args=(message, fault), daemon=True).start()
             else:
                 handler(message, fault)
-        self._listens.end_all()
+        self._end_listens()
         self._output.finish()
         return 0
+
+    def _start_listen(self, subscription: Subscription) -> None:
+        pump = threading.Thread(
+            target=self._pump, args=(subscription,), name="stdio-subscription", daemon=True
+        )
+        with self._listens_lock:
+            self._listens[subscription.id] = (subscription, pump)
+        pump.start()
+
+    def _pump(self, subscription: Subscription) -> None:
+        while (messages := subscription.wait(PUMP_WAIT_SECONDS)) is not None:
+            for message in messages:
+                self._output.send(message)
+
+    def _cancel_listen(self, message: object) -> None:
+        """notifications/cancelled naming a subscriptions/listen request ends it silently
+        (whichever era the router gives the notification to)."""
+        modern = self._router.modern
+        if modern is None or classify(message) is not MessageKind.NOTIFICATION:
+            return
+        assert isinstance(message, dict)
+        params = message.get("params")
+        listen_id = params.get("requestId") if isinstance(params, dict) else None
+        if message["method"] != "notifications/cancelled" or not is_valid_id(listen_id):
+            return
+        with self._listens_lock:
+            entry = self._listens.pop(listen_id, None)
+        if entry is not None:
+            modern.hub.remove(entry[0])
+
+    def _end_listens(self) -> None:
+        """EOF: the server ends every open subscription with its listen response."""
+        with self._listens_lock:
+            entries = list(self._listens.values())
+            self._listens.clear()
+        for subscription, pump in entries:
+            assert self._router.modern is not None
+            self._router.modern.hub.remove(subscription)
+            pump.join(timeout=PUMP_WAIT_SECONDS * 2)
+            self._output.send(self._router.modern.listen_closed(subscription))

@@ -10,7 +10,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from mcptask import __version__
 
@@ -54,7 +54,7 @@ class MessageKind(enum.Enum):
     INVALID = "invalid"
 
 
-def _is_valid_id(value: object) -> bool:
+def is_valid_id(value: object) -> TypeGuard[str | int]:
     # bool is an int subclass in Python, but `true` is not a valid JSON-RPC id.
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
@@ -70,7 +70,7 @@ def classify(message: object) -> MessageKind:
             return MessageKind.INVALID
         if "id" not in message:
             return MessageKind.NOTIFICATION
-        return MessageKind.REQUEST if _is_valid_id(message["id"]) else MessageKind.INVALID
+        return MessageKind.REQUEST if is_valid_id(message["id"]) else MessageKind.INVALID
     has_result, has_error = "result" in message, "error" in message
     if "id" in message and has_result != has_error:
         return MessageKind.RESPONSE
@@ -80,7 +80,7 @@ def classify(message: object) -> MessageKind:
 def request_id(message: object) -> str | int | None:
     """The id of a message when it has a valid one (for error answers), else None."""
     value = message.get("id") if isinstance(message, dict) else None
-    return value if _is_valid_id(value) else None
+    return value if is_valid_id(value) else None
 
 
 def result_response(msg_id: str | int | None, result: JsonObject) -> JsonObject:
