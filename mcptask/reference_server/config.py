@@ -44,12 +44,10 @@ class ProtocolEras(enum.StrEnum):
 
     @property
     def legacy(self) -> bool:
-        """True when `initialize` and the 2025-11-25 semantics are served."""
         return self is not ProtocolEras.MODERN
 
     @property
     def modern(self) -> bool:
-        """True when requests with per-request `_meta` (2026-07-28) are served."""
         return self is not ProtocolEras.LEGACY
 
 

@@ -17,8 +17,8 @@ import queue
 import threading
 from typing import BinaryIO
 
-from mcptask.reference_server.config import Fault, FaultKind, ServerConfig
-from mcptask.reference_server.eras.router import Era, Router
+from mcptask.reference_server.config import Fault, FaultKind, ProtocolEras, ServerConfig
+from mcptask.reference_server.eras.router import Router
 from mcptask.reference_server.eras.subscriptions import Subscription
 from mcptask.reference_server.faults import (
     REPLACEMENT_BODIES,
@@ -148,7 +148,7 @@ class StdioServer:
         if config.fault is Fault.WRONG_CONTENT_TYPE:
             log.warning("--fault wrong-content-type has no stdio equivalent; answering normally")
         # The client of a dual-era server chooses the legacy era by its initialize.
-        self._legacy_chosen = router.sole_era is Era.LEGACY
+        self._legacy_chosen = router.sole_era is ProtocolEras.LEGACY
         if router.legacy is not None and config.notify:
             store.add_listener(self._push_status)
 
@@ -205,7 +205,7 @@ class StdioServer:
                 log.info("fault reset: dropped %s unhandled", describe(message))
                 continue
             era = self._router.era_of(message)
-            handler = self._answer_legacy if era is Era.LEGACY else self._answer_modern
+            handler = self._answer_legacy if era is ProtocolEras.LEGACY else self._answer_modern
             if self._router.may_block(message, era):
                 # tasks/result and inline tool calls may take long: answer them from their
                 # own thread so the next lines are still read and answered.

@@ -60,7 +60,6 @@ def is_valid_id(value: object) -> TypeGuard[str | int]:
 
 
 def classify(message: object) -> MessageKind:
-    """Tell a request, a notification and a response apart; anything else is INVALID."""
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return MessageKind.INVALID
     if "method" in message:
@@ -78,7 +77,7 @@ def classify(message: object) -> MessageKind:
 
 
 def request_id(message: object) -> str | int | None:
-    """The id of a message when it has a valid one (for error answers), else None."""
+    """The id of a message when it has a valid one (for error answers)."""
     value = message.get("id") if isinstance(message, dict) else None
     return value if is_valid_id(value) else None
 
@@ -90,12 +89,8 @@ def result_response(msg_id: str | int | None, result: JsonObject) -> JsonObject:
 def error_response(
     msg_id: str | int | None, code: int, message: str, data: object = None
 ) -> JsonObject:
-    """An error response; `data` is included only when given.
-
-    Without a request id (a parse error, an HTTP-layer failure before the body was read)
-    the `id` member is left out: the MCP schema (2025-11-25 and later) makes it optional
-    and allows only a string or an integer, so `"id": null` would not validate.
-    """
+    """An error response; without a request id (a parse error, say) the `id` member is left
+    out: the MCP schema makes it optional and allows no null."""
     error: JsonObject = {"code": code, "message": message}
     if data is not None:
         error["data"] = data
@@ -128,19 +123,18 @@ class Reply:
 
 
 def iso_utc(moment: datetime) -> str:
-    """ISO 8601 in UTC with a `Z` suffix, to the millisecond."""
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)
 class TaskShape:
-    """How one era spells the Task object: the names of its two timing fields (ms)."""
+    """How one era spells the Task object: the names of its two timing fields."""
 
     ttl: str
     poll_interval: str
 
     def render(self, view: TaskView, poll_interval_ms: int) -> JsonObject:
-        """The Task object of `view`, in the field order of the schemas."""
+        """The Task object of `view`, its fields in the schemas' order."""
         task: JsonObject = {"taskId": view.task_id, "status": view.status}
         if view.status_message is not None:
             task["statusMessage"] = view.status_message
@@ -169,7 +163,6 @@ def server_info(config: ServerConfig) -> JsonObject:
 
 
 def form_elicitation(message: str, properties: JsonObject, required: list[str]) -> JsonObject:
-    """An elicitation/create input request with a form of these properties."""
     return {
         "method": ELICITATION_CREATE,
         "params": {

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mcptask.reference_server.config import ProtocolEras, Scope
-from mcptask.reference_server.eras.router import Era, is_modern_message
+from mcptask.reference_server.eras.router import is_modern_message
 from mcptask.reference_server.wire import error_response
 from tests.reference_server.conftest import MakeServer
 from tests.reference_server.harness import JsonObject, meta
@@ -32,21 +32,24 @@ def test_era_of_a_message() -> None:
 
 def test_a_dual_era_router_picks_the_era_per_message(make: MakeServer) -> None:
     router = make(protocol_eras=ProtocolEras.BOTH).router
-    assert router.eras == (Era.LEGACY, Era.MODERN)
+    assert router.eras == (ProtocolEras.LEGACY, ProtocolEras.MODERN)
     assert router.sole_era is None
-    assert router.era_of(MODERN_PING) is Era.MODERN
-    assert router.era_of(DISCOVER) is Era.MODERN  # a modern-only method, even without _meta
-    assert router.era_of(INITIALIZE) is Era.LEGACY
-    assert router.era_of(PING) is Era.LEGACY
-    assert router.era_of([1]) is Era.LEGACY  # the legacy dispatcher answers it -32600
-    assert router.era_without_message() is Era.LEGACY  # GET and DELETE are sessions'
+    assert router.era_of(MODERN_PING) is ProtocolEras.MODERN
+    assert (
+        router.era_of(DISCOVER) is ProtocolEras.MODERN
+    )  # a modern-only method, even without _meta
+    assert router.era_of(INITIALIZE) is ProtocolEras.LEGACY
+    assert router.era_of(PING) is ProtocolEras.LEGACY
+    assert router.era_of([1]) is ProtocolEras.LEGACY  # the legacy dispatcher answers it -32600
+    assert router.era_without_message() is ProtocolEras.LEGACY  # GET and DELETE are sessions'
 
 
 @pytest.mark.parametrize(
-    ("eras", "era"), [(ProtocolEras.LEGACY, Era.LEGACY), (ProtocolEras.MODERN, Era.MODERN)]
+    ("eras", "era"),
+    [(ProtocolEras.LEGACY, ProtocolEras.LEGACY), (ProtocolEras.MODERN, ProtocolEras.MODERN)],
 )
 def test_a_single_era_router_answers_everything_in_its_era(
-    make: MakeServer, eras: ProtocolEras, era: Era
+    make: MakeServer, eras: ProtocolEras, era: ProtocolEras
 ) -> None:
     router = make(protocol_eras=eras).router
     assert router.eras == (era,)
@@ -55,8 +58,8 @@ def test_a_single_era_router_answers_everything_in_its_era(
         assert router.era_of(message) is era
     assert router.era_without_message() is era
     assert (router.legacy is None, router.modern is None) == (
-        era is Era.MODERN,
-        era is Era.LEGACY,
+        era is ProtocolEras.MODERN,
+        era is ProtocolEras.LEGACY,
     )
 
 
@@ -64,7 +67,7 @@ def test_the_router_tells_whether_a_message_may_block(make: MakeServer) -> None:
     router = make().router
     result = {"jsonrpc": "2.0", "id": 2, "method": "tasks/result", "params": {"taskId": "t"}}
     era = router.era_of(result)
-    assert (era, router.may_block(result, era)) == (Era.LEGACY, True)
+    assert (era, router.may_block(result, era)) == (ProtocolEras.LEGACY, True)
     inline = {
         "jsonrpc": "2.0",
         "id": 3,

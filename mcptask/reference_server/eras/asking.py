@@ -52,7 +52,7 @@ class ClientQuestions:
 
     def askable(self, view: TaskView, session_id: str | None) -> set[str]:
         """The keys of what the task asks that the session's client declared it can be
-        asked (elicitation form or URL mode, sampling, roots)."""
+        asked."""
         with self._lock:
             declared = self._client_capabilities.get(session_id, {})
         keys = set()
@@ -74,8 +74,8 @@ class ClientQuestions:
     def questions(
         self, view: TaskView, session_id: str | None, skip: set[str]
     ) -> list[tuple[str, JsonObject]]:
-        """The requests that ask the session's client what the task asks (but the keys in
-        `skip`), each (input key, JSON-RPC request) with a new id, remembered until answered."""
+        """(input key, JSON-RPC request with a new id, remembered until answered) of each
+        question the task asks the session's client, but the keys in `skip`."""
         requests = input_requests_of(view)
         keys = sorted(self.askable(view, session_id) - skip)
         out = []

@@ -37,13 +37,11 @@ TASK_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
 
 
 def http_status_for(code: int) -> int:
-    """The HTTP status of a modern error answer (404 for unknown methods, 400 for the
-    modern protocol errors); other JSON-RPC errors travel in a 200 answer."""
+    """The HTTP status of a modern error answer; other JSON-RPC errors travel in a 200."""
     if code == METHOD_NOT_FOUND:
         return 404
-    if code in (HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION):
-        return 400
-    return 200
+    modern = (HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION)
+    return 400 if code in modern else 200
 
 
 class ModernError(JsonRpcError):
@@ -55,7 +53,6 @@ class ModernError(JsonRpcError):
 
 
 def declares_tasks(capabilities: object) -> bool:
-    """True when client capabilities declare the tasks extension (an object)."""
     extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
     return isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
 
@@ -93,7 +90,6 @@ Validator = Callable[[ModernRequest], None]
 def parse_request(
     msg_id: str | int, method: str, params: object, supported: list[str], caller: str | None
 ) -> ModernRequest:
-    """The request's envelope, or the ModernError that answers a broken one."""
     if params is None:
         params = {}
     if not isinstance(params, dict):
@@ -119,7 +115,6 @@ def parse_request(
 
 
 def check_request(request: ModernRequest, supported: list[str]) -> None:
-    """Raise the ModernError for a request of another version or without capabilities."""
     if request.version != MODERN_VERSION:
         raise unsupported_version(request.version, supported, handshake=False)
     if request.capabilities is None:

@@ -14,19 +14,11 @@ of each message it reads; it never looks at a message's era itself. The rules:
 
 from __future__ import annotations
 
-import enum
-
-from mcptask.reference_server.config import ServerConfig
+from mcptask.reference_server.config import ProtocolEras, ServerConfig
 from mcptask.reference_server.eras.legacy import LegacyDispatcher
 from mcptask.reference_server.eras.modern import ModernDispatcher
 from mcptask.reference_server.eras.modern_wire import META_PROTOCOL_VERSION, MODERN_ONLY_METHODS
 from mcptask.reference_server.store import TaskStore
-from mcptask.reference_server.wire import LEGACY_VERSION, MODERN_VERSION
-
-
-class Era(enum.Enum):
-    LEGACY = LEGACY_VERSION
-    MODERN = MODERN_VERSION
 
 
 def is_modern_message(message: object) -> bool:
@@ -49,24 +41,24 @@ class Router:
         self.legacy = LegacyDispatcher(config, store) if eras.legacy else None
         self.modern = ModernDispatcher(config, store) if eras.modern else None
         # The eras served, legacy first.
-        served = ((Era.LEGACY, eras.legacy), (Era.MODERN, eras.modern))
+        served = ((ProtocolEras.LEGACY, eras.legacy), (ProtocolEras.MODERN, eras.modern))
         self.eras = tuple(era for era, on in served if on)
         # The era of every message when only one is served; None on a dual-era server,
         # where each client's first message chooses.
         self.sole_era = self.eras[0] if len(self.eras) == 1 else None
 
-    def era_of(self, message: object) -> Era:
+    def era_of(self, message: object) -> ProtocolEras:
         if self.sole_era is not None:
             return self.sole_era
-        return Era.MODERN if is_modern_message(message) else Era.LEGACY
+        return ProtocolEras.MODERN if is_modern_message(message) else ProtocolEras.LEGACY
 
-    def era_without_message(self) -> Era:
+    def era_without_message(self) -> ProtocolEras:
         """The era of a request that carries no message (HTTP GET, DELETE)."""
         return self.eras[0]
 
-    def may_block(self, message: object, era: Era) -> bool:
+    def may_block(self, message: object, era: ProtocolEras) -> bool:
         """True when answering may take long (tasks/result, an inline tool call): a
         transport without a thread per request answers it from a thread of its own."""
-        dispatcher = self.legacy if era is Era.LEGACY else self.modern
+        dispatcher = self.legacy if era is ProtocolEras.LEGACY else self.modern
         assert dispatcher is not None
         return dispatcher.may_block(message)

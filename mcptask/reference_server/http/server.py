@@ -21,10 +21,10 @@ from http.server import ThreadingHTTPServer
 from types import FrameType
 from typing import NoReturn
 
-from mcptask.reference_server.config import FaultKind, ServerConfig
+from mcptask.reference_server.config import FaultKind, ProtocolEras, ServerConfig
 from mcptask.reference_server.eras.modern import ModernDispatcher
 from mcptask.reference_server.eras.modern_wire import HEADER_MISMATCH, ModernError, ModernRequest
-from mcptask.reference_server.eras.router import Era, Router
+from mcptask.reference_server.eras.router import Router
 from mcptask.reference_server.faults import FaultPlan
 from mcptask.reference_server.http.framing import (
     BAD_REQUEST,
@@ -156,7 +156,7 @@ class ReferenceHTTPServer(ThreadingHTTPServer):
         address: tuple[str, int],
         config: ServerConfig,
         router: Router,
-        endpoints: dict[Era, EraEndpoint],
+        endpoints: dict[ProtocolEras, EraEndpoint],
         plan: FaultPlan | None = None,
     ) -> None:
         if ":" in address[0]:
@@ -346,11 +346,11 @@ def http_server(
     config: ServerConfig, router: Router, store: TaskStore, plan: FaultPlan | None = None
 ) -> ReferenceHTTPServer:
     """The HTTP server of `config`, bound (port 0: a free port) and not yet serving."""
-    endpoints: dict[Era, EraEndpoint] = {}
+    endpoints: dict[ProtocolEras, EraEndpoint] = {}
     if router.legacy is not None:
-        endpoints[Era.LEGACY] = LegacyEndpoint(router.legacy, store)
+        endpoints[ProtocolEras.LEGACY] = LegacyEndpoint(router.legacy, store)
     if router.modern is not None:
-        endpoints[Era.MODERN] = ModernEndpoint(router.modern)
+        endpoints[ProtocolEras.MODERN] = ModernEndpoint(router.modern)
     return ReferenceHTTPServer((config.host, config.port), config, router, endpoints, plan)
 
 
