@@ -1,7 +1,7 @@
 """Generate docs/reference/ and the man pages in docs/man/ from the code, so they cannot drift.
 
 Commands and options come from the Click commands behind `--help` (their public API: params,
-help records, usage), examples from `mcptask.cli.examples`, exit codes from the members of
+help records, usage), examples from `mcptask.cli.app`, exit codes from the members of
 `mcptask.errors.ExitCode` and their docstrings, the reference server's switches from its
 argparse parser. `tests/docs/test_reference.py` fails when a committed file differs from what
 this prints.
@@ -32,8 +32,7 @@ if str(REPO_ROOT) not in sys.path:
 import typer.main  # noqa: E402
 
 from mcptask import __version__, errors  # noqa: E402
-from mcptask.cli.app import COMMANDS, app  # noqa: E402
-from mcptask.cli.examples import EXAMPLES  # noqa: E402
+from mcptask.cli.app import COMMANDS, EXAMPLES, app  # noqa: E402
 from mcptask.reference_server.cli_options import build_parser  # noqa: E402
 
 SHARED_PANELS = ("Server", "Sign-in", "Output")

@@ -207,7 +207,7 @@ def watch_fleet(
 ) -> NoReturn:
     """`watch` on every server at once: one live table (or each change as a line, with its
     server) until every server's tasks settle; Ctrl-C stops every watch."""
-    from mcptask.cli.watching import watch_tasks
+    from mcptask.cli.commands.watch import watch_tasks
     from mcptask.operations.watch import WatchReport
     from mcptask.output.views.watch import FleetWatchView
 

@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 import typer.main
 
-from mcptask.cli.app import COMMANDS, app
-from mcptask.cli.examples import EXAMPLES
+from mcptask.cli.app import COMMANDS, EXAMPLES, app
 from mcptask.reference_server.cli_options import build_parser
 from scripts.docs_reference import ENVIRONMENT, REPO_ROOT, generated_files
 

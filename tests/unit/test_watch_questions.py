@@ -6,9 +6,9 @@ from __future__ import annotations
 import io
 import json
 
+from mcptask.cli.commands.watch import follow
 from mcptask.cli.invocation import Invocation
 from mcptask.cli.options import Common
-from mcptask.cli.watching import follow
 from mcptask.client.session import McpClient
 from mcptask.operations.watch import WatchOptions
 from mcptask.output.screen import Screen

@@ -66,9 +66,9 @@ def start(
 
     The arguments are checked against the tool's inputSchema before anything is sent.
     """
+    from mcptask.cli.commands.watch import follow, require_terminal_for_answer
     from mcptask.cli.exit_codes import exit_code_for
     from mcptask.cli.inputs import tool_arguments
-    from mcptask.cli.watching import follow, require_terminal_for_answer
     from mcptask.operations.start import StartRequest, start_task
     from mcptask.operations.watch import WatchOptions
     from mcptask.output.views.tasks import StartView
