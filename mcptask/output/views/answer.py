@@ -55,8 +55,6 @@ class AnswerView(View["AnswerReport"]):
     command = "answer"
     formats = ("table", "json", "jsonl")
 
-    # -- the questions --------------------------------------------------------------------------
-
     def questions(self, task_id: str, asked: list[InputRequest], *, always: bool = False) -> None:
         """What the task asks, request by request, on stderr (with table output, or `always`:
         before prompts)."""
@@ -68,8 +66,6 @@ class AnswerView(View["AnswerReport"]):
         self.screen.err.print(Text(f"task {clean(task_id)} asks ({count}):", style="bold"))
         for request in asked:
             self.screen.err.print(_request_text(request))
-
-    # -- asking on a terminal -------------------------------------------------------------------
 
     def ask(self, asked: list[InputRequest]) -> JsonObject:
         """The answers, asked request by request (a form field by field: choices offered,
@@ -155,8 +151,6 @@ class AnswerView(View["AnswerReport"]):
         shown = json.dumps(_masked(asked, responses), indent=2)
         self.screen.err.print(f"the answer:\n{clean_block(shown)}", markup=False)
         return Confirm.ask("Send it?", default=False, console=self.screen.err)
-
-    # -- the outcome ----------------------------------------------------------------------------
 
     def show(self, shown: AnswerReport) -> None:
         super().show(shown)
