@@ -36,18 +36,13 @@ class WatchView(View[WatchReport]):
     command = "watch"
     formats: ClassVar[tuple[OutputFormat, ...]] = ("table", "jsonl", "json")
 
-    def __init__(self, screen: Screen, *, live: bool = True) -> None:
+    def __init__(self, screen: Screen) -> None:
         super().__init__(screen)
         self._live: Live | None = None
         self._shown: object = None
         """What the live table last showed but its ages, and at which screen size."""
         self._ages: object = None
         self._drawn = 0.0
-        if live and screen.format == "table" and screen.out.is_terminal:
-            from rich.live import Live
-
-            # No redraw thread: the view is redrawn after each polling round, so idle means idle.
-            self._live = Live(console=screen.out, auto_refresh=False)
 
     @property
     def live(self) -> bool:
@@ -57,9 +52,13 @@ class WatchView(View[WatchReport]):
     def following(self, watch: Watch | None) -> Iterator[None]:
         """Keep the live table on screen while the block runs; draw it one last time (of
         `watch`; without one, the caller draws)."""
-        if self._live is None:
+        if self.screen.format != "table" or not self.screen.out.is_terminal:
             yield
             return
+        from rich.live import Live
+
+        # No redraw thread: the view is redrawn after each polling round, so idle means idle.
+        self._live = Live(console=self.screen.out, auto_refresh=False)
         with self._live:
             try:
                 yield
@@ -227,7 +226,7 @@ class FleetWatchView(FleetView[WatchReport]):
         for run in shown.runs:
             if run.report is not None and run.error is None:
                 labelled = LabelledScreen(self.screen, run.server)
-                WatchView(labelled, live=False).why_ended(run.report)
+                WatchView(labelled).why_ended(run.report)
         self.failures(shown)
 
     def document(self, shown: Fleet[WatchReport]) -> JsonObject:
@@ -236,14 +235,14 @@ class FleetWatchView(FleetView[WatchReport]):
 
     def report_document(self, run: ServerRun[WatchReport]) -> JsonObject:
         assert run.report is not None
-        return WatchView(self.screen, live=False).document(run.report)
+        return WatchView(self.screen).document(run.report)
 
 
 class _ServerWatchView(WatchView):
     """One server's watch in a run over several: what it sees goes to the run's view."""
 
     def __init__(self, fleet: FleetWatchView, run: ServerRun[WatchReport], screen: Screen) -> None:
-        super().__init__(screen, live=False)
+        super().__init__(screen)
         self._fleet, self._run = fleet, run
 
     @contextmanager
