@@ -102,13 +102,12 @@ class Screen:
     def reader_left(self) -> bool:
         """True when stdout's reader has gone away, known without writing (for watch, which
         writes seldom): a pipe whose reading end is closed polls as an error."""
-        if not self.reader_gone:
-            try:
+        # No poll on this system, or no descriptor: not known to have gone.
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            if not self.reader_gone:
                 poller = select.poll()
                 poller.register(self.stdout.fileno(), 0)  # errors and hang-ups only
                 self.reader_gone = bool(poller.poll(0))
-            except (AttributeError, OSError, ValueError):  # no poll, or no descriptor
-                pass
         return self.reader_gone
 
     def text(self, text: str) -> None:
