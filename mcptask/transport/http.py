@@ -99,10 +99,8 @@ class HttpTransport(Transport):
     ) -> JsonObject:
         """POST a request; read its answer from a JSON body or an SSE stream. With `session`,
         in that session instead of the current one (a 404 raises SessionExpired for it)."""
-        if session is not None:
-            headers = {**(headers or {}), SESSION_HEADER: session}
         deadline = Deadline.after(self.timeout if timeout is None else timeout, self.target)
-        with self._post(message, headers, deadline) as (response, error):
+        with self._post(message, self._headers(headers, session), deadline) as (response, error):
             if error is not None:
                 return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
             if response.status_code == 202:
@@ -128,8 +126,7 @@ class HttpTransport(Transport):
         """POST a notification (or our response to a server's request, in its `session`);
         the server answers 202 Accepted (any 2xx is accepted)."""
         deadline = Deadline.after(self.timeout, self.target)
-        headers = None if session is None else {SESSION_HEADER: session}
-        with self._post(message, headers, deadline) as (response, error):
+        with self._post(message, self._headers(None, session), deadline) as (response, error):
             response.read()
         if error is not None:
             what = message.get("method") or "our answer to its request"
@@ -239,9 +236,14 @@ class HttpTransport(Transport):
 
     # -- internals ------------------------------------------------------------------------------
 
-    def _headers(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+    def _headers(
+        self, extra: dict[str, str] | None = None, session: str | None = None
+    ) -> dict[str, str]:
+        """A POST's headers, in `session` (else ours), with `extra` over them."""
         headers = {"Accept": POST_ACCEPT, "Content-Type": "application/json"}
-        if self.session_id:
+        if session is not None:
+            headers[SESSION_HEADER] = session
+        elif self.session_id:
             headers[SESSION_HEADER] = self.session_id
         if self.protocol_version:
             headers[VERSION_HEADER] = self.protocol_version
@@ -250,12 +252,11 @@ class HttpTransport(Transport):
 
     @contextmanager
     def _post(
-        self, message: JsonObject, headers: dict[str, str] | None, deadline: Deadline
+        self, message: JsonObject, headers: dict[str, str], deadline: Deadline
     ) -> Iterator[tuple[httpx.Response, JsonObject | None]]:
-        """POST one message and yield the open response after the HTTP-level checks, with
-        the JSON-RPC error object that an HTTP error status carried (else None). The session
-        an initialize opened is taken."""
-        headers = self._headers(headers)
+        """POST one message with `headers` and yield the open response after the HTTP-level
+        checks, with the JSON-RPC error object that an HTTP error status carried (else None).
+        The session an initialize opened is taken."""
         body = json.dumps(message, separators=(",", ":"))
         if self._log is not None:  # no formatting on the hot path when not logging
             self._trace(f"> POST {self.target} {self._shown(headers)} {body}")
@@ -361,10 +362,8 @@ class HttpTransport(Transport):
     ) -> dict[str, str]:
         """The headers of a GET event stream: in `session` (else ours), resumed after
         `last_event_id` when there is one."""
-        headers = self._headers() | {"Accept": "text/event-stream"}
+        headers = self._headers(None, session) | {"Accept": "text/event-stream"}
         headers.pop("Content-Type", None)
-        if session is not None:
-            headers[SESSION_HEADER] = session
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
         return headers
