@@ -68,8 +68,7 @@ class Task:
 
     def __post_init__(self) -> None:
         if not self.wire:
-            fields = {name: getattr(self, name) for name in _FIELDS}
-            wire = {name: value for name, value in fields.items() if value is not None}
+            wire = {name: value for name in _FIELDS if (value := getattr(self, name)) is not None}
             # The documented way for a frozen dataclass to set a field it derives.
             object.__setattr__(self, "wire", _checked(wire))
 
