@@ -10,7 +10,6 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import NoReturn
 
-from mcptask.reference_server.cli_access import add_access_arguments, oauth_config, required_token
 from mcptask.reference_server.config import (
     AnswerMode,
     CancelMode,
@@ -18,6 +17,9 @@ from mcptask.reference_server.config import (
     ProtocolEras,
     Scope,
     ServerConfig,
+    add_access_arguments,
+    oauth_config,
+    required_token,
 )
 from mcptask.reference_server.faults import add_fault_switches, fault_switches
 from mcptask.reference_server.scripting import (
@@ -28,7 +30,7 @@ from mcptask.reference_server.scripting import (
 )
 
 PROG = "mcptask reference-server"
-# The defaults are ServerConfig's (its class attributes).
+# The defaults are ServerConfig's (its class attributes): an option left out stays None.
 DEFAULT_HTTP = f"{ServerConfig.host}:{ServerConfig.port}"
 
 
@@ -114,14 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--poll-interval",
         type=bounded(int, 0),
         dest="poll_interval_ms",
-        default=ServerConfig.poll_interval_ms,
         metavar="MS",
         help=f"pollInterval reported on every task (default {ServerConfig.poll_interval_ms})",
     )
     tasks.add_argument(
         "--page-size",
         type=bounded(int, 1),
-        default=ServerConfig.page_size,
         metavar="N",
         help=f"tasks per tasks/list page (default {ServerConfig.page_size})",
     )
@@ -217,7 +217,6 @@ def build_parser() -> argparse.ArgumentParser:
     faults.add_argument(
         "--latency",
         type=bounded(int, 0),
-        default=ServerConfig.latency_ms,
         dest="latency_ms",
         metavar="MS",
         help="sleep before answering each tasks/* request",
@@ -229,12 +228,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_fault_switches(parser)
 
-    add_access_arguments(parser, http)
+    add_access_arguments(parser, http.add_argument)
 
     misc = parser.add_argument_group("other")
     misc.add_argument(
         "--server-name",
-        default=ServerConfig.server_name,
         metavar="NAME",
         help=f"serverInfo.name (default {ServerConfig.server_name})",
     )
@@ -258,10 +256,9 @@ def _host_port(text: str) -> tuple[str, int]:
 
 
 def parse_config(argv: Sequence[str] | None) -> ServerConfig:
-    """Turn a command line into a ServerConfig; raise UsageError for bad input.
-
-    Every option whose `dest` names a ServerConfig field is copied, then those that need
-    converting (enums, files, combinations) are replaced."""
+    """Turn a command line into a ServerConfig; raise UsageError for bad input. Every option
+    given whose `dest` names a ServerConfig field is copied, then those that need converting
+    (enums, files, combinations) are replaced."""
     args = build_parser().parse_args(argv)
     host, port = _host_port(args.http or DEFAULT_HTTP)
     try:
@@ -291,7 +288,8 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
     cancel_delay = ServerConfig.cancel_delay_ms if args.cancel_delay is None else args.cancel_delay
     delays = (args.modern_cancel_delay, args.cancel_delay, ServerConfig.modern_cancel_delay_ms)
     modern_cancel_delay = next(delay for delay in delays if delay is not None)
-    copied = {f.name: getattr(args, f.name) for f in fields(ServerConfig) if f.name in args}
+    given = {f.name: getattr(args, f.name, None) for f in fields(ServerConfig)}
+    copied = {name: value for name, value in given.items() if value is not None}
     return replace(
         ServerConfig(**copied),
         host=host,
