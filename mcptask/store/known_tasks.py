@@ -148,12 +148,8 @@ class KnownTasks:
             )
         return recorded
 
-    def prune(self) -> int:
-        """Forget expired, long-terminal and stale tasks (of every server); returns how many."""
-        with self._writing() as db:
-            return self._prune(db)
-
     def _prune(self, db: sqlite3.Connection) -> int:
+        """Forget expired, long-terminal and stale tasks (of every server); returns how many."""
         now = self._now()
         cursor = db.execute(
             "DELETE FROM tasks WHERE (expires_at IS NOT NULL AND expires_at < ?)"

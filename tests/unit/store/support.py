@@ -65,6 +65,12 @@ def recorded_tasks(record: KnownTasks) -> list[KnownTask]:
     return [KnownTask(*row) for row in rows]
 
 
+def prune(record: KnownTasks) -> int:
+    """Prune the record now, due or not; returns how many tasks went."""
+    with record._writing() as db:
+        return record._prune(db)
+
+
 def task(task_id: str, status: str = "working", ttl: int | None = None) -> Task:
     return Task(taskId=task_id, status=status, ttl=ttl)
 

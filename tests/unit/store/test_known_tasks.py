@@ -24,7 +24,16 @@ from mcptask.store.known_tasks import (
     KnownTasks,
 )
 from mcptask.store.paths import refuse_unless_own, state_dir
-from tests.unit.store.support import OTHER, SERVER, Clock, open_record, recorded_tasks, task, write
+from tests.unit.store.support import (
+    OTHER,
+    SERVER,
+    Clock,
+    open_record,
+    prune,
+    recorded_tasks,
+    task,
+    write,
+)
 
 # -- identity and location ---------------------------------------------------------------------
 
@@ -213,15 +222,15 @@ def test_pruning_by_ttl_retention_and_staleness(tmp_path: Path) -> None:
         task("long-ttl", ttl=10**12),
     )
     clock.now += 61
-    assert record.prune() == 1  # past its ttl, counted from when it was first seen
+    assert prune(record) == 1  # past its ttl, counted from when it was first seen
     assert {task.task_id for task in recorded_tasks(record)} == {"no-ttl", "done", "long-ttl"}
     clock.now += RETENTION_SECONDS
     write(record, task("no-ttl"))  # seen again: not stale
-    assert record.prune() == 1  # terminal for longer than the retention period
+    assert prune(record) == 1  # terminal for longer than the retention period
     assert {task.task_id for task in recorded_tasks(record)} == {"no-ttl", "long-ttl"}
     clock.now += STALE_SECONDS - RETENTION_SECONDS + 1
     write(record, task("no-ttl"))
-    assert record.prune() == 1  # long-ttl was not seen for STALE_SECONDS
+    assert prune(record) == 1  # long-ttl was not seen for STALE_SECONDS
     assert [task.task_id for task in recorded_tasks(record)] == ["no-ttl"]
 
 
@@ -278,9 +287,9 @@ def test_a_terminal_status_starts_the_retention_clock_once(tmp_path: Path) -> No
     write(record, task("a", status="completed"))
     clock.now += RETENTION_SECONDS / 2
     write(record, task("a", status="completed"))  # seeing it again does not reset it
-    assert record.prune() == 0
+    assert prune(record) == 0
     clock.now += RETENTION_SECONDS / 2 + 1
-    assert record.prune() == 1
+    assert prune(record) == 1
 
 
 # -- concurrency -------------------------------------------------------------------------------

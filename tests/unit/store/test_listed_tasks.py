@@ -16,6 +16,7 @@ from tests.unit.store.support import (
     SERVER,
     Clock,
     open_record,
+    prune,
     recorded_tasks,
     statuses,
     task,
@@ -197,7 +198,7 @@ def test_pruning_takes_expired_long_terminal_and_stale_listed_tasks(tmp_path: Pa
     listed(record, done, short, task("kept"), complete=False)
     clock.now += RETENTION_SECONDS + 1
     assert sorted(statuses(record)) == ["done", "kept", "stale"]  # short: past its ttl
-    record.prune()
+    prune(record)
     assert sorted(statuses(record)) == ["kept"]
 
 
@@ -218,7 +219,7 @@ def test_a_started_task_takes_a_later_listings_status_and_keeps_how_it_was_met(
         clock.now - 1,
     )
     clock.now += RETENTION_SECONDS + 1  # finished more than the retention ago: pruned
-    record.prune()
+    prune(record)
     assert "t" not in statuses(record)
 
 
