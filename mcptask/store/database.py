@@ -111,8 +111,6 @@ def use_wal(db: sqlite3.Connection) -> None:
             time.sleep(0.01)
 
 
-# -- the schema -------------------------------------------------------------------------------
-
 UPSERT_TASK = """
 INSERT INTO tasks (server, profile, task_id, status, session_id, ttl_ms, expires_at,
                    first_seen, last_seen, terminal_since, via, tool, label)
