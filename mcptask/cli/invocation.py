@@ -255,7 +255,6 @@ class Invocation:
             with connected_client(
                 self.settings,
                 log=self.log,
-                server_log=self.log,
                 needs_list=needs_list,
                 on_session_change=self._session_changed,
                 retry=retry,

@@ -72,7 +72,6 @@ def connected_client(
     settings: ConnectionSettings,
     *,
     log: WireLog | None = None,
-    server_log: WireLog | None = None,
     needs_list: bool = False,
     on_session_change: SessionChange | None = None,
     retry: RetryPolicy | None = None,
@@ -83,7 +82,7 @@ def connected_client(
 ) -> Iterator[McpClient]:
     """A client that has completed the handshake (joining `settings.session_id` if given);
     the keywords are `McpClient`'s, `McpClient.connect`'s and `sign_in_flow`'s, but `auth`: a
-    sign-in flow to use instead of the one the settings describe."""
+    sign-in flow to use instead of the settings' (`log` also hears a stdio server's stderr)."""
     transport: Transport
     if settings.url:
         from mcptask.transport.http import HttpTransport
@@ -105,7 +104,7 @@ def connected_client(
             split_command(settings.server_command),
             timeout=settings.timeout,
             log=log,
-            stderr_log=server_log,
+            stderr_log=log,
             env=settings.env,
             inherit_env=settings.inherit_env,
         )

@@ -61,14 +61,11 @@ class McpClient(Exchange):
         record: KnownTasks | None = None,
     ) -> None:
         super().__init__(transport, retry)
-        self.protocol = protocol
-        """`auto` (discover, fall back to initialize), or the one version to speak."""
-        self.needs_list = needs_list
-        """The command reads `tasks/list`: in auto mode, a dual-era server is then spoken to
-        in 2025-11-25, the era that has a list."""
+        self.protocol = protocol  # `auto`, or the one version to speak
+        self.needs_list = needs_list  # auto mode: a dual-era server then speaks 2025-11-25
         self.keep_session = keep_session
         """Work in a session that outlives this process (a profile's): never DELETE it, and
-        when it has ended, open a new one (telling `on_session_change`) instead of failing."""
+        when it has ended, open a new one (telling `on_session_change`)."""
         self._on_session_change = on_session_change
         self.record = record
         """The record of known tasks: hears every task met and every task found gone."""
@@ -188,8 +185,8 @@ class McpClient(Exchange):
         return task
 
     def require_answers(self) -> None:
-        """Stop before anything is sent when the server's tasks cannot be answered; else,
-        in 2025-11-25, hear the server's requests about tasks from now on (any stream)."""
+        """Stop when the server's tasks cannot be answered; else, in 2025-11-25, hear the
+        server's requests about tasks from now on."""
         if not self.era.asks_by_request:
             self.require("update")
             return
@@ -200,10 +197,9 @@ class McpClient(Exchange):
     def read_asked(
         self, task_id: str, *, wait: float, hold_for: float
     ) -> tuple[Task, list[InputRequest]]:
-        """The task and what it asks now (nothing unless it is `input_required`): 2026-07-28,
-        its `inputRequests`; 2025-11-25, the server's requests about it, heard on a
-        `tasks/result` held open (`hold_for` s at most) unless heard already, waited for up to
-        `wait` s (none: the task is read again, it may have moved on)."""
+        """The task and what it asks now: 2026-07-28, its `inputRequests`; 2025-11-25, the
+        server's requests about it, heard on a `tasks/result` held open (`hold_for` s at most),
+        waited for up to `wait` s (none: the task is read again, it may have moved on)."""
         self.require_answers()
         task = self.get_task(task_id)
         if task.status != INPUT_REQUIRED:
@@ -239,9 +235,8 @@ class McpClient(Exchange):
         return read_input_requests(task)
 
     def send_answers(self, task_id: str, responses: JsonObject) -> None:
-        """Answer what the task asks, by key: `tasks/update` (an acknowledgement only: the
-        task changes eventually, which `tasks/get` tells), or (2025-11-25) the JSON-RPC
-        responses to the server's requests."""
+        """Answer what the task asks, by key: `tasks/update` (acknowledged only), or
+        (2025-11-25) the JSON-RPC responses to the server's requests."""
         if self._asked is None:
             self.require("update")
             self.call("tasks/update", {"taskId": task_id, "inputResponses": responses})
@@ -255,8 +250,8 @@ class McpClient(Exchange):
     def _pages(
         self, method: str, read: Callable[[object], T]
     ) -> Iterator[tuple[list[T], bool, bool]]:
-        """The items of `method`'s pages, following `nextCursor` (the next page is asked for
-        only when the caller wants it), each with whether it is the first and the last."""
+        """The items of `method`'s pages, following `nextCursor` lazily, each with whether it
+        is the first and the last."""
         cursor: str | None = None
         seen_cursors: set[str] = set()
         while True:
@@ -272,8 +267,7 @@ class McpClient(Exchange):
         self, name: str, arguments: JsonObject, *, ttl_ms: int | None = None
     ) -> ToolCallAnswer:
         """A `tools/call` that asks for a task (gate first: `require("tool_calls")`). A task it
-        makes keeps this connection's session open (no DELETE at close), since the task may
-        live only in it; the record hears of the task before this returns."""
+        makes keeps this connection's session open (no DELETE), where the task may live."""
         params = self.era.task_call_params(name, arguments, ttl_ms)
         answer = self.era.read_tool_call(self.call("tools/call", params))
         if answer.task is not None:
@@ -285,8 +279,8 @@ class McpClient(Exchange):
 
     def task_outcome(self, task: Task) -> TaskOutcome:
         """How a terminal task ended (2025-11-25: `tasks/result`; 2026-07-28: from the task).
-        An error answer to `tasks/result` is the error the task's request ended in, unless the
-        task is not found and did not fail: then it went after `tasks/get` (purged, expired)."""
+        An error answer is the task's own error, unless the task is not found and did not fail
+        (then it went after `tasks/get`)."""
         method = self.era.result_method
         if method is None:
             return self.era.inline_outcome(task)

@@ -1,6 +1,5 @@
-"""Answer a task that waits for input: read what it asks, build and check the answers before
-anything is sent, send them (`tasks/update`, or in 2025-11-25 the responses to the server's
-own requests), then follow the task until it moves on."""
+"""Answer a task that waits for input: read what it asks, build and check the answers, send
+them, then follow the task until it moves on."""
 
 from __future__ import annotations
 
@@ -58,16 +57,14 @@ QUESTION_WAIT_MIN = 5.0
 def read_questions(
     client: McpClient, task_id: str, *, wait_timeout: float = DEFAULT_WAIT_SECONDS
 ) -> tuple[Task, list[InputRequest]]:
-    """The task and what it asks (nothing unless it is `input_required`), after the gate.
-    A question the server sends as a request of its own is waited for up to `wait_timeout`
-    seconds (at least QUESTION_WAIT_MIN)."""
+    """The task and what it asks, after the gate (a question the server sends as a request
+    of its own is waited for up to `wait_timeout` seconds, at least QUESTION_WAIT_MIN)."""
     wait = max(wait_timeout, QUESTION_WAIT_MIN)
     return client.read_asked(task_id, wait=wait, hold_for=wait + wait_timeout + 30)
 
 
 def not_waiting(task: Task, *, interrupted: bool = False) -> AnswerReport:
-    """The report of a task that was not answered (it asks nothing, or the person stopped;
-    `unheard` when it waits for input but its question never reached mcptask)."""
+    """The report of a task that was not answered (it asks nothing, or the person stopped)."""
     kind = "interrupted" if interrupted else "not-waiting"
     if not interrupted and task.status == INPUT_REQUIRED:
         kind = "unheard"
@@ -173,8 +170,8 @@ def send_answers(
     sleep: Callable[[float], object] = time.sleep,
     stop: Callable[[], bool] = lambda: False,
 ) -> AnswerReport:
-    """`tasks/update` with `responses`, then `tasks/get` until the task leaves the answered
-    requests behind, for at most `wait_timeout`."""
+    """Send `responses`, then `tasks/get` until the task leaves the answered requests behind,
+    for at most `wait_timeout`."""
     task_id = task.taskId
     client.send_answers(task_id, responses)
     if wait_timeout <= 0:

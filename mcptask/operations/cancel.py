@@ -78,7 +78,14 @@ class CancelRun:
             self._settle(wait=True)
             self._end_confirmations(wait=True)
             if self.wait and not self.stop():
-                self._confirm()
+                PollLoop(
+                    fetch=self.client.get_task,
+                    pending=lambda: list(self._awaiting),
+                    observe=self._observe,
+                    delay=lambda: poll_delay(seen.last_seen for seen in self._awaiting.values()),
+                    wait=self.sleep,
+                    stop=self.stop,
+                ).run(deadline=time.monotonic() + self.wait_timeout)
         except McptaskError as exc:
             report.fatal = exc
         except KeyboardInterrupt:
@@ -213,16 +220,6 @@ class CancelRun:
             self._finish(target, Outcome.ALREADY_FINISHED, task.status, refusal.server_message)
         else:
             self._finish(target, Outcome.ERROR, task.status, refusal.server_message)
-
-    def _confirm(self) -> None:
-        PollLoop(
-            fetch=self.client.get_task,
-            pending=lambda: list(self._awaiting),
-            observe=self._observe,
-            delay=lambda: poll_delay(awaiting.last_seen for awaiting in self._awaiting.values()),
-            wait=self.sleep,
-            stop=self.stop,
-        ).run(deadline=time.monotonic() + self.wait_timeout)
 
     def _settle(self, *, wait: bool, count: int | None = None) -> None:
         """Apply the confirmations that are in (`wait`: all, or `count` of them)."""

@@ -73,7 +73,11 @@ class Confirmations:
         """Confirm one accepted cancel: at once, returning the answer; or, where overlapping
         pays and a cancel follows (not `last`), on the worker, returning None (`settled` gives
         the answer)."""
-        if last or not self._overlapping():
+        overlap = self._overlap
+        if overlap is None:
+            trip = self._client.round_trips.typical
+            overlap = self._client.transport.concurrent and worth_overlapping(trip)
+        if last or not overlap:
             try:
                 return self._client.get_task(task_id)
             except RpcError as exc:
@@ -116,12 +120,6 @@ class Confirmations:
 
     def abandon(self) -> None:
         self._pending.clear()
-
-    def _overlapping(self) -> bool:
-        if self._overlap is not None:
-            return self._overlap
-        client = self._client
-        return client.transport.concurrent and worth_overlapping(client.round_trips.typical)
 
     def _work(self) -> None:
         while (confirmation := self._queue.get()) is not None:

@@ -1,7 +1,6 @@
 """Read tasks from a server: all pages, filtered, newest first or in the server's order; or
-the tasks this machine recorded for it, refreshed one by one (`--known`), so that they are
-acted on as the server knows them, not as recorded (the client tells the record about each
-answer, so this also prunes the tasks the server no longer knows)."""
+the tasks this machine recorded for it, refreshed one by one (`--known`: the client tells the
+record about each answer, which prunes the tasks the server no longer knows)."""
 
 from __future__ import annotations
 

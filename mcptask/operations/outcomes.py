@@ -126,8 +126,7 @@ def select_targets(
     known: list[str] | None = None,
 ) -> Selection:
     """The gate for cancelling, then the targets: named ids first, then (with `all_working`)
-    every task in `statuses` (default: the active ones) from `tasks/list`, or with `known`
-    from the recorded ids (each refreshed)."""
+    every task in `statuses` (default: the active ones) from `tasks/list`, or from `known`."""
     client.require("cancel")
     listed: list[Task] = []
     gone: list[str] = []

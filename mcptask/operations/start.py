@@ -1,5 +1,4 @@
-"""Start a task: the gate, the tool's schema, then a task-augmented `tools/call` (the client
-records the task it creates before this returns)."""
+"""Start a task: the gate, the tool's schema, then a task-augmented `tools/call`."""
 
 from __future__ import annotations
 
@@ -44,8 +43,8 @@ class StartReport:
 def start_task(
     client: McpClient, request: StartRequest, *, stop: Callable[[], bool] = lambda: False
 ) -> StartReport:
-    """The gate, the arguments checked against the tool's `inputSchema`, then the call.
-    Nothing is sent before all checks pass, nor once `stop` says so."""
+    """The gate, the arguments checked against the tool's `inputSchema`, then the call (not
+    sent once `stop` says so)."""
     client.require("tool_calls")
     tool = find_tool(client, request.tool)
     client.era.check_tool(tool)

@@ -1,6 +1,5 @@
 """Follow tasks until they settle: poll (by `tasks/list` pages where that is cheaper, else
-`tasks/get`), take status pushes, and report every change to callbacks and the end in a
-`WatchReport`."""
+`tasks/get`), take status pushes, report every change to callbacks and the end in a report."""
 
 from __future__ import annotations
 
@@ -119,12 +118,7 @@ class Watch:
         self._on_problem = on_problem
         self._last_list = 0.0
         self._pages = PagePolling(client, stop=stop.is_set)
-        self._round_listing: list[Task] | None = None
-        """The listed tasks the round just read from the pages, for the re-list it stands in."""
-
-    @property
-    def listing(self) -> bool:
-        return not self.options.task_ids
+        self._round_listing: list[Task] | None = None  # this round's pages, as a re-list
 
     def poll_interval(self) -> float:
         return poll_delay(
@@ -133,8 +127,8 @@ class Watch:
         )
 
     def run(self) -> WatchReport:
-        """Watch until every task settles (unless forever), the timeout, or a stop, following
-        the server's status pushes on a thread of their own meanwhile."""
+        """Watch until every task settles (unless forever), the timeout, or a stop; status
+        pushes are followed on a thread of their own."""
         pushes_end = threading.Event()
         listener = threading.Thread(
             target=self.client.follow_status_pushes,
@@ -144,7 +138,7 @@ class Watch:
         listener.start()
         clock = time.monotonic
         try:
-            if self.listing:
+            if not self.options.task_ids:
                 self.client.require("list")
                 self._relist()
             self.client.transport.set_notification_handler(self._on_notification)
@@ -180,8 +174,8 @@ class Watch:
         return found
 
     def saw(self, task: Task) -> None:
-        """A watched task as read elsewhere (the tasks/get that reads what it asks): taken
-        as a poll's answer is, so that a change it shows is reported at once."""
+        """A watched task as read elsewhere (the tasks/get that reads what it asks), taken as
+        a poll's answer."""
         watched = self.tasks.get(task.taskId)
         if watched is not None:
             watched.error = None
@@ -226,7 +220,7 @@ class Watch:
         self._wake.clear()
 
     def _relist_due(self) -> bool:
-        return self.listing and time.monotonic() - self._last_list >= RELIST_SECONDS
+        return not self.options.task_ids and time.monotonic() - self._last_list >= RELIST_SECONDS
 
     def _relist(self) -> None:
         self._last_list = time.monotonic()
