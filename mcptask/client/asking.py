@@ -34,7 +34,7 @@ class AskedTasks:
 
     def of(self, task_id: str) -> HeldQuestions:
         with self._lock:
-            return self._tasks.setdefault(task_id, HeldQuestions(task_id))
+            return self._tasks.setdefault(task_id, HeldQuestions())
 
     def known(self, task_id: str) -> HeldQuestions | None:
         with self._lock:
@@ -51,7 +51,7 @@ class AskedTasks:
             with self._lock:
                 questions = self._tasks.get(task_id)
                 if questions is None and len(self._tasks) < MAX_ASKING_TASKS:
-                    questions = self._tasks[task_id] = HeldQuestions(task_id)
+                    questions = self._tasks[task_id] = HeldQuestions()
             if questions is not None and questions.caught(message, reply):
                 return
             refusal = {"code": INTERNAL_ERROR, "message": "too many open questions for mcptask"}
@@ -62,8 +62,7 @@ class HeldQuestions:
     """The requests one task sent (on whichever stream), each an InputRequest under the key of
     its JSON-RPC id, until answered; and the `tasks/result` call held open to hear them."""
 
-    def __init__(self, task_id: str) -> None:
-        self.task_id = task_id
+    def __init__(self) -> None:
         self._cond = threading.Condition()
         self._open: dict[str, tuple[InputRequest, list[tuple[object, Reply]]]] = {}
         """Key to the request and the (id, reply) of each time it was sent: the same question

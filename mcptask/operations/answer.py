@@ -81,13 +81,10 @@ def build_responses(
     warn: Callable[[str], object],
 ) -> JsonObject:
     """The `inputResponses` the command line gives, checked against what the task asks.
-
     `items` are (field, value, raw): a raw value is JSON as given, else text converted to the
-    field's type. `action` (`accept`, `decline`, `cancel`) answers the request `key` names, or
-    every elicitation when no key is given. `from_file` is a map of key to response (when its
-    keys are all the task's keys), else one response, to the request `key` names or the only
-    one. Nothing given is a usage error; `warn` says what could not be checked.
-    """
+    field's type. `action` answers the request `key` names, or every elicitation. `from_file`
+    is a map of key to response (when its keys are all the task's keys), else one response,
+    to the request `key` names or the only one. `warn` says what could not be checked."""
     by_key = {request.key: request for request in asked}
     if key is not None and key not in by_key:
         raise _no_key(key, asked)
