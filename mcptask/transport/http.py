@@ -18,9 +18,17 @@ from mcptask.errors import AnswerLost, McptaskError, ProtocolViolation, UsageErr
 from mcptask.protocol.jsonrpc import JsonObject, is_notification, is_request, is_response
 from mcptask.transport import DEFAULT_TIMEOUT_SECONDS, Transport, WireLog
 from mcptask.transport.http_errors import status_error, translate_errors
-from mcptask.transport.limits import Deadline, bound, decode, max_answer_bytes, own_response
+from mcptask.transport.limits import (
+    Deadline,
+    StreamEnds,
+    StreamPosition,
+    bound,
+    decode,
+    max_answer_bytes,
+    media_type,
+    own_response,
+)
 from mcptask.transport.redact import display_url, redact_headers
-from mcptask.transport.sse import StreamEnds, StreamPosition, media_type
 from mcptask.transport.tls import endpoint_transport, verification
 
 SESSION_HEADER = "Mcp-Session-Id"

@@ -33,12 +33,11 @@ SITECUSTOMIZE = """
 import os
 if os.environ.get("LEAK_TEST_BREAK"):
     import mcptask.transport.http as http
-    import mcptask.transport.sse as sse
 
     def broken(*args, **kwargs):
         raise RuntimeError("an unexpected failure while reading the answer")
 
-    http.decode = sse.decode = broken  # JSON answers, and answers in an event stream
+    http.decode = broken  # JSON answers, and answers in an event stream
 """
 
 

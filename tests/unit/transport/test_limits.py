@@ -17,10 +17,10 @@ from mcptask.errors import ProtocolViolation
 from mcptask.transport.limits import (
     MAX_DEPTH,
     BoundedStream,
+    StreamPosition,
     _depth_exceeds,
     parse_json,
 )
-from mcptask.transport.sse import StreamPosition
 
 
 def resumable_id(event: ServerSentEvent) -> str | None:

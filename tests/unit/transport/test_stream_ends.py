@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from mcptask.protocol.jsonrpc import request_message
-from mcptask.transport import sse
+from mcptask.transport import limits
 from mcptask.transport.http import HttpTransport
 
 
@@ -106,7 +106,7 @@ def test_a_transport_stops_waiting_after_streams_that_stay_open() -> None:
     transport = HttpTransport(server.url, timeout=10)
     ends = transport.stream_ends
     try:
-        for n in range(1, sse.MISSES + 1):
+        for n in range(1, limits.MISSES + 1):
             assert ends.waits
             transport.request(request_message(n, "ping", None))
         assert not ends.waits  # no more grace spent on this server
