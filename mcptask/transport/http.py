@@ -95,8 +95,6 @@ class HttpTransport(Transport):
         self.stream_ends = StreamEnds()
         """Whether the end of this server's unbounded answer streams is still waited for."""
 
-    # -- the Transport interface ---------------------------------------------------------------
-
     def request(
         self,
         message: JsonObject,
@@ -241,8 +239,6 @@ class HttpTransport(Transport):
             self.end_session()
         finally:
             self._client.close()
-
-    # -- internals ------------------------------------------------------------------------------
 
     def _headers(
         self, extra: dict[str, str] | None = None, session: str | None = None

@@ -130,8 +130,6 @@ class StdioTransport(Transport):
         )
         self._stdout_reader.start()
 
-    # -- the Transport interface ---------------------------------------------------------------
-
     def request(
         self,
         message: JsonObject,
@@ -193,8 +191,6 @@ class StdioTransport(Transport):
                 break
         self._stdout_reader.join(timeout=1.0)
         self._stderr_reader.join(timeout=1.0)
-
-    # -- internals ------------------------------------------------------------------------------
 
     def _write(self, message: JsonObject) -> None:
         line = json.dumps(message, separators=(",", ":"))
