@@ -7,7 +7,6 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -254,7 +253,7 @@ class HttpTransport(Transport):
         headers.update(extra or {})
         return headers
 
-    @contextmanager
+    @contextlib.contextmanager
     def _post(
         self, message: JsonObject, headers: dict[str, str], deadline: Deadline
     ) -> Iterator[tuple[httpx.Response, JsonObject | None]]:
