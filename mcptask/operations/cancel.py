@@ -39,7 +39,7 @@ class _Awaiting:
 
     target: Target
     last_seen: Task | None
-    message: str | None = None
+    """None until a task is seen: the cancel was acknowledged only."""
 
 
 @dataclass
@@ -194,8 +194,7 @@ class CancelRun:
         else:
             # Confirm at once, so that results stream out task by task; a task still settling
             # is polled again after the last cancel is sent.
-            note = None if answer else "cancel acknowledged"
-            self._awaiting[target.task_id] = _Awaiting(target, answer, note)
+            self._awaiting[target.task_id] = _Awaiting(target, answer)
             last = self._order[target.task_id] == len(self._order) - 1  # nothing to go beside
             confirmed = self._confirmations.ask(target.task_id, last=last)
             if confirmed is not None:
@@ -259,7 +258,7 @@ class CancelRun:
     def _finish_from(self, awaiting: _Awaiting, task: Task | None, *, gone: bool = False) -> None:
         target = awaiting.target
         status = task.status if task is not None else None
-        message = task.statusMessage if task is not None else awaiting.message
+        message = task.statusMessage if task is not None else "cancel acknowledged"
         if status == CANCELLED:
             self._finish(target, Outcome.CANCELLED, status, message)
         elif status is not None and is_terminal(status):
