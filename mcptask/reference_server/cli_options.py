@@ -61,7 +61,6 @@ class _Formatter(argparse.HelpFormatter):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser; its --help is the command's help."""
     parser = _Parser(
         prog=PROG,
         formatter_class=_Formatter,
@@ -144,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     cancel.add_argument(
         "--cancel-delay",
         type=int,
+        dest="cancel_delay_ms",
         metavar="MS",
         help="delay of cooperative cancels; negative: never cancel (default "
         f"{ServerConfig.cancel_delay_ms})",
@@ -285,8 +285,7 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
         switches = fault_switches(args)
     except ValueError as exc:
         raise UsageError(f"{exc} (see --help)") from None
-    cancel_delay = ServerConfig.cancel_delay_ms if args.cancel_delay is None else args.cancel_delay
-    delays = (args.modern_cancel_delay, args.cancel_delay, ServerConfig.modern_cancel_delay_ms)
+    delays = (args.modern_cancel_delay, args.cancel_delay_ms, ServerConfig.modern_cancel_delay_ms)
     modern_cancel_delay = next(delay for delay in delays if delay is not None)
     given = {f.name: getattr(args, f.name, None) for f in fields(ServerConfig)}
     copied = {name: value for name, value in given.items() if value is not None}
@@ -299,7 +298,6 @@ def parse_config(argv: Sequence[str] | None) -> ServerConfig:
         scope=Scope(args.scope),
         answer=AnswerMode(args.answer),
         cancel_mode=CancelMode(args.cancel_mode),
-        cancel_delay_ms=cancel_delay,
         modern_cancel_delay_ms=modern_cancel_delay,
         complete_on_cancel=frozenset(
             task_id.strip()

@@ -145,7 +145,6 @@ class PaddedAnswer:
     size: int
 
     def pieces(self) -> Iterator[bytes]:
-        """The encoded message in pieces of at most PIECE_BYTES."""
         yield self.head
         padding = self.size - len(self.head) - len(self.tail)
         full, rest = divmod(padding, PIECE_BYTES)

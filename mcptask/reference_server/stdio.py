@@ -177,7 +177,6 @@ class StdioServer:
             self._output.answer(message, reply.response, fault)
 
     def serve(self) -> int:
-        """Serve until stdin closes; the exit status."""
         self._output.start()
         for raw in iter(self._stdin.readline, b""):
             line = raw.strip()

@@ -106,7 +106,6 @@ def parse_long_job(arguments: object) -> ScriptedTask:
 
 
 def call_result(status: str, message: str | None) -> JsonObject:
-    """The CallToolResult of a job that ended in `status`."""
     text = message or f"long_job ended: {status}"
     return {"content": [{"type": "text", "text": text}], "isError": status != "completed"}
 

@@ -286,7 +286,6 @@ HEARTBEAT = b": heartbeat\n\n"
 
 
 def message_event(message: JsonObject, event_id: str | None = None) -> bytes:
-    """An SSE `message` event carrying one JSON-RPC message."""
     id_line = f"id: {event_id}\n" if event_id is not None else ""
     return f"event: message\n{id_line}data: {encode_message(message)}\n\n".encode()
 
