@@ -20,7 +20,7 @@ import pytest
 
 from tests.cli_process import reference_stdio_command, run_mcptask, spawn_mcptask
 from tests.conftest import StartServer
-from tests.reference_server_process import FIXTURES_ARG
+from tests.reference_server_process import FIXTURES_ARG, running_reference_server
 from tests.security.hostile_http import Background
 
 Target = Callable[..., list[str]]
@@ -92,10 +92,18 @@ def test_a_url_question_of_the_reference_server_is_accepted_when_asked(
 # -- several requests at once, a boolean form, decline ------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def fixtures_url() -> Iterator[str]:
+    """One modern server with the conformance fixture tools for the module: each test starts
+    and answers a task of its own, so none sees another's."""
+    with running_reference_server("--protocol-eras", "modern", FIXTURES_ARG) as url:
+        yield url
+
+
 @pytest.fixture
-def fixtures(reference_server: StartServer) -> Callable[..., tuple[str, str]]:
-    """A modern server with the conformance fixture tools; starts TOOL, gives (url, id)."""
-    url = reference_server("--protocol-eras", "modern", FIXTURES_ARG)
+def fixtures(fixtures_url: str) -> Callable[..., tuple[str, str]]:
+    """Starts TOOL on the fixture tools' server, gives (url, id)."""
+    url = fixtures_url
 
     def start(tool: str, *items: str) -> tuple[str, str]:
         started = run_mcptask("start", tool, *items, "--url", url, "-o", "ids")

@@ -51,8 +51,8 @@ def test_connect_stdio_with_a_server_command() -> None:
     assert result.json()["sessionId"] is None
 
 
-def test_connect_table_says_plainly_when_no_tasks(reference_server: StartServer) -> None:
-    url = reference_server("--no-tasks")
+def test_connect_table_says_plainly_when_no_tasks(shared_reference_server: StartServer) -> None:
+    url = shared_reference_server("--no-tasks")
     result = run_mcptask("connect", "--url", url, "-o", "table")
     assert result.code == 0
     assert "not offered" in result.stdout
@@ -102,8 +102,8 @@ def test_list_over_stdio() -> None:
     assert result.json()["count"] == 7
 
 
-def test_empty_list_explains_itself(reference_server: StartServer) -> None:
-    result = run_mcptask("list", "--url", reference_server(), "-o", "json")
+def test_empty_list_explains_itself(shared_reference_server: StartServer) -> None:
+    result = run_mcptask("list", "--url", shared_reference_server(), "-o", "json")
     assert result.code == 0
     assert result.json() == {"tasks": [], "count": 0}
     assert "--session-id" in result.stderr
@@ -177,8 +177,8 @@ def test_list_without_the_list_capability(reference_server: StartServer) -> None
     assert '"tasks/list"' not in result.stderr  # nothing was sent
 
 
-def test_get_without_any_tasks_capability(reference_server: StartServer) -> None:
-    result = run_mcptask("get", "x", "--url", reference_server("--no-tasks"))
+def test_get_without_any_tasks_capability(shared_reference_server: StartServer) -> None:
+    result = run_mcptask("get", "x", "--url", shared_reference_server("--no-tasks"))
     result.assert_one_line_error(5, "offers no tasks")
 
 
@@ -382,9 +382,9 @@ def test_session_dropped_right_after_initialize(reference_server: StartServer) -
 
 
 def test_bad_credentials_are_usage_errors_that_never_show_the_secret(
-    reference_server: StartServer, tmp_path: Path
+    shared_reference_server: StartServer, tmp_path: Path
 ) -> None:
-    url = reference_server()
+    url = shared_reference_server()
     token_file = tmp_path / "token"
     token_file.write_text("supersecret\nsecond line\n")
     result = run_mcptask("list", "--url", url, "--token-file", str(token_file))

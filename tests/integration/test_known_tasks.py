@@ -259,9 +259,9 @@ def complete(words: str, env: dict[str, str]) -> list[str]:
 
 
 def test_completion_of_recorded_task_ids_without_the_network(
-    reference_server: StartServer, tmp_path: Path
+    shared_reference_server: StartServer, tmp_path: Path
 ) -> None:
-    url = reference_server("--seed", "working=3")
+    url = shared_reference_server("--seed", "working=3")
     env = {"MCPTASK_STATE_DIR": str(tmp_path)}
     for task_id in ("working-001", "working-002"):
         assert run_mcptask("get", task_id, "--url", url, env=env).code == 0

@@ -145,9 +145,9 @@ def test_pinned_legacy_protocol_against_a_modern_only_server(target: Options) ->
 
 
 def test_modern_requests_carry_meta_and_headers_and_no_session(
-    reference_server: StartServer,
+    shared_reference_server: StartServer,
 ) -> None:
-    url = reference_server("--seed", "working=1")
+    url = shared_reference_server("--seed", "working=1")
     result = run_mcptask("get", "working-001", "--url", url, "-o", "json", "-v")
     assert result.code == 0, result.stderr
     get_lines = [line for line in result.stderr.splitlines() if '"tasks/get"' in line]

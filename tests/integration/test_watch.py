@@ -295,9 +295,11 @@ def test_live_table_shows_what_fits_the_terminal(reference_server: StartServer) 
 
 
 @pytest.mark.parametrize("output", ["jsonl", "table"])
-def test_a_reader_that_leaves_ends_the_watch(reference_server: StartServer, output: str) -> None:
+def test_a_reader_that_leaves_ends_the_watch(
+    shared_reference_server: StartServer, output: str
+) -> None:
     # `watch | head -1`: the tasks stay working for minutes, yet the watch ends at once.
-    url = reference_server("--seed", "working=3")
+    url = shared_reference_server("--seed", "working=3")
     process = subprocess.Popen(
         [*mcptask_argv(), "watch", "--url", url, "-o", output, "--interval", "0.2"],
         stdout=subprocess.PIPE,

@@ -86,10 +86,10 @@ def test_a_token_cache_that_is_a_symbolic_link_is_refused(
 
 
 def test_a_profiles_file_others_may_change_is_warned_about_once(
-    reference_server: StartServer, tmp_path: Path, env: dict[str, str]
+    shared_reference_server: StartServer, tmp_path: Path, env: dict[str, str]
 ) -> None:
     path = tmp_path / "config" / "profiles.toml"
-    url = reference_server("--seed", "working=1")
+    url = shared_reference_server("--seed", "working=1")
     save_profile(path, Profile(name="p", url=url))
     path.chmod(0o664)
     warning = f"{path} is writable by other users (mode 0664)"
@@ -110,10 +110,14 @@ def test_a_profiles_file_others_may_change_is_warned_about_once(
 
 @pytest.mark.parametrize(("mode", "warned"), [(0o775, True), (0o1777, False), (0o755, False)])
 def test_a_profiles_directory_others_may_write_is_warned_about(
-    reference_server: StartServer, tmp_path: Path, env: dict[str, str], mode: int, warned: bool
+    shared_reference_server: StartServer,
+    tmp_path: Path,
+    env: dict[str, str],
+    mode: int,
+    warned: bool,
 ) -> None:
     path = tmp_path / "config" / "profiles.toml"
-    save_profile(path, Profile(name="p", url=reference_server()))
+    save_profile(path, Profile(name="p", url=shared_reference_server()))
     path.parent.chmod(mode)  # others could replace profiles.toml with their own (not sticky)
     result = run_mcptask("profiles", "-o", "json", env=env)
     assert result.code == 0, result.stderr
@@ -125,7 +129,7 @@ def test_a_profiles_directory_others_may_write_is_warned_about(
 
 
 def test_saving_a_profile_replaces_a_symbolic_link(
-    reference_server: StartServer, tmp_path: Path, env: dict[str, str]
+    shared_reference_server: StartServer, tmp_path: Path, env: dict[str, str]
 ) -> None:
     target = tmp_path / "someone-elses.toml"
     target.write_text('[profiles.theirs]\nurl = "https://theirs.example.com/mcp"\n')
@@ -133,7 +137,7 @@ def test_saving_a_profile_replaces_a_symbolic_link(
     path = tmp_path / "config" / "profiles.toml"
     path.parent.mkdir()
     path.symlink_to(target)
-    saved = run_mcptask("connect", reference_server(), "--save", "mine", env=env)
+    saved = run_mcptask("connect", shared_reference_server(), "--save", "mine", env=env)
     assert saved.code == 0, saved.stderr
     assert target.read_bytes() == before
     assert not path.is_symlink()

@@ -38,9 +38,9 @@ def shown_everywhere(config: dict[str, str]) -> str:
 
 
 def test_a_saved_urls_user_info_and_key_are_not_printed(
-    reference_server: StartServer, config: dict[str, str]
+    shared_reference_server: StartServer, config: dict[str, str]
 ) -> None:
-    parts = urlsplit(reference_server())
+    parts = urlsplit(shared_reference_server())
     url = f"http://alice:{PASSWORD}@{parts.netloc}{parts.path}?api_key={API_KEY}&tenant=t1"
     saved = run_mcptask("connect", url, "--save", "p", env=config)
     assert saved.code == 0, saved.stderr
