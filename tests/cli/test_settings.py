@@ -181,6 +181,14 @@ def _never_connect(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         (["cancel", "a", "--wait-timeout", "inf", "--url", URL], "finite number of seconds"),
         (["cancel", "a", "--rate", "nan", "--url", URL], "--rate takes a finite number a second"),
         (["connect", "http://x/mcp", "--url", URL], "either as TARGET or with --url"),
+        (["list", "--url", "http://x/mcp", "--server", "y"], "not both"),
+        (["list", "--status", "sleeping", "--url", URL], "unknown status"),
+        (["list", "-H", "no colon", "--url", URL], "Name: value"),
+        (["list", "-o", "xml", "--url", URL], "unknown output format"),
+        (["list", "--url", "ftp://x/mcp"], "invalid server URL"),
+        (["list", "--url", URL, "--timeout", "inf"], "--timeout"),
+        (["list", "--url", "http://u:pw@[bad/mcp"], "invalid server URL"),
+        (["list", "--url", "http://host:abc/mcp"], "invalid server URL"),
     ],
 )
 def test_refused_invocations_send_nothing(
