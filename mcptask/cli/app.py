@@ -157,21 +157,6 @@ def _heading(ctx: Any, title: str) -> str:
     return typer.style(title, bold=True) if ctx.color else title
 
 
-def _write_sections(command: Any, ctx: Any, formatter: Any) -> None:
-    """The arguments and options in sections: Arguments, Options, then one per help panel
-    (Server, Sign-in, Output), as the parameters declare them."""
-    sections: dict[str, list[tuple[str, str]]] = {"Arguments": [], "Options": []}
-    for param in command.get_params(ctx):
-        record = param.get_help_record(ctx)
-        if record is not None:
-            default = "Arguments" if param.param_type_name == "argument" else "Options"
-            sections.setdefault(param.rich_help_panel or default, []).append(record)
-    for title, rows in sections.items():
-        if rows:
-            with formatter.section(_heading(ctx, title)):
-                formatter.write_dl(rows)
-
-
 def _print_help(ctx: Any, param: object, value: bool) -> None:
     """The help option's action: the page goes out as any output does (a reader that went
     away ends it quietly, stdout that cannot be written is the one-line error)."""
@@ -182,10 +167,26 @@ def _print_help(ctx: Any, param: object, value: bool) -> None:
         raise typer.Exit()
 
 
-class HelpOption(TyperCommand):
-    """Help printed as any output is (`_print_help`), its option names in declared order
-    (-h, --help): Click gathers them in a set, which iterates in another order in each
-    process (and completion would list them so)."""
+class HelpPage(TyperCommand):
+    """Help drawn by Click in sections, without Rich (whose import alone costs more than all
+    of Typer's), printed as any output is (`_print_help`); the help option's names in
+    declared order (-h, --help): Click gathers them in a set, which iterates in another order
+    in each process (and completion would list them so)."""
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        """The arguments and options in sections: Arguments, Options, then one per help panel
+        (Server, Sign-in, Output), as the parameters declare them."""
+        sections: dict[str, list[tuple[str, str]]] = {"Arguments": [], "Options": []}
+        params: list[Any] = self.get_params(ctx)  # Typer's, which know their help panel
+        for param in params:
+            record = param.get_help_record(ctx)
+            if record is not None:
+                default = "Arguments" if param.param_type_name == "argument" else "Options"
+                sections.setdefault(param.rich_help_panel or default, []).append(record)
+        for title, rows in sections.items():
+            if rows:
+                with formatter.section(_heading(ctx, title)):
+                    formatter.write_dl(rows)
 
     def get_help_option(self, ctx: Any) -> Any:
         option = super().get_help_option(ctx)
@@ -198,12 +199,8 @@ class HelpOption(TyperCommand):
         return [name for name in ctx.help_option_names if name in names]
 
 
-class Command(HelpOption):
-    """A command whose help Click draws in sections, without Rich (whose import alone costs
-    more than all of Typer's), ending with the command's examples."""
-
-    def format_options(self, ctx: Any, formatter: Any) -> None:
-        _write_sections(self, ctx, formatter)
+class Command(HelpPage):
+    """A command, its help ending with its examples."""
 
     def format_epilog(self, ctx: Any, formatter: Any) -> None:
         if examples := EXAMPLES.get(self.name or ""):
@@ -254,7 +251,7 @@ class CommandName:
         return self._group.commands[self.value].get_short_help_str()
 
 
-class LazyGroup(TyperGroup, HelpOption):
+class LazyGroup(TyperGroup, HelpPage):
     """The root: its commands are built as they are looked up; its help as a command's,
     then each command with the first sentence of its help."""
 
@@ -273,7 +270,7 @@ class LazyGroup(TyperGroup, HelpOption):
         return [CommandName(self, name) for name in COMMANDS if name.startswith(incomplete)]
 
     def format_options(self, ctx: Any, formatter: Any) -> None:
-        _write_sections(self, ctx, formatter)
+        HelpPage.format_options(self, ctx, formatter)
         rows = [(name, self.commands[name].get_short_help_str(sys.maxsize)) for name in COMMANDS]
         with formatter.section(_heading(ctx, "Commands")):
             formatter.write_dl(rows)
