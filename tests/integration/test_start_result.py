@@ -83,14 +83,22 @@ def test_start_checks_arguments_against_the_schema_and_sends_nothing(target: Mak
     wrong_type.assert_one_line_error(
         2, "seconds: 'abc' is not of type 'number'", "nothing was sent"
     )
+    unknown = server.run("start", "no_such_tool")
+    unknown.assert_one_line_error(2, "no tool 'no_such_tool'", "long_job")
+    assert server.recorded() == {}
+
+
+@pytest.mark.parametrize("target", ["legacy-http"], indirect=True)
+def test_start_refuses_each_kind_of_bad_argument(target: MakeTarget) -> None:
+    """Once: the tool's schema reached the client in each era and over each transport above;
+    what it refuses after that does not depend on either."""
+    server = target()
     wrong_value = server.run("start", "long_job", "outcome=maybe")
     wrong_value.assert_one_line_error(2, "outcome: 'maybe' is not one of")
     malformed = server.run("start", "long_job", "seconds")
     malformed.assert_one_line_error(2, "neither KEY=VALUE")
     bad_json = server.run("start", "long_job", "seconds:=five")
     bad_json.assert_one_line_error(2, "not valid JSON")
-    unknown = server.run("start", "no_such_tool")
-    unknown.assert_one_line_error(2, "no tool 'no_such_tool'", "long_job")
     assert server.recorded() == {}
 
 
