@@ -1,4 +1,4 @@
-"""`connect`, `list`, `get` and `cancel` over several servers at once (cli/fleet.py): each
+"""`connect`, `list`, `get`, `cancel` and `watch` over several servers at once (cli/fleet.py): each
 server's part is the command's own work on its own connection; the views merge the reports
 and `cli.exit_codes.fleet_exit_code` combines the servers' codes."""
 

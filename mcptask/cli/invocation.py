@@ -65,11 +65,7 @@ def identity_of(url: str | None, server_command: str | None, profile: str = "") 
 
 class StopSignal:
     """While active, the first SIGINT/SIGTERM sets `event`; a second one interrupts at once.
-
-    Outside the main thread (where signals cannot be caught) it only provides the event.
-    An invocation's client retries under its invocation's StopSignal (`Invocation.stop`):
-    a wait between retries ends at once, and no retry follows, once the user asked to stop.
-    """
+    Outside the main thread (where signals cannot be caught) it only provides the event."""
 
     def __init__(self, *, on_stop: Callable[[], None] | None = None) -> None:
         self.event = threading.Event()
@@ -79,11 +75,15 @@ class StopSignal:
         self._previous: dict[int, object] = {}
 
     def __enter__(self) -> StopSignal:
-        self._catch()
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                self._previous[signum] = signal.signal(signum, self._on_signal)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self._release()
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+        self._previous.clear()
 
     @contextmanager
     def prompting(self) -> Iterator[None]:
@@ -106,26 +106,16 @@ class StopSignal:
         """While a prompt whose Ctrl-C means "no" waits (the bulk-cancel prompt of a run over
         several servers): the handlers of before, so that Ctrl-C interrupts the prompt and
         does not count as the request to stop."""
-        self._release()
+        self.__exit__()
         try:
             yield
         finally:
-            self._catch()
+            self.__enter__()
 
     @property
     def stopped(self) -> bool:
         """True once the user asked to stop."""
         return self._requested or self.event.is_set()
-
-    def _catch(self) -> None:
-        if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                self._previous[signum] = signal.signal(signum, self._on_signal)
-
-    def _release(self) -> None:
-        for signum, handler in self._previous.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]
-        self._previous.clear()
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         if self._requested:
