@@ -28,6 +28,7 @@ from mcptask.output.views.fleet import (
 )
 
 if TYPE_CHECKING:
+    from mcptask.operations.cancel import CancelRun
     from mcptask.operations.outcomes import CancelReport
     from mcptask.operations.watch import WatchOptions
     from mcptask.output.views.connection import Connection
@@ -119,14 +120,12 @@ def cancel_fleet(
     known: bool,
     yes: bool,
     dry_run: bool,
-    wait: bool,
-    wait_timeout: float,
-    rate: float | None,
+    cancel_run: Callable[..., CancelRun],
 ) -> NoReturn:
     """`cancel` on every server: each selects its targets; once all have, one prompt (for a
     bulk cancel on a terminal) says how many tasks where; then each server cancels its own,
-    one request at a time, beside the others."""
-    from mcptask.operations.cancel import CancelRun
+    one request at a time, beside the others (`cancel_run`: the cancel command's `CancelRun`,
+    its options given)."""
     from mcptask.operations.outcomes import select_targets
     from mcptask.output.views.tasks import CancelView
 
@@ -153,11 +152,8 @@ def cancel_fleet(
                 if not (proceed or (stop.stopped and not dry_run)):
                     return  # declined, or a dry run: nothing was touched
                 # Stopped: the run sends nothing and reports each selected task skipped.
-                report = CancelRun(
+                report = cancel_run(
                     client,
-                    wait=wait,
-                    wait_timeout=wait_timeout,
-                    rate=rate,
                     stop=lambda: stop.stopped,
                     sleep=stop.event.wait,
                     on_result=view.result_ready(run),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 import typer
@@ -76,6 +77,7 @@ def cancel(
             "nothing to cancel: give task ids, --from-file FILE, '-' for stdin, or --all-working"
         )
     finite("--rate", rate, unit="a second")
+    cancel_run = partial(CancelRun, wait=not no_wait, wait_timeout=wait_timeout, rate=rate)
     names = fleet_names(common, all_profiles)
     if names is not None:
         from mcptask.cli.fleet_runs import cancel_fleet
@@ -90,9 +92,7 @@ def cancel(
             known=known,
             yes=yes,
             dry_run=dry_run,
-            wait=not no_wait,
-            wait_timeout=wait_timeout,
-            rate=rate,
+            cancel_run=cancel_run,
         )
     invocation = Invocation(common)
     view = CancelView(invocation.screen)
@@ -111,11 +111,8 @@ def cancel(
             view.declined()
             raise typer.Exit(int(ExitCode.INTERRUPTED))
         with invocation.stop as stop, view.progress(len(selection.targets)) as advance:
-            run = CancelRun(
+            run = cancel_run(
                 client,
-                wait=not no_wait,
-                wait_timeout=wait_timeout,
-                rate=rate,
                 stop=lambda: stop.stopped,
                 sleep=stop.event.wait,
                 on_result=view.result_ready,
