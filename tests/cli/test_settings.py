@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from mcptask.cli.app import app
+from mcptask.cli.app import app, run
 from mcptask.cli.options import Common
 from mcptask.cli.settings import resolve
 from mcptask.client.connection import ConnectionSettings
 from mcptask.client.session import McpClient
-from mcptask.errors import AuthError, UsageError
+from mcptask.errors import AuthError, ExitCode, UsageError
 from mcptask.store.profiles import Profile, ProfileBook, Reference
 
 URL = "http://127.0.0.1:9/mcp"
@@ -192,12 +192,22 @@ def _never_connect(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     ],
 )
 def test_refused_invocations_send_nothing(
-    argv: list[str], message: str, monkeypatch: pytest.MonkeyPatch
+    argv: list[str],
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     attempts = _never_connect(monkeypatch)
     result = CliRunner().invoke(app, argv)
     assert isinstance(result.exception, UsageError), result.output
     assert message in result.exception.message
+    # The error contract, as the process tier checked it: exit 2, nothing on stdout, one line.
+    assert run(argv) == ExitCode.USAGE
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert len(err.splitlines()) == 1, err
+    assert message in err
+    assert "Traceback" not in err
     assert attempts == []
 
 
