@@ -1,6 +1,6 @@
 """What a one-shot command loads (issue 13's start-up levers): against a server that asks for
-no sign-in, the real `mcptask get` imports none of sign-in's modules, and it closes the
-record of known tasks itself."""
+no sign-in, the real `mcptask get` imports none of sign-in's modules nor the bulk operations
+of `list` and `cancel`, and it closes the record of known tasks itself."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from tests.reference_server_process import running_reference_server
 
 PROBE = """\
 import atexit, json, os, sys
+PREFIXES = ("mcptask.auth.", "mcptask.store.", "mcptask.operations.")
 def report():
-    loaded = sorted(m for m in sys.modules if m.startswith(("mcptask.auth.", "mcptask.store.")))
+    loaded = sorted(m for m in sys.modules if m.startswith(PREFIXES))
     with open(os.environ["OUT"], "w") as out:
         json.dump({"loaded": loaded}, out)
 atexit.register(report)
@@ -29,6 +30,12 @@ SIGN_IN_MODULES = (
     "mcptask.auth.discovery",
     "mcptask.auth.grants",
     "mcptask.store.tokens",
+)
+
+BULK_MODULES = (  # list's and cancel's: a command about one task has no use for them
+    "mcptask.operations.cancel",
+    "mcptask.operations.listing",
+    "mcptask.operations.outcomes",
 )
 
 
@@ -58,3 +65,4 @@ def test_get_loads_no_sign_in_module_and_closes_the_record(
     assert "mcptask.auth.flow" in loaded  # the flow is there, ready for a 401
     assert "mcptask.store.known_tasks" in loaded  # and the task was recorded
     assert loaded.isdisjoint(SIGN_IN_MODULES)
+    assert loaded.isdisjoint(BULK_MODULES), loaded & set(BULK_MODULES)

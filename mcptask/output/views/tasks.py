@@ -11,7 +11,6 @@ from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from mcptask.errors import McptaskError, UsageError
-from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome, Selection
 from mcptask.output.sanitize import clean
 from mcptask.output.screen import Screen, compact_json
 from mcptask.output.views import View
@@ -19,6 +18,8 @@ from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import INPUT_REQUIRED, Task
 
 if TYPE_CHECKING:
+    # Types only: get, start and result need none of list's and cancel's operations.
+    from mcptask.operations.outcomes import CancelReport, CancelResult, Selection
     from mcptask.operations.polling import ResultReport
     from mcptask.operations.start import StartReport
     from mcptask.output.views.watch import WatchView
@@ -371,10 +372,12 @@ class CancelView(View[CancelOutcome]):
         self.screen.err.print(tables.cancel_summary(shown.report))
 
     def ids(self, shown: CancelOutcome) -> Iterable[str]:
+        from mcptask.operations.outcomes import Outcome
+
         return (r.task_id for r in shown.report.results if r.outcome is Outcome.CANCELLED)
 
 
-class DryRunView(View[Selection]):
+class DryRunView(View["Selection"]):
     """The selection of a dry run: the listed tasks, then named ids the list did not show."""
 
     command = "cancel"
