@@ -15,10 +15,17 @@ import pytest
 
 from tests.cli_process import reference_stdio_command, run_mcptask
 from tests.conftest import StartServer
-from tests.integration.test_answer import SECRET_FORM, AskingServer, asking, fixtures, spawn
+from tests.integration.test_answer import (
+    SECRET_FORM,
+    AskingServer,
+    asking,
+    fixtures,
+    fixtures_url,
+    spawn,
+)
 from tests.reference_server_process import FIXTURES_ARG
 
-__all__ = ["asking", "fixtures"]  # the fixtures, shared with test_answer.py
+__all__ = ["asking", "fixtures", "fixtures_url"]  # the fixtures, shared with test_answer.py
 
 Fixtures = Callable[..., tuple[str, str]]
 
