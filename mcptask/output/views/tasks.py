@@ -1,5 +1,4 @@
-"""The views of tasks: `get`, `start` (the task it made, or the result of a call the server
-ran at once), `result` (a finished task's tool result), `list` and `cancel`."""
+"""The views of tasks: `get`, `start`, `result` (a tool result), `list` and `cancel`."""
 
 from __future__ import annotations
 
@@ -43,8 +42,7 @@ class GetView(View[Task]):
 
 
 class StartView(View["StartReport"]):
-    """The task in full, its document, or its id; notes on stderr. With `--watch`, the view
-    that follows it comes from `watch_view`."""
+    """The task in full, its document, or its id; notes on stderr; `--watch`: `watch_view`."""
 
     command = "start"
 
@@ -297,8 +295,7 @@ class CancelOutcome:
 
 
 class CancelView(View[CancelOutcome]):
-    """Everything `cancel` shows: on stdout the results; on stderr the prompt, progress,
-    summary (for jsonl) and what went wrong."""
+    """`cancel`'s results on stdout; its prompt, progress, jsonl summary and errors on stderr."""
 
     command = "cancel"
 
