@@ -335,11 +335,13 @@ def run(argv: list[str] | None = None) -> int:
     if completing == "source_bash":  # mcptask's own script: Typer's globs the candidates
         sys.stdout.write(BASH_SCRIPT)
         return 0
+    saved_width = None
     if completing in ("complete_zsh", "complete_fish"):
         from typer import rich_utils  # only these completions, whose answers carry help, pay
 
-        # Each answer's help on one line, however long (Typer's Rich output would wrap it).
-        rich_utils.MAX_WIDTH = 100_000
+        # Each answer's help on one line, however long (Typer's Rich output would wrap it);
+        # restored after, for callers that run the app in process.
+        saved_width, rich_utils.MAX_WIDTH = rich_utils.MAX_WIDTH, 100_000
     try:
         if not args and not completing:
             # No command: the help, as a usage error (exit 2) that needs no error line.
@@ -371,6 +373,11 @@ def run(argv: list[str] | None = None) -> int:
             "report it with the output of the same command run with -v and MCPTASK_DEBUG=1"
         )
         return int(ExitCode.UNEXPECTED)
+    finally:
+        if saved_width is not None:
+            from typer import rich_utils
+
+            rich_utils.MAX_WIDTH = saved_width
     # Typer returns the code of an explicit Exit (and 130 for a Ctrl-C it caught itself).
     code = result if isinstance(result, int) else int(ExitCode.OK)
     if code == ExitCode.INTERRUPTED and _signalled:

@@ -123,6 +123,16 @@ def test_help_stays_on_one_line_whatever_the_width(
     assert fish == "cancel\tCancel tasks by id, from a file or stdin,...\n"
 
 
+def test_help_width_is_restored_after_completing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from typer import rich_utils
+
+    width = rich_utils.MAX_WIDTH
+    complete("zsh", "mcptask list --kn", monkeypatch, capsys)
+    assert width == rich_utils.MAX_WIDTH
+
+
 @pytest.mark.parametrize("line", ["mcptask list --profile al", "mcptask list --st", "mcptask x "])
 def test_fish_asks_whether_there_are_arguments(
     line: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
