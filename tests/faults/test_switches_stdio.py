@@ -96,7 +96,7 @@ def test_an_answer_that_never_comes_on_stdio_is_resolved_and_the_run_goes_on(
     )  # fmt: skip
     result = run_mcptask(
         "cancel", "--all-working", "--yes", "--server", server, "-o", "json", "-v", *LEGACY,
-        "--timeout", "0.5",
+        "--timeout", "1.5",
     )  # fmt: skip
     assert result.code == 0, result.stderr[-2000:]
     assert injected(result.stderr)[0] == (kind, "tasks/cancel", "working-003")
@@ -108,7 +108,7 @@ def test_an_answer_that_never_comes_on_stdio_is_resolved_and_the_run_goes_on(
         assert cancels_sent(result) == cancels
     else:
         assert "the answer to the cancel was lost" in report["working-003"][2]
-        assert "the server did not answer tasks/cancel within 0.5s" in report["working-003"][2]
+        assert "the server did not answer tasks/cancel within 1.5s" in report["working-003"][2]
         assert cancels_sent(result) == cancels
     # A cancel is never retried blindly: its effect is asked with tasks/get.
     assert retries(result) == []
@@ -123,14 +123,14 @@ def test_a_get_whose_answer_is_lost_on_stdio_is_asked_again() -> None:
     )  # fmt: skip
     result = run_mcptask(
         "get", "working-001", "--server", server, "-o", "json", "-v", *LEGACY,
-        "--timeout", "0.5",
+        "--timeout", "1.5",
     )  # fmt: skip
     assert result.code == 0, result.stderr[-2000:]
     assert result.json()["taskId"] == "working-001"
     assert injected(result.stderr) == [("lost", "tasks/get", "working-001")]
     [retry] = retries(result)
     assert "of tasks/get" in retry
-    assert "the server did not answer tasks/get within 0.5s" in retry
+    assert "the server did not answer tasks/get within 1.5s" in retry
 
 
 def test_a_server_that_stays_silent_on_stdio_exits_3_after_the_retries() -> None:
