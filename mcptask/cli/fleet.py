@@ -11,18 +11,19 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
+from mcptask.cli.invocation import StopSignal
 from mcptask.cli.options import Common
 from mcptask.errors import ExitCode, McptaskError, UsageError
 
 if TYPE_CHECKING:
-    from mcptask.cli.invocation import Invocation, StopSignal
+    from mcptask.cli.invocation import Invocation
     from mcptask.client.session import McpClient
     from mcptask.output.screen import Screen
-    from mcptask.output.views.fleet import Report, ServerRun
+    from mcptask.output.views.fleet import Fleet, FleetView, Report, ServerRun
 
 AllProfilesOption = Annotated[
     bool,
@@ -144,6 +145,39 @@ def start_servers(
                     continue  # the runs are stopping (`stop` says so): wait for their reports
 
     return runs, join
+
+
+def run_fleet(
+    view: FleetView[Report],
+    common: Common,
+    names: list[str],
+    parallel: int,
+    work: Callable[[ServerRun[Report], Invocation], None],
+    *,
+    also: Callable[[list[ServerRun[Report]]], tuple[ExitCode, ...]] = lambda runs: (),
+) -> NoReturn:
+    """Every server's run, at most `parallel` at work at once, then the merged report; `also`
+    adds codes of the whole run to the servers'."""
+    with StopSignal() as stop:
+        runs, join = start_servers(common, names, view.screen, work, Slots(parallel), stop=stop)
+        join()
+    finish(view.show, runs, also=also(runs), interrupted=stop.stopped)
+
+
+def finish(
+    show: Callable[[Fleet[Report]], None],
+    runs: list[ServerRun[Report]],
+    *,
+    also: tuple[ExitCode, ...] = (),
+    interrupted: bool,
+) -> NoReturn:
+    """Show the merged report and exit with the servers' combined code."""
+    from mcptask.cli.exit_codes import fleet_exit_code
+    from mcptask.output.views.fleet import Fleet
+
+    code = fleet_exit_code([*(run.exit_code for run in runs), *also], interrupted=interrupted)
+    show(Fleet(runs, int(code)))
+    raise typer.Exit(int(code))
 
 
 class Checkpoint:

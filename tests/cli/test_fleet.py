@@ -3,6 +3,7 @@ servers' exit codes combine into the run's (docs/fleet.md)."""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
@@ -151,11 +152,11 @@ def test_mcptask_profile_names_one_server_and_says_so_of_a_pattern() -> None:
 
 
 FLEET_RUNS = {
-    "connect": (["connect"], "connect_fleet"),
-    "list": (["list"], "list_fleet"),
-    "get": (["get", "t1"], "get_fleet"),
-    "cancel": (["cancel", "t1"], "cancel_fleet"),
-    "watch": (["watch", "t1"], "watch_fleet"),
+    "connect": (["connect"], "servers", "connect_fleet"),
+    "list": (["list"], "list_tasks", "list_fleet"),
+    "get": (["get", "t1"], "one_task", "get_fleet"),
+    "cancel": (["cancel", "t1"], "cancel", "cancel_fleet"),
+    "watch": (["watch", "t1"], "watch", "watch_fleet"),
 }
 
 
@@ -163,17 +164,16 @@ FLEET_RUNS = {
 def test_a_repeated_profile_names_several_as_a_list_does(
     command: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mcptask.cli import fleet_runs
     from mcptask.cli.app import run
 
-    words, runner = FLEET_RUNS[command]
+    words, module, runner = FLEET_RUNS[command]
     named: list[list[str]] = []
 
     def fake_run(common: Common, names: list[str], *args: object, **kwargs: object) -> None:
         named.append(names)
         raise UsageError("stop here")
 
-    monkeypatch.setattr(fleet_runs, runner, fake_run)
+    monkeypatch.setattr(importlib.import_module(f"mcptask.cli.commands.{module}"), runner, fake_run)
     monkeypatch.delenv("MCPTASK_PROFILE", raising=False)
     assert run([*words, "-P", "staging", "-P", "prod-eu"]) == 2
     assert run([*words, "-P", "staging,prod-eu"]) == 2

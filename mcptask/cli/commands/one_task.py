@@ -3,12 +3,19 @@ the task; `--watch` follows it), `get` (the task in full) and `result` (its outc
 
 from __future__ import annotations
 
-from typing import Annotated
+from contextlib import suppress
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from mcptask.cli.fleet import DEFAULT_PARALLEL, AllProfilesOption, ParallelOption, fleet_names
-from mcptask.cli.invocation import Invocation
+from mcptask.cli.fleet import (
+    DEFAULT_PARALLEL,
+    AllProfilesOption,
+    ParallelOption,
+    fleet_names,
+    run_fleet,
+)
+from mcptask.cli.invocation import Invocation, screen_for
 from mcptask.cli.options import (
     AnswerOption,
     Common,
@@ -17,7 +24,11 @@ from mcptask.cli.options import (
     wait_timeout_option,
     with_server_options,
 )
-from mcptask.errors import ExitCode, UsageError
+from mcptask.errors import ExitCode, TaskNotFound, UsageError
+
+if TYPE_CHECKING:
+    from mcptask.output.views.fleet import ServerRun
+    from mcptask.protocol.tasks import Task
 
 
 @with_server_options
@@ -123,14 +134,37 @@ def get(
 
     names = fleet_names(common, all_profiles)
     if names is not None:
-        from mcptask.cli.fleet_runs import get_fleet
-
         get_fleet(common, names, parallel, task_id)
     invocation = Invocation(common)
     view = GetView(invocation.screen)
+    view.show(get_task(invocation, task_id))
+
+
+def get_task(invocation: Invocation, task_id: str) -> Task:
+    """`get` on one server: the task, in the session recorded for it."""
     with invocation.client(rejoin=[task_id]) as client:
-        task = client.get_task(task_id)
-    view.show(task)
+        return client.get_task(task_id)
+
+
+def get_fleet(common: Common, names: list[str], parallel: int, task_id: str) -> NoReturn:
+    """`get` on every server: the task where it is found (exit 6 when it is nowhere)."""
+    from mcptask.output.views.fleet import FleetGetView
+
+    view = FleetGetView(screen_for(common.output, no_color=common.no_color))
+
+    def work(run: ServerRun[list[Task]], invocation: Invocation) -> None:
+        with suppress(TaskNotFound):  # not this server's task: its section has no report
+            run.report = [get_task(invocation, task_id)]
+
+    def nowhere(runs: list[ServerRun[list[Task]]]) -> tuple[ExitCode, ...]:
+        if any(run.report is not None for run in runs):
+            return ()
+        answered = ", ".join(run.server for run in runs if run.outcome == "ok")
+        if answered:  # as one server's get says it; the others' errors follow
+            view.screen.error(f"task {task_id} not found on {answered}")
+        return (ExitCode.TASK_FAILED,)
+
+    run_fleet(view, common, names, parallel, work, also=nowhere)
 
 
 @with_server_options

@@ -10,11 +10,17 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from mcptask.cli.fleet import DEFAULT_PARALLEL, AllProfilesOption, ParallelOption, fleet_names
+from mcptask.cli.fleet import (
+    DEFAULT_PARALLEL,
+    AllProfilesOption,
+    ParallelOption,
+    fleet_names,
+    run_fleet,
+)
 from mcptask.cli.invocation import Invocation, identity_of, screen_for
 from mcptask.cli.options import (
     Common,
@@ -27,6 +33,8 @@ from mcptask.cli.options import (
 from mcptask.errors import UsageError
 
 if TYPE_CHECKING:
+    from mcptask.output.views.connection import Connection
+    from mcptask.output.views.fleet import ServerRun
     from mcptask.store.profiles import ProfileBook
 
 
@@ -73,13 +81,11 @@ def connect(
     common: Common,
 ) -> None:
     """Handshake with a server and show what it offers for tasks; --save keeps it as a profile."""
-    from mcptask.output.views.connection import Connection, ConnectView
+    from mcptask.output.views.connection import ConnectView
     from mcptask.store import profiles
 
     names = fleet_names(common, all_profiles)
     if names is not None:
-        from mcptask.cli.fleet_runs import connect_fleet
-
         if target is not None or save is not None:
             raise UsageError("with several servers, connect takes no TARGET and no --save")
         connect_fleet(common, names, parallel)
@@ -97,12 +103,7 @@ def connect(
     profile = None
     if save is not None:
         profile = invocation.resolved.to_profile(save, save_secrets=save_secrets)
-    with invocation.client() as client:
-        others, problems = client.survey()
-        transport = client.transport
-        connection = Connection(
-            client.server, transport.kind, transport.target, transport.session_id, others, problems
-        )
+    connection = survey(invocation)
     if profile is not None:
         saved = replace(profile, session_id=connection.session_id if profile.keep_session else None)
         profiles.save_profile(invocation.profiles_path, saved, make_default=default)
@@ -111,6 +112,32 @@ def connect(
             + (" (the default)" if default else "")
         )
     view.show(connection)
+
+
+def survey(invocation: Invocation) -> Connection:
+    """`connect` on one server: what it offers in each era, and how it was reached."""
+    from mcptask.output.views.connection import Connection
+
+    with invocation.client() as client:
+        others, problems = client.survey()
+        transport = client.transport
+        return Connection(
+            client.server, transport.kind, transport.target, transport.session_id, others, problems
+        )
+
+
+def connect_fleet(common: Common, names: list[str], parallel: int) -> NoReturn:
+    """`connect` to every server: what each offers for tasks."""
+    from mcptask.output.views.fleet import FleetConnectView
+
+    view = FleetConnectView(screen_for(common.output, no_color=common.no_color))
+
+    def work(run: ServerRun[Connection], invocation: Invocation) -> None:
+        run.report = survey(invocation)
+        for problem in run.report.problems:
+            invocation.screen.warn(problem)
+
+    run_fleet(view, common, names, parallel, work)
 
 
 @with_server_options

@@ -11,12 +11,12 @@ from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from shlex import quote
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from mcptask.cli.fleet import AllProfilesOption, fleet_names
-from mcptask.cli.invocation import Invocation
+from mcptask.cli.fleet import AllProfilesOption, Slots, finish, fleet_names, start_servers
+from mcptask.cli.invocation import Invocation, StopSignal, screen_for
 from mcptask.cli.options import (
     AnswerOption,
     Common,
@@ -28,11 +28,12 @@ from mcptask.cli.options import (
     wait_timeout_option,
     with_server_options,
 )
-from mcptask.errors import McptaskError, ProtocolViolation, UsageError
+from mcptask.errors import ExitCode, McptaskError, ProtocolViolation, UsageError
 
 if TYPE_CHECKING:
     from mcptask.client.session import McpClient
     from mcptask.operations.watch import WatchedTask, WatchOptions, WatchReport
+    from mcptask.output.views.fleet import ServerRun
     from mcptask.output.views.watch import WatchView
     from mcptask.protocol.inputs import InputRequest
     from mcptask.protocol.tasks import Task
@@ -97,8 +98,6 @@ def watch(
     )
     names = fleet_names(common, all_profiles)
     if names is not None:
-        from mcptask.cli.fleet_runs import watch_fleet
-
         if answer:
             raise UsageError(
                 "--answer asks on the terminal for one server: give one -P, or answer with "
@@ -110,6 +109,56 @@ def watch(
     view = WatchView(invocation.screen)
     report = watch_tasks(invocation, view, options, known=known, answer=answer)
     raise typer.Exit(int(exit_code_for(report)))
+
+
+def watch_fleet(
+    common: Common, names: list[str], parallel: int, options: WatchOptions, *, known: bool
+) -> NoReturn:
+    """`watch` on every server at once: one live table (or each change as a line, with its
+    server) until every server's tasks settle; Ctrl-C stops every watch."""
+    from mcptask.cli.exit_codes import exit_code_for
+    from mcptask.operations.watch import WatchReport
+    from mcptask.output.views.watch import FleetWatchView
+
+    screen = screen_for(common.output or "table", no_color=common.no_color)
+    view = FleetWatchView(screen, names)
+    with StopSignal(on_stop=view.wake_all) as stop:
+
+        def work(run: ServerRun[WatchReport], invocation: Invocation) -> None:
+            try:
+                run.report = watch_tasks(
+                    invocation,
+                    view.part(run, invocation.screen),
+                    options,
+                    known=known,
+                    alone=False,
+                )
+            finally:  # a server lost mid-watch: its tasks as last seen, beside its error
+                watch = view.watched(run.server)
+                if run.report is None and watch is not None:
+                    tasks = list(watch.tasks.values())
+                    run.report = WatchReport(tasks, stop.stopped, False, options.exit_status)
+            run.exit_code = int(exit_code_for(run.report))
+
+        with view.following():
+            runs, join = start_servers(
+                common,
+                names,
+                view.screen,
+                work,
+                Slots(parallel),
+                stop=stop,
+                on_end=view.ended,
+            )
+            join()
+    left = screen.reader_left()  # `watch -P ... | head -1`: ended, as one server's watch is
+    for run in runs if left else []:
+        if run.report is not None and run.error is None:
+            run.report = replace(run.report, interrupted=False)
+            run.exit_code = int(exit_code_for(run.report))
+        elif run.skipped:
+            run.exit_code = int(ExitCode.OK)
+    finish(view.show, runs, interrupted=stop.stopped and not left)
 
 
 HOLD_SECONDS = 600.0
