@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -83,6 +84,19 @@ def print_tasks(console: Console, tasks: Sequence[Task], servers: Sequence[str] 
     print_id_table(console, ("STATUS", "MESSAGE", "AGE", "UPDATED", "TTL"), rows, servers)
 
 
+def grid(
+    columns: Sequence[str], rows: Iterable[Iterable[str | Text]] = (), **options: Any
+) -> Table:
+    """A borderless table with a bold header, each column given `options`; text in `rows` is
+    cleaned (and never read as markup)."""
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for column in columns:
+        table.add_column(column, **options)
+    for row in rows:
+        table.add_row(*cleaned(row))
+    return table
+
+
 def print_id_table(
     console: Console,
     columns: tuple[str, ...],
@@ -93,9 +107,7 @@ def print_id_table(
     never wrapped nor cut (an id is copied and pasted whole): wider than the screen when the
     id needs it, never cropped; the other columns give way. With `servers` (one per row), a
     SERVER column stands first, never wrapped."""
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    if servers:
-        table.add_column("SERVER", no_wrap=True)
+    table = grid(["SERVER"] if servers else [], no_wrap=True)
     widest = max((cell_len(str(row[0])) for row in rows), default=0)
     table.add_column("TASK ID", no_wrap=True, overflow="ignore", min_width=widest)
     for column in columns:
@@ -109,13 +121,17 @@ def print_id_table(
 
 
 def field_table(rows: Iterable[tuple[str | Text, str | Text]]) -> Table:
-    """A two-column table of names (bold) and values (folded when long)."""
+    """A two-column table of names (bold) and values (folded when long); text is cleaned."""
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(style="bold")
     table.add_column(overflow="fold")
-    for name, value in rows:
-        table.add_row(name, value)
+    for row in rows:
+        table.add_row(*cleaned(row))
     return table
+
+
+def cleaned(row: Iterable[str | Text]) -> list[Text]:
+    return [cell if isinstance(cell, Text) else Text(clean(cell)) for cell in row]
 
 
 def task_detail(task: Task) -> Table:

@@ -138,8 +138,6 @@ class LoginView(View[SignIn]):
     formats = ("table", "json", "jsonl")
 
     def table(self, shown: SignIn) -> None:
-        from rich.text import Text
-
         from mcptask.output import tables
 
         token = shown.token
@@ -163,7 +161,7 @@ class LoginView(View[SignIn]):
             ]
             if shown.cache is not None:
                 rows.append(("kept in", str(shown.cache)))
-        self.screen.out.print(tables.field_table((n, Text(clean(v))) for n, v in rows))
+        self.screen.out.print(tables.field_table(rows))
 
     def document(self, shown: SignIn) -> JsonObject:
         token = shown.token

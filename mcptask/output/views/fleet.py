@@ -156,23 +156,19 @@ class FleetConnectView(FleetView["Connection"]):
     command = "connect"
 
     def table(self, shown: Fleet[Connection]) -> None:
-        from rich.table import Table
-        from rich.text import Text
-
+        from mcptask.output import tables
         from mcptask.output.views.connection import task_support
 
-        table = Table(box=None, header_style="bold", pad_edge=False)
-        for column in ("SERVER", "TARGET", "ERA", "NAME", "TASKS"):
-            table.add_column(column, overflow="fold")
+        rows = []
         for run in shown.runs:
             name, tasks = run.outcome, "-"
             if run.report is not None:
                 name = run.report.server.name
                 offered = task_support([run.report.server, *run.report.others])
                 tasks = ", ".join(kind for kind, offers in offered.items() if offers) or "none"
-            cells = (run.server, run.target or "-", run.era or "-", name, tasks)
-            table.add_row(*(Text(clean(cell)) for cell in cells))
-        self.screen.out.print(table)
+            rows.append((run.server, run.target or "-", run.era or "-", name, tasks))
+        columns = ("SERVER", "TARGET", "ERA", "NAME", "TASKS")
+        self.screen.out.print(tables.grid(columns, rows, overflow="fold"))
 
     def report_document(self, run: ServerRun[Connection]) -> JsonObject:
         from mcptask.output.views.connection import ConnectView
@@ -202,22 +198,18 @@ class FleetCancelView(FleetView[CancelReport]):
         if not (sys.stdin.isatty() and self.screen.err_is_terminal):
             return True
         from rich.prompt import Confirm
-        from rich.table import Table
-        from rich.text import Text
 
-        table = Table(box=None, header_style="bold", pad_edge=False)
-        for column in ("SERVER", "TASKS", "BY STATUS"):
-            table.add_column(column)
-        total = servers = 0
+        from mcptask.output import tables
+
+        rows, total, servers = [], 0, 0
         for run in runs:
             listed = run.selection.listed if run.selection is not None else []
             by_status = Counter(task.status for task in listed)
             shown = ", ".join(f"{count} {status}" for status, count in sorted(by_status.items()))
             count = str(len(listed)) if run.selection is not None else "-"
-            cells = (run.server, count, shown or run.error or "-")
-            table.add_row(*(Text(clean(cell)) for cell in cells))  # names from --config files
+            rows.append((run.server, count, shown or run.error or "-"))  # names from --config
             total, servers = total + len(listed), servers + bool(listed)
-        self.screen.err.print(table)
+        self.screen.err.print(tables.grid(("SERVER", "TASKS", "BY STATUS"), rows))
         question = f"Cancel these {total} tasks on {servers} servers?"
         return Confirm.ask(question, console=self.screen.err, default=False)
 

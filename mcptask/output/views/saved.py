@@ -24,33 +24,27 @@ class ProfilesView(View[ProfileBook]):
     command = "profiles"
 
     def table(self, shown: ProfileBook) -> None:
-        from rich.table import Table
-        from rich.text import Text
+        from mcptask.output import tables
 
         if not shown.profiles:
             self.screen.warn(
                 f"no profiles in {shown.path}; save one with mcptask connect TARGET --save NAME"
             )
             return
-        table = Table(box=None, header_style="bold", pad_edge=False)
         # Where the targets came from, once any came from a config file (else all were typed).
         sourced = any(profile.source is not None for profile in shown.profiles.values())
-        for column in ("NAME", "DEFAULT", "TARGET", *(("SOURCE",) if sourced else ()), "SETTINGS"):
-            table.add_column(column, overflow="fold")
+        columns = ("NAME", "DEFAULT", "TARGET", *(("SOURCE",) if sourced else ()), "SETTINGS")
+        rows = []
         for name, profile in sorted(shown.profiles.items()):
             origin, source = "command line", profile.source
             if source is not None:  # the config file, and its server when named otherwise there
                 origin = source.file
                 if source.server != profile.name:
                     origin += f" (server {source.server})"
-            table.add_row(
-                Text(clean(name)),
-                Text("*" if name == shown.default else ""),
-                Text(clean(profile.target)),
-                *((Text(clean(origin)),) if sourced else ()),
-                Text(clean(", ".join(_settings(profile)))),
-            )
-        self.screen.out.print(table)
+            default = "*" if name == shown.default else ""
+            settings = ", ".join(_settings(profile))
+            rows.append((name, default, profile.target, *((origin,) if sourced else ()), settings))
+        self.screen.out.print(tables.grid(columns, rows, overflow="fold"))
 
     def document(self, shown: ProfileBook) -> JsonObject:
         return {

@@ -92,7 +92,8 @@ class WatchView(View[WatchReport]):
         if self._live is None:
             return
         from rich.console import Group
-        from rich.table import Table
+
+        from mcptask.output import tables
 
         size = self.screen.out.size
         *columns, footer = _live_table(sights, size.height - 3, note)
@@ -100,11 +101,9 @@ class WatchView(View[WatchReport]):
         if shown == self._shown and (ages == self._ages or now - self._drawn < AGES_EVERY_SECONDS):
             return
         self._shown, self._ages, self._drawn = shown, ages, now
-        table = Table(box=None, header_style="bold", pad_edge=False)
         several = any(sight.server is not None for sight in sights)
-        for header in ("SERVER", *_LIVE_COLUMNS) if several else _LIVE_COLUMNS:
-            table.add_column(header, overflow="ellipsis", no_wrap=True)
-        table.add_row(*columns)
+        headers = ("SERVER", *_LIVE_COLUMNS) if several else _LIVE_COLUMNS
+        table = tables.grid(headers, [columns], overflow="ellipsis", no_wrap=True)
         self._live.update(Group(table, footer), refresh=True)
 
     def change(self, change: Change) -> None:
