@@ -51,7 +51,6 @@ class ServerRun(Generic[Report]):
 
     @property
     def outcome(self) -> str:
-        """`ok`, `failed` (error says why) or `skipped`."""
         return "skipped" if self.skipped else "failed" if self.error is not None else "ok"
 
     def section(self, report: JsonObject | None) -> JsonObject:
@@ -92,7 +91,6 @@ class FleetView(View[Fleet[Report]]):
         self.failures(shown)
 
     def failures(self, shown: Fleet[Report]) -> None:
-        """What stopped each failed server, a line each on stderr."""
         for run in shown.runs:
             if run.error is not None:
                 self.screen.error(f"{run.server}: {run.error}")
@@ -116,7 +114,6 @@ class FleetView(View[Fleet[Report]]):
 
 
 def interrupted(shown: Fleet[CancelReport] | Fleet[WatchReport]) -> bool:
-    """Whether a server's run was stopped, or never begun."""
     return any(run.skipped or (run.report and run.report.interrupted) for run in shown.runs)
 
 
@@ -243,7 +240,7 @@ class FleetCancelView(FleetView[CancelReport]):
     def table(self, shown: Fleet[CancelReport]) -> None:
         from mcptask.output import tables
 
-        results = [(run.server, r) for run in shown.runs for r in _results(run)]
+        results = [(run.server, r) for run in shown.runs if run.report for r in run.report.results]
         if results:
             servers, listed = zip(*results, strict=True)
             tables.print_cancels(self.screen.out, listed, servers)
@@ -262,19 +259,18 @@ class FleetCancelView(FleetView[CancelReport]):
             line = Text(f"{clean(run.server)}: ")
             line.append(tables.cancel_summary(run.report) if run.report else Text(run.outcome))
             console.print(line)
-        everything = CancelReport([r for run in shown.runs for r in _results(run)])
-        everything.interrupted = interrupted(shown)
+        everything = _merged(shown)
         failed = sum(run.outcome != "ok" for run in shown.runs)
         line = Text(f"{len(shown.runs)} servers ({failed} not ok), ", style="bold")
         console.print(line.append(tables.cancel_summary(everything)))
 
     def document(self, shown: Fleet[CancelReport]) -> JsonObject:
         """Each server's section, then the outcomes counted over every server."""
-        everything = CancelReport([r for run in shown.runs for r in _results(run)])
+        everything = _merged(shown)
         return {
             "servers": self.sections(shown),
             "summary": everything.counts(),
-            "interrupted": interrupted(shown),
+            "interrupted": everything.interrupted,
             "exitCode": shown.exit_code,
         }
 
@@ -283,5 +279,7 @@ class FleetCancelView(FleetView[CancelReport]):
         return CancelView(self.screen).document(CancelOutcome(run.report, run.exit_code))
 
 
-def _results(run: ServerRun[CancelReport]) -> list[CancelResult]:
-    return run.report.results if run.report is not None else []
+def _merged(shown: Fleet[CancelReport]) -> CancelReport:
+    """Every server's results in one report, interrupted when any server's run was."""
+    results = [r for run in shown.runs if run.report for r in run.report.results]
+    return CancelReport(results, interrupted(shown))

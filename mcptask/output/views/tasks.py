@@ -57,7 +57,6 @@ class StartView(View["StartReport"]):
         self._watching = watching
 
     def show(self, shown: StartReport) -> None:
-        """The notes, then the task or the result, then how to follow it up (table only)."""
         if shown.interrupted:
             self.screen.error("interrupted before the call was sent: nothing was started")
             return
@@ -117,7 +116,6 @@ class ResultView(View["ResultReport"]):
     formats = ("table", "json", "jsonl")
 
     def show(self, shown: ResultReport) -> None:
-        """The outcome on stdout, then what it means on stderr."""
         super().show(shown)
         kind = shown.kind
         if kind == "pending" and shown.interrupted:

@@ -81,7 +81,6 @@ class WatchView(View[WatchReport]):
             self._live.start()
 
     def redraw(self, watch: Watch) -> None:
-        """After a polling round: `draw` the live table of `watch`."""
         if self._live is not None:
             self.draw([Sight.of(watch)])
 
@@ -107,7 +106,6 @@ class WatchView(View[WatchReport]):
         self._live.update(Group(table, footer), refresh=True)
 
     def change(self, change: Change) -> None:
-        """One task changed: a timestamped line, or a JSON line."""
         if self.screen.format == "jsonl":
             self.screen.json_line(change.to_json())
         elif self.screen.format == "table" and self._live is None:
