@@ -24,7 +24,7 @@ import httpx
 
 from mcptask.auth.config import canonical_resource, require_secure
 from mcptask.errors import AuthDiscoveryError, AuthError, ProtocolViolation, UnreachableError
-from mcptask.transport.limits import json_body
+from mcptask.transport.limits import Deadline, bound, max_answer_bytes, parse_json_or_none
 from mcptask.transport.redact import display_url
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
@@ -128,7 +128,22 @@ def discover(
         log(f"  ignoring the challenge's resource_metadata on another origin: {display_url(named)}")
     found = _first_json(http, prm_urls(server_url, challenge), log, "authorization_servers")
     if found is None:
-        return _legacy(http, server_url, log)
+        # 2025-03-26: the authorization server at the server's origin (without user info: it
+        # appears in sign-in URLs).
+        origin = _at(urlsplit(canonical_resource(server_url)), "")
+        document = get_json(http, origin + OAUTH_WELL_KNOWN, log)
+        if document is None:
+            log(f"  no OAuth metadata for {display_url(server_url)}: no authorization server")
+            return None
+        metadata = _parse_metadata(origin + OAUTH_WELL_KNOWN, document)
+        # There is no issuer to compare with (the server named none): its endpoints must at
+        # least stay on the server's own origin.
+        if not _same_origin(metadata.issuer, origin):
+            raise AuthDiscoveryError(
+                f"the authorization server metadata at {display_url(origin)} names the issuer "
+                f"{_shown(metadata.issuer)}, another origin: refusing it"
+            )
+        return Discovered(canonical_resource(server_url), metadata, legacy=True)
     prm_url, prm = found
     resource = prm.get("resource")
     if not isinstance(resource, str) or not resource_matches(resource, server_url):
@@ -234,25 +249,6 @@ def _first_json(
     return None
 
 
-def _legacy(http: httpx.Client, server_url: str, log: Trace) -> Discovered | None:
-    """A 2025-03-26 server's authorization server, at its origin (no user info: it appears in
-    sign-in URLs); None when it has no metadata there either."""
-    origin = _at(urlsplit(canonical_resource(server_url)), "")
-    found = _first_json(http, [origin + OAUTH_WELL_KNOWN], log)
-    if found is None:
-        log(f"  no OAuth metadata for {display_url(server_url)}: no authorization server")
-        return None
-    metadata = _parse_metadata(*found)
-    # There is no issuer to compare with (the server named none): its endpoints must at
-    # least stay on the server's own origin.
-    if not _same_origin(metadata.issuer, origin):
-        raise AuthDiscoveryError(
-            f"the authorization server metadata at {display_url(origin)} names the issuer "
-            f"{_shown(metadata.issuer)}, another origin: refusing it"
-        )
-    return Discovered(canonical_resource(server_url), metadata, legacy=True)
-
-
 def fetch_json(
     http: httpx.Client,
     method: str,
@@ -268,15 +264,21 @@ def fetch_json(
     **request: Any,
 ) -> tuple[int, Any]:
     """The status of a request to an authorization server and its JSON body, read within
-    bounds (None when not JSON; unread unless 200 when `only_ok`). The messages name what
-    failed: `unreachable` (UnreachableError), an `invalid` URL and a `refused` body (`error`);
-    `{shown}` and `{status}` are filled in."""
+    bounds (None when not JSON or nested too deep; unread unless 200 when `only_ok`). The
+    messages name what failed: `unreachable` (UnreachableError), an `invalid` URL and a
+    `refused` body (`error`); `{shown}` and `{status}` are filled in."""
     shown, status = display_url(url), 0
     try:
         with http.stream(method, url, **request) as response:
             status = response.status_code
             trace(f"< {status} {method} {shown}{note}")
-            return status, None if only_ok and status != 200 else json_body(response)
+            if only_ok and status != 200:
+                return status, None
+            # Within the bound, and in all within the read timeout: a trickle is cut off.
+            read = http.timeout.read
+            deadline = None if read is None else Deadline.after(read, shown)
+            bound(response, max_answer_bytes(), deadline)
+            return status, parse_json_or_none(response.read(), context="the answer")
     except httpx.HTTPError as exc:
         message = unreachable.format(shown=shown)
         raise UnreachableError(f"{message}: {type(exc).__name__}") from None

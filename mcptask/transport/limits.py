@@ -26,7 +26,6 @@ from httpx_sse import ServerSentEvent, SSEError
 
 from mcptask.errors import HttpTimeout, McptaskError, ProtocolViolation, UsageError
 from mcptask.protocol.jsonrpc import JsonObject, check_message, is_response
-from mcptask.transport.redact import display_url
 
 DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024
 ENV_MAX_ANSWER_BYTES = "MCPTASK_MAX_ANSWER_BYTES"
@@ -197,19 +196,6 @@ def parse_json(text: str | bytes, *, context: str, not_json: str | None = None) 
     if brackets > MAX_DEPTH and _depth_exceeds(value, MAX_DEPTH):
         raise ProtocolViolation(f"{context} is nested deeper than {MAX_DEPTH} levels")
     return value
-
-
-def json_body(response: httpx.Response) -> Any:
-    """The decoded body of a response not read yet (from a URL that OAuth metadata chose);
-    None when it is not JSON or nested too deep. A body over the bound or still coming after
-    its request's read timeout raises: each caller turns that into its own error."""
-    timeout = response.request.extensions.get("timeout")
-    seconds = timeout.get("read") if isinstance(timeout, dict) else None
-    deadline = None
-    if isinstance(seconds, int | float):
-        deadline = Deadline.after(seconds, display_url(str(response.request.url)))
-    bound(response, max_answer_bytes(), deadline)
-    return parse_json_or_none(response.read(), context="the answer")
 
 
 def own_response(message: JsonObject, request_id: object) -> JsonObject:
