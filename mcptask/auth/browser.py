@@ -26,10 +26,17 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 
 from mcptask.auth import grants
-from mcptask.auth.config import AUTHORIZATION_CODE, AuthSettings, HttpOptions, require_secure
+from mcptask.auth.config import (
+    AUTHORIZATION_CODE,
+    AuthSettings,
+    HttpOptions,
+    canonical_resource,
+    require_secure,
+)
 from mcptask.auth.discovery import Discovered
 from mcptask.errors import AuthDiscoveryError, AuthError, TokenRequestRefused
 from mcptask.store import tokens as cache
+from mcptask.store.tokens import CachedToken
 from mcptask.transport.redact import display_url
 
 CALLBACK_PATH = "/callback"
@@ -53,7 +60,7 @@ def sign_in(
     *,
     notice: Callable[[str], None],
     trace: Callable[[str], None],
-) -> tuple[grants.Tokens, grants.ClientIdentity]:
+) -> CachedToken:
     """Send the person to the authorization endpoint, wait for the code the redirect brings
     back, and exchange it (with the PKCE verifier) for tokens.
 
@@ -80,8 +87,9 @@ def sign_in(
             f"the authorization server {display_url(metadata.issuer)} does not list PKCE "
             "S256 (code_challenge_methods_supported): refusing the browser sign-in"
         )
+    wanted = scope
     if scope and "offline_access" in (metadata.scopes_supported or ()):
-        scope = " ".join(dict.fromkeys([*scope.split(), "offline_access"]))
+        wanted = " ".join(dict.fromkeys([*scope.split(), "offline_access"]))
     path = settings.cache_path
     remembered = cache.load(path).client(metadata.issuer) if path is not None else None
     document = settings.client_metadata_url if metadata.client_id_metadata_documents else None
@@ -109,7 +117,7 @@ def sign_in(
                 client_id=identity.client_id,
                 response_type="code",
                 redirect_uri=receiver.redirect_uri,
-                scope=scope,
+                scope=wanted,
                 state=state,
                 code_challenge=create_s256_code_challenge(verifier),
                 code_challenge_method="S256",
@@ -139,11 +147,11 @@ def sign_in(
         raise TokenRequestRefused(f"the sign-in was refused: {answer.error}{description}")
     if not answer.code:
         raise AuthError("the sign-in redirect carried no authorization code")
-    tokens = grants.request_tokens(
+    server = canonical_resource(server_url)
+    return grants.request_tokens(
         http,
         identity,
-        metadata.token_endpoint,
-        metadata.issuer,
+        grants.asked(server, discovered, identity, AUTHORIZATION_CODE, scope),
         AUTHORIZATION_CODE,
         code=answer.code,
         code_verifier=verifier,
@@ -151,7 +159,6 @@ def sign_in(
         resource=discovered.resource,
         trace=trace,
     )
-    return tokens, identity
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Generator
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import httpx
@@ -189,8 +188,7 @@ class McpAuth(httpx.Auth):
             renewed = grants.request_tokens(
                 self._http,
                 identity,
-                entry.token_endpoint,
-                entry.issuer,
+                entry,
                 "refresh_token",
                 refresh_token=entry.refresh_token,
                 resource=entry.resource,
@@ -210,16 +208,7 @@ class McpAuth(httpx.Auth):
             self._entry = None
             self._looked = False  # another cached token may serve the next request
             return False
-        self._keep(
-            replace(
-                entry,
-                access_token=renewed.access_token,
-                refresh_token=renewed.refresh_token or entry.refresh_token,
-                expires_at=renewed.expires_at,
-                scope=renewed.scope or entry.scope,
-                issued_at=renewed.issued_at,
-            )
-        )
+        self._keep(renewed)
         return True
 
     def _after_401(self, challenge: Challenge, sent: str | None, *, ours: bool) -> str | None:
@@ -266,7 +255,6 @@ class McpAuth(httpx.Auth):
 
     def _sign_in(self, challenge: Challenge, *, scope: str | None) -> str:
         from mcptask.auth import grants
-        from mcptask.store.tokens import CachedToken
 
         settings = self.settings
         discovered = self._discover(challenge)
@@ -297,14 +285,13 @@ class McpAuth(httpx.Auth):
             and CLIENT_CREDENTIALS in (metadata.grant_types or ())
         )
         if credentials_grant:
-            tokens, identity = grants.with_client_credentials(
-                settings, self._http, discovered, scope, trace=self._trace
+            entry = grants.with_client_credentials(
+                settings, self._http, self.server, discovered, scope, trace=self._trace
             )
-            grant = CLIENT_CREDENTIALS
         elif settings.method == "browser" or (settings.method == "auto" and settings.interactive):
             from mcptask.auth import browser
 
-            tokens, identity = browser.sign_in(
+            entry = browser.sign_in(
                 settings,
                 self._server_url,
                 self._http,
@@ -313,7 +300,6 @@ class McpAuth(httpx.Auth):
                 notice=self._notice,
                 trace=self._trace,
             )
-            grant = AUTHORIZATION_CODE
         else:
             raise SignInRequired(
                 f"{display_url(self._server_url)} requires sign-in (HTTP 401)"
@@ -322,20 +308,6 @@ class McpAuth(httpx.Auth):
                 "with MCPTASK_CLIENT_ID, MCPTASK_CLIENT_SECRET (or MCPTASK_CLIENT_KEY_FILE) "
                 "and MCPTASK_CLIENT_ISSUER"
             )
-        entry = CachedToken(
-            server=self.server,
-            issuer=metadata.issuer,
-            resource=discovered.resource,
-            client_id=identity.client_id,
-            grant=grant,
-            access_token=tokens.access_token,
-            token_endpoint=metadata.token_endpoint,
-            auth_method=identity.auth_method,
-            refresh_token=tokens.refresh_token,
-            expires_at=tokens.expires_at,
-            scope=tokens.scope or scope,
-            issued_at=tokens.issued_at,
-        )
         self._keep(entry)
         self.signed_in = entry
         return entry.access_token

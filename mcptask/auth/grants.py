@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qsl, quote_plus
@@ -215,25 +215,33 @@ def read_private_key(path: Path) -> str:
     return text
 
 
-@dataclass(frozen=True)
-class Tokens:
-    """What a token endpoint answered."""
-
-    access_token: str = field(repr=False)
-    refresh_token: str | None = field(repr=False)
-    expires_at: float | None
-    scope: str | None
-    issued_at: float | None = None
+def asked(
+    server: str, discovered: Discovered, identity: ClientIdentity, grant: str, scope: str | None
+) -> CachedToken:
+    """The token a sign-in to `server` asks for, before the token endpoint issues it."""
+    metadata = discovered.metadata
+    return CachedToken(
+        server=server,
+        issuer=metadata.issuer,
+        resource=discovered.resource,
+        client_id=identity.client_id,
+        grant=grant,
+        access_token="",
+        token_endpoint=metadata.token_endpoint,
+        auth_method=identity.auth_method,
+        scope=scope,
+    )
 
 
 def with_client_credentials(
     settings: AuthSettings,
     http: HttpOptions,
+    server: str,
     discovered: Discovered,
     scope: str | None,
     *,
     trace: Callable[[str], None],
-) -> tuple[Tokens, ClientIdentity]:
+) -> CachedToken:
     """The client credentials grant with the configured client (the CI way)."""
     metadata = discovered.metadata
     if not settings.has_client_credentials:
@@ -253,18 +261,16 @@ def with_client_credentials(
     identity = configured_identity(settings, metadata)
     assert identity is not None
     trace(f"  client credentials grant at {display_url(metadata.token_endpoint)}")
-    tokens = request_tokens(
+    return request_tokens(
         http,
         identity,
-        metadata.token_endpoint,
-        metadata.issuer,
+        asked(server, discovered, identity, CLIENT_CREDENTIALS, scope),
         CLIENT_CREDENTIALS,
         trace=trace,
         signing_algorithms=metadata.signing_algorithms,
         resource=discovered.resource,
         scope=scope,
     )
-    return tokens, identity
 
 
 def signing_algorithm(private_key: str, supported: tuple[str, ...] | None) -> tuple[Any, str]:
@@ -301,20 +307,21 @@ def signing_algorithm(private_key: str, supported: tuple[str, ...] | None) -> tu
 def request_tokens(
     http: HttpOptions,
     identity: ClientIdentity,
-    token_endpoint: str,
-    issuer: str,
+    token: CachedToken,
     grant_type: str,
     *,
     trace: Callable[[str], None],
     signing_algorithms: tuple[str, ...] | None = None,
     **params: str | None,
-) -> Tokens:
-    """A token request of `grant_type` with `params` (the RFC 8707 `resource` among them):
-    client credentials (OAuth 2.1 §4.2, SEP-1046), an authorization code with its PKCE
-    verifier, or a refresh token (an answer without one leaves it unrotated: McpAuth keeps it)."""
+) -> CachedToken:
+    """`token` as its token endpoint issues it anew, to a request of `grant_type` with
+    `params` (the RFC 8707 `resource` among them): client credentials (OAuth 2.1 §4.2,
+    SEP-1046), an authorization code with its PKCE verifier, or a refresh token. The refresh
+    token and scope the answer leaves out stay `token`'s (a refresh token unrotated)."""
     from authlib.oauth2.auth import ClientAuth
     from authlib.oauth2.rfc6749.parameters import prepare_token_request
 
+    token_endpoint, issuer = token.token_endpoint, token.issuer
     require_secure(token_endpoint, "the token endpoint")
     body = prepare_token_request(grant_type, **{k: v for k, v in params.items() if v})
     headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
@@ -362,18 +369,18 @@ def request_tokens(
         form = [value for name, value in parse_qsl(body) if name in _SECRET_FIELDS]
         sent = [identity.client_secret, basic, *form, *map(quote_plus, form), *params.values()]
         raise TokenRequestRefused(scrub(message, sent))
-    return _tokens(answer, shown)
+    return _tokens(answer, shown, token)
 
 
-def _tokens(answer: Any, shown: str) -> Tokens:
+def _tokens(answer: Any, shown: str, token: CachedToken) -> CachedToken:
     access = answer.get("access_token")
     if not isinstance(access, str) or not access:
         raise TokenRequestRefused(f"the token endpoint {shown} answered without an access_token")
     refresh_token = answer.get("refresh_token")
-    for token in (access, refresh_token):
+    for issued in (access, refresh_token):
         # Sent in an Authorization header: printable ASCII only (RFC 6750 §2.1), checked
         # before it is kept, not when every later command sends it.
-        if isinstance(token, str) and not re.fullmatch("[\x21-\x7e]*", token):
+        if isinstance(issued, str) and not re.fullmatch("[\x21-\x7e]*", issued):
             raise TokenRequestRefused(
                 f"the token endpoint {shown} issued a token that is not printable ASCII: "
                 "refusing it (nothing is kept)"
@@ -390,10 +397,13 @@ def _tokens(answer: Any, shown: str) -> Tokens:
     if not isinstance(expires_at, int | float) and isinstance(expires_in, int | float):
         expires_at = issued_at + float(expires_in)
     scope = answer.get("scope")
-    return Tokens(
+    return replace(
+        token,
         access_token=access,
-        refresh_token=refresh_token if isinstance(refresh_token, str) and refresh_token else None,
+        refresh_token=refresh_token
+        if isinstance(refresh_token, str) and refresh_token
+        else token.refresh_token,
         expires_at=float(expires_at) if isinstance(expires_at, int | float) else None,
-        scope=scope if isinstance(scope, str) and scope else None,
+        scope=scope if isinstance(scope, str) and scope else token.scope,
         issued_at=issued_at,
     )

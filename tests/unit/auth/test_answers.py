@@ -14,6 +14,7 @@ from mcptask.auth.discovery import Challenge, ServerMetadata, discover
 from mcptask.auth.grants import ClientIdentity
 from mcptask.errors import AuthDiscoveryError, TokenRequestRefused
 from mcptask.transport.limits import ENV_MAX_ANSWER_BYTES
+from tests.unit.auth.support import cached_token
 
 MCP = "https://mcp.example.com/mcp"
 DEEP = b"[" * 100_000 + b"]" * 100_000  # deeper than Python's recursion limit
@@ -76,8 +77,7 @@ def test_a_token_answer_too_deep_or_too_large_is_refused(
         grants.request_tokens(
             HttpOptions(),
             ClientIdentity("c", "none"),
-            "https://as/token",
-            "https://as",
+            cached_token("", token_endpoint="https://as/token", issuer="https://as"),
             "refresh_token",
             refresh_token="r",
             resource=MCP,

@@ -11,6 +11,7 @@ from mcptask.auth.config import HttpOptions
 from mcptask.auth.discovery import Challenge, ServerMetadata, discover
 from mcptask.auth.grants import ClientIdentity
 from mcptask.errors import AuthDiscoveryError, TokenRequestRefused
+from tests.unit.auth.support import cached_token
 
 MCP = "https://mcp.example.com/mcp"
 PRM = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
@@ -48,8 +49,7 @@ def test_an_invalid_token_endpoint_is_a_refused_token_request() -> None:
         grants.request_tokens(
             HttpOptions(),
             ClientIdentity("c", "none"),
-            INVALID,
-            "https://as",
+            cached_token("", token_endpoint=INVALID, issuer="https://as"),
             "refresh_token",
             refresh_token="r",
             resource=MCP,

@@ -27,6 +27,7 @@ from mcptask.auth.grants import configured_identity
 from mcptask.errors import AuthDiscoveryError, SignInRequired
 from mcptask.store import tokens
 from mcptask.store.tokens import CachedToken
+from tests.unit.auth.support import cached_token
 
 MCP = "https://mcp.example.com/tenant/mcp"
 
@@ -342,8 +343,7 @@ def test_a_server_that_quotes_a_secret_back_is_scrubbed(tmp_path: Path) -> None:
             grants.request_tokens(
                 HttpOptions(),
                 identity,
-                "https://as/token",
-                "https://as",
+                cached_token("", token_endpoint="https://as/token", issuer="https://as"),
                 "refresh_token",
                 refresh_token="refresh-me-please",
                 resource="https://mcp/mcp",

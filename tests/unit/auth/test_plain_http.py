@@ -70,8 +70,9 @@ def test_no_token_request_over_plain_http() -> None:
         request_tokens(
             HttpOptions(),
             identity,
-            "http://as.example.com/token",
-            "https://as.example.com",
+            cached_token(
+                "", token_endpoint="http://as.example.com/token", issuer="https://as.example.com"
+            ),
             "client_credentials",
             trace=print,
         )
@@ -125,4 +126,4 @@ def test_the_browser_host_is_shown() -> None:
 )
 def test_a_token_that_cannot_go_in_a_header_is_refused_on_receipt(answer: object) -> None:
     with pytest.raises(TokenRequestRefused, match="not printable ASCII"):
-        _tokens(answer, "https://as.example.com/token")
+        _tokens(answer, "https://as.example.com/token", cached_token(""))

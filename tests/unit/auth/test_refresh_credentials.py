@@ -68,8 +68,7 @@ def test_a_token_request_without_the_credential_is_an_auth_error(auth_method: st
         grants.request_tokens(
             HttpOptions(),
             ClientIdentity("c", auth_method),
-            "https://as.test/token",
-            "https://as.test",
+            cached_token("", token_endpoint="https://as.test/token", issuer="https://as.test"),
             "refresh_token",
             refresh_token="r",
             resource=URL,

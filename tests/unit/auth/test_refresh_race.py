@@ -12,9 +12,9 @@ import pytest
 from mcptask.auth import discovery, grants
 from mcptask.auth.config import AuthSettings, HttpOptions
 from mcptask.auth.flow import McpAuth
-from mcptask.auth.grants import Tokens
 from mcptask.errors import TokenRequestRefused
 from mcptask.store import tokens
+from mcptask.store.tokens import CachedToken
 from tests.unit.auth.support import URL, cached_token
 
 STALE = cached_token(
@@ -40,7 +40,7 @@ def test_a_token_stored_by_another_process_survives_a_failed_refresh(
     path = tmp_path / "tokens.json"
     tokens.store_token(path, STALE)
 
-    def raced_refresh(*args: object, **kwargs: object) -> Tokens:
+    def raced_refresh(*args: object, **kwargs: object) -> CachedToken:
         # The other process refreshed first: the server rotated the refresh token, and
         # refuses the old one it was just sent.
         tokens.store_token(path, FRESH)
