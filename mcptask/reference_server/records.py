@@ -17,18 +17,22 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Protocol
 
 from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, Step
-from mcptask.reference_server.wire import INVALID_PARAMS, JsonObject, JsonRpcError
+from mcptask.reference_server.wire import (
+    ELICITATION_CREATE,
+    INVALID_PARAMS,
+    JsonObject,
+    JsonRpcError,
+    call_result,
+    form_elicitation,
+)
 
 if TYPE_CHECKING:
     from mcptask.reference_server.store import TaskStore
 
 INPUT_REQUIRED = "input_required"
-
-NO_INPUT_REQUESTS: Mapping[str, JsonObject] = MappingProxyType({})
 
 # (created_at in microseconds since the epoch, creation number): the order of tasks/list
 # and what its cursors carry.
@@ -50,15 +54,37 @@ class TaskView:
     # The key of the outstanding input request while the task is input_required (a new key
     # each time the task enters that status, so keys are unique over the task's life).
     input_key: str | None = None
-    # Set by tasks driven by code (the test suite's WorkerStore): the CallToolResult of a
-    # completed task, the JSON-RPC error object of a failed one, and the outstanding input
-    # requests (wire key -> request) of an input_required one. None / empty for scripted
-    # tasks, whose answers are derived from their status and message.
-    result: JsonObject | None = None
-    error: JsonObject | None = None
-    input_requests: Mapping[str, JsonObject] = field(default_factory=lambda: NO_INPUT_REQUESTS)
     # awaitInput with askUrl: the question is a URL to visit (URL-mode elicitation), not a form.
     ask_url: str | None = None
+
+    # What the task answers, derived from its status and message (the test suite's tasks
+    # driven by code, tests/conformance/fixtures/workers.py, give their own).
+
+    def call_result(self) -> JsonObject:
+        """The CallToolResult of a finished task."""
+        return call_result(self.status, self.status_message)
+
+    def call_error(self) -> JsonObject | None:
+        """The JSON-RPC error object a failed task's request ended in, if it ended in one."""
+        return None
+
+    def questions(self) -> dict[str, JsonObject]:
+        """What an input_required task asks, by key (both eras ask the same): one question
+        under the task's input key, a URL to visit (askUrl) or a form asking for text,
+        `answer`."""
+        if self.status != INPUT_REQUIRED or self.input_key is None:
+            return {}
+        message = self.status_message or "The task needs input to continue."
+        if self.ask_url is None:
+            form = form_elicitation(message, {"answer": {"type": "string"}}, ["answer"])
+            return {self.input_key: form}
+        params = {"mode": "url", "message": message, "url": self.ask_url}
+        elicitation_id = f"{self.task_id}-{self.input_key}"
+        visit = {
+            "method": ELICITATION_CREATE,
+            "params": {**params, "elicitationId": elicitation_id},
+        }
+        return {self.input_key: visit}
 
 
 class TaskNotFoundError(JsonRpcError):
@@ -94,18 +120,10 @@ class TaskRecord:
     # awaitInput: entering input_required pauses the script until the input arrives.
     await_input: bool = False
     input_seq: int = 0
-    # Tasks driven by code: wire key -> the worker's own name for it, and the answers
-    # gathered so far (by name).
-    input_names: dict[str, str] = field(default_factory=dict)
-    input_responses: dict[str, object] = field(default_factory=dict)
 
     @property
     def terminal(self) -> bool:
         return self.view.status in TERMINAL_STATUSES
-
-    @property
-    def input_requests(self) -> Mapping[str, JsonObject]:
-        return self.view.input_requests
 
     def visible_to(self, viewer: str | None) -> bool:
         """Owner None: a shared task (seeded, scripted, created in global scope or by a
@@ -124,41 +142,21 @@ class TaskRecord:
         self.input_seq += 1
         return f"input-{self.input_seq}"
 
-    def transition(
-        self,
-        status: str,
-        message: str | None,
-        *,
-        result: JsonObject | None = None,
-        error: JsonObject | None = None,
-        input_requests: Mapping[str, JsonObject] | None = None,
-    ) -> bool:
+    def transition(self, status: str, message: str | None) -> bool:
         """Move to `status`; False (and no change) when the task is already terminal:
         terminal statuses never change (spec), so late script steps are dropped."""
         if self.terminal:
             return False
-        view = self.view
-        input_key, requests = view.input_key, view.input_requests
-        if input_requests is not None:
-            input_key, requests = None, MappingProxyType(dict(input_requests))
-        elif status != INPUT_REQUIRED:
-            input_key, requests = None, NO_INPUT_REQUESTS
-            self.input_names = {}
-        elif view.status != INPUT_REQUIRED:
+        input_key = self.view.input_key
+        if status != INPUT_REQUIRED:
+            input_key = None
+        elif self.view.status != INPUT_REQUIRED:
             input_key = self.next_input_key()
         if status in TERMINAL_STATUSES:
             self.steps.clear()
             self.next_step_at = None
             self.cancel_at = None
-        self.view = replace(
-            view,
-            status=status,
-            status_message=message,
-            input_key=input_key,
-            input_requests=requests,
-            result=result,
-            error=error,
-        )
+        self.view = replace(self.view, status=status, status_message=message, input_key=input_key)
         return True
 
 

@@ -16,7 +16,6 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
-from types import MappingProxyType
 
 from mcptask.reference_server.records import (
     INPUT_REQUIRED,
@@ -30,7 +29,6 @@ from mcptask.reference_server.records import (
     TaskView,
 )
 from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, ScriptedTask, Step
-from mcptask.reference_server.wire import JsonObject
 
 Listener = Callable[[TaskView], None]
 
@@ -172,11 +170,7 @@ class TaskStore:
         resumes (its next delay counts from now); other keys are ignored."""
         with self._cond:
             record = self._lookup(task_id, viewer)
-            if record.view.status != INPUT_REQUIRED:
-                return False
-            if record.input_requests:
-                return self._answer_requests(record, responses)
-            if record.view.input_key not in responses:
+            if record.view.status != INPUT_REQUIRED or record.view.input_key not in responses:
                 return False
             self._transition(record, "working", INPUT_RECEIVED_MESSAGE)
             if record.steps and record.next_step_at is None:  # paused by awaitInput: resume
@@ -184,23 +178,6 @@ class TaskStore:
                 self._timers.schedule(record)
                 self._cond.notify_all()
             return True
-
-    def _answer_requests(self, record: TaskRecord, responses: Mapping[str, object]) -> bool:
-        """Answers to the requests of a task driven by code: it stays input_required, without
-        the answered keys, until the last one arrives."""
-        requests = dict(record.input_requests)
-        answered = [key for key in requests if key in responses]
-        if not answered:
-            return False
-        for key in answered:
-            del requests[key]
-            record.input_responses[record.input_names.pop(key)] = responses[key]
-        if requests:
-            record.view = replace(record.view, input_requests=MappingProxyType(requests))
-            self._changed(record)
-        else:
-            self._transition(record, "working", INPUT_RECEIVED_MESSAGE)
-        return True
 
     def _apply_cancel(self, record: TaskRecord, action: OnCancel) -> None:
         # ignore, or a negative delay (ack-only): acknowledged, nothing changes
@@ -275,19 +252,8 @@ class TaskStore:
         del self._order[bisect.bisect_left(self._order, record.view.sort_key, key=_sort_key)]
         self._cond.notify_all()
 
-    def _transition(
-        self,
-        record: TaskRecord,
-        status: str,
-        message: str | None,
-        *,
-        result: JsonObject | None = None,
-        error: JsonObject | None = None,
-        input_requests: Mapping[str, JsonObject] | None = None,
-    ) -> None:
-        if record.transition(
-            status, message, result=result, error=error, input_requests=input_requests
-        ):
+    def _transition(self, record: TaskRecord, status: str, message: str | None) -> None:
+        if record.transition(status, message):
             self._changed(record)
 
     def _changed(self, record: TaskRecord) -> None:

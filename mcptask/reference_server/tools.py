@@ -105,11 +105,6 @@ def parse_long_job(arguments: object) -> ScriptedTask:
     return replace(job, steps=steps, status_message=job.status_message or "long_job is working")
 
 
-def call_result(status: str, message: str | None) -> JsonObject:
-    text = message or f"long_job ended: {status}"
-    return {"content": [{"type": "text", "text": text}], "isError": status != "completed"}
-
-
 def run_script(job: ScriptedTask) -> tuple[str, str]:
     """Run the job's steps in the calling thread: the final (status, message), `completed`
     for a script that stops while working or waiting for input."""
@@ -125,10 +120,8 @@ def run_script(job: ScriptedTask) -> tuple[str, str]:
 
 
 def task_result(view: TaskView) -> JsonObject:
-    """What tasks/result returns for a terminal task: the CallToolResult (the tool's own
-    when it gave one), tagged by task."""
-    result = call_result(view.status, view.status_message) if view.result is None else view.result
-    return {**result, "_meta": {RELATED_TASK_META: {"taskId": view.task_id}}}
+    """What tasks/result returns for a terminal task: its CallToolResult, tagged by task."""
+    return {**view.call_result(), "_meta": {RELATED_TASK_META: {"taskId": view.task_id}}}
 
 
 class ToolSet(Protocol):

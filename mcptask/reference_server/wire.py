@@ -162,6 +162,12 @@ def server_info(config: ServerConfig) -> JsonObject:
     return {"name": config.server_name, "version": __version__}
 
 
+def call_result(status: str, message: str | None) -> JsonObject:
+    """The CallToolResult of a long_job that ended in `status`."""
+    text = message or f"long_job ended: {status}"
+    return {"content": [{"type": "text", "text": text}], "isError": status != "completed"}
+
+
 def form_elicitation(message: str, properties: JsonObject, required: list[str]) -> JsonObject:
     return {
         "method": ELICITATION_CREATE,
@@ -171,26 +177,6 @@ def form_elicitation(message: str, properties: JsonObject, required: list[str]) 
             "requestedSchema": {"type": "object", "properties": properties, "required": required},
         },
     }
-
-
-def input_requests_of(view: TaskView) -> dict[str, JsonObject]:
-    """What an input_required task asks, by key (both eras ask the same): the requests of a
-    task driven by code, else one question under the task's input key: a URL to visit
-    (askUrl), or a form asking for text, `answer`."""
-    if view.status != "input_required":
-        return {}
-    if view.input_requests:
-        return dict(view.input_requests)
-    if view.input_key is None:
-        return {}
-    message = view.status_message or "The task needs input to continue."
-    if view.ask_url is None:
-        form = form_elicitation(message, {"answer": {"type": "string"}}, ["answer"])
-        return {view.input_key: form}
-    elicitation_id = f"{view.task_id}-{view.input_key}"
-    params = {"mode": "url", "message": message, "url": view.ask_url}
-    visit = {"method": ELICITATION_CREATE, "params": {**params, "elicitationId": elicitation_id}}
-    return {view.input_key: visit}
 
 
 def simulate_latency(config: ServerConfig, method: str) -> None:

@@ -11,6 +11,7 @@ import pytest
 from mcptask.reference_server.records import SystemClock
 from mcptask.reference_server.scripting import OnCancel, Step
 from mcptask.reference_server.store import TaskStore
+from tests.conformance.fixtures.workers import WorkerView
 from tests.reference_server.conftest import MakeServer
 from tests.reference_server.harness import DEADLINE, Server, in_thread
 from tests.reference_server.manual_clock import MANUAL_EPOCH, ManualClock
@@ -20,6 +21,12 @@ from tests.reference_server.manual_clock import MANUAL_EPOCH, ManualClock
 def server(make: MakeServer) -> Server:
     """A server with nothing seeded: its store, clock and change log."""
     return make()
+
+
+def worker_view(server: Server, task_id: str) -> WorkerView:
+    view = server.store.get(task_id, None)
+    assert isinstance(view, WorkerView)
+    return view
 
 
 def page_ids(store: TaskStore, viewer: str | None, limit: int) -> list[list[str]]:
@@ -43,13 +50,13 @@ def test_request_input_takes_partial_answers_and_mints_unique_keys(server: Serve
     requests = {"a": {"method": "elicitation/create"}, "b": {"method": "elicitation/create"}}
     thread, out = in_thread(lambda: store.request_input(view.task_id, requests, "2 questions"))
     server.wait_until(lambda: store.get(view.task_id, None).status == "input_required")
-    pending = store.get(view.task_id, None)
+    pending = worker_view(server, view.task_id)
     assert set(pending.input_requests) == {"a-1", "b-1"}
     assert pending.input_key is None
     assert pending.status_message == "2 questions"
     assert not store.provide_input(view.task_id, None, {"unknown": {}})
     assert store.provide_input(view.task_id, None, {"a-1": {"action": "decline"}})
-    partial = store.get(view.task_id, None)
+    partial = worker_view(server, view.task_id)
     assert partial.status == "input_required"
     assert set(partial.input_requests) == {"b-1"}
     assert not store.provide_input(view.task_id, None, {"a-1": {"action": "accept"}})  # answered
@@ -57,11 +64,11 @@ def test_request_input_takes_partial_answers_and_mints_unique_keys(server: Serve
     thread.join(DEADLINE)
     assert out == [{"a": {"action": "decline"}, "b": {"action": "accept"}}]
     assert store.get(view.task_id, None).status == "working"
-    assert not store.get(view.task_id, None).input_requests
+    assert not worker_view(server, view.task_id).input_requests
     # A second round gets new keys: a key is never reused over the task's life.
     thread, out = in_thread(lambda: store.request_input(view.task_id, {"a": {}}, "again"))
     server.wait_until(lambda: store.get(view.task_id, None).status == "input_required")
-    assert set(store.get(view.task_id, None).input_requests) == {"a-2"}
+    assert set(worker_view(server, view.task_id).input_requests) == {"a-2"}
     store.provide_input(view.task_id, None, {"a-2": {}})
     thread.join(DEADLINE)
     assert out == [{"a": {}}]
@@ -75,7 +82,7 @@ def test_request_input_returns_none_when_the_task_is_cancelled(server: Server) -
     store.finish(view.task_id, "cancelled", "Cancelled by client")
     thread.join(DEADLINE)
     assert out == [None]
-    assert not store.get(view.task_id, None).input_requests
+    assert not worker_view(server, view.task_id).input_requests
     with pytest.raises(ValueError, match="at least one"):
         store.request_input(view.task_id, {}, "nothing")
     assert store.request_input(view.task_id, {"x": {}}, "too late") is None
@@ -112,12 +119,12 @@ def test_finish_stores_result_and_error_once(server: Server) -> None:
     done = store.create()
     result = {"content": [{"type": "text", "text": "ok"}], "isError": True}
     assert store.finish(done.task_id, "completed", "done", result=result)
-    assert store.get(done.task_id, None).result == result
+    assert worker_view(server, done.task_id).result == result
     assert not store.finish(done.task_id, "failed", "late", error={"code": 1, "message": "x"})
     assert store.get(done.task_id, None).status == "completed"
     failed = store.create()
     store.finish(failed.task_id, "failed", "boom", error={"code": -32603, "message": "boom"})
-    view = store.get(failed.task_id, None)
+    view = worker_view(server, failed.task_id)
     assert (view.status, view.error, view.result) == (
         "failed",
         {"code": -32603, "message": "boom"},

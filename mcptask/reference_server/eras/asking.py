@@ -13,7 +13,7 @@ from typing import Any
 
 from mcptask.reference_server.records import INPUT_REQUIRED, TaskView
 from mcptask.reference_server.tools import RELATED_TASK_META
-from mcptask.reference_server.wire import ELICITATION_CREATE, JsonObject, input_requests_of
+from mcptask.reference_server.wire import ELICITATION_CREATE, JsonObject
 
 # The client capability (declared in initialize) each kind of request to the client needs.
 CLIENT_CAPABILITY = {
@@ -56,7 +56,7 @@ class ClientQuestions:
         with self._lock:
             declared = self._client_capabilities.get(session_id, {})
         keys = set()
-        for key, request in input_requests_of(view).items():
+        for key, request in view.questions().items():
             capability = declared.get(CLIENT_CAPABILITY.get(str(request.get("method")), ""))
             if not isinstance(capability, dict):
                 continue
@@ -76,7 +76,7 @@ class ClientQuestions:
     ) -> list[tuple[str, JsonObject]]:
         """(input key, JSON-RPC request with a new id, remembered until answered) of each
         question the task asks the session's client, but the keys in `skip`."""
-        requests = input_requests_of(view)
+        requests = view.questions()
         keys = sorted(self.askable(view, session_id) - skip)
         out = []
         with self._lock:

@@ -17,7 +17,6 @@ from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, pars
 from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.tools import (
     Emit,
-    call_result,
     resolve_long_job,
     run_script,
     task_result,
@@ -36,6 +35,7 @@ from mcptask.reference_server.wire import (
     MessageKind,
     Reply,
     as_jsonrpc_error,
+    call_result,
     classify,
     error_response,
     notification,
@@ -265,9 +265,8 @@ class LegacyDispatcher:
             for key, request in self.asking.questions(view, session_id, asked):
                 asked.add(key)
                 ask(request)
-        if view.status == "failed" and view.error is not None:
+        if view.status == "failed" and (error := view.call_error()) is not None:
             # The underlying request ended in a JSON-RPC error: tasks/result answers it.
-            error = view.error
             raise JsonRpcError(
                 error.get("code", INTERNAL_ERROR),
                 str(error.get("message", "")),

@@ -42,7 +42,6 @@ from mcptask.reference_server.scripting import OnCancel
 from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.tools import (
     LONG_JOB,
-    call_result,
     resolve_long_job,
     run_script,
     tool_list,
@@ -61,9 +60,9 @@ from mcptask.reference_server.wire import (
     MessageKind,
     Reply,
     as_jsonrpc_error,
+    call_result,
     classify,
     error_response,
-    input_requests_of,
     notification,
     request_id,
     result_response,
@@ -178,14 +177,11 @@ class ModernDispatcher:
         `failed` means the request ended in a JSON-RPC error, its `error`)."""
         task = self.task_wire(view)
         if view.status == "completed":
-            result = view.result
-            if result is None:
-                result = call_result("completed", view.status_message)
-            task["result"] = {"resultType": "complete", **result}
+            task["result"] = {"resultType": "complete", **view.call_result()}
         elif view.status == "failed":
             message = view.status_message or f"{LONG_JOB} failed"
-            task["error"] = view.error or {"code": INTERNAL_ERROR, "message": message}
-        elif asked := input_requests_of(view):
+            task["error"] = view.call_error() or {"code": INTERNAL_ERROR, "message": message}
+        elif asked := view.questions():
             task["inputRequests"] = asked
         return task
 
