@@ -10,7 +10,7 @@ import secrets
 import select
 import socket
 import struct
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from http.server import BaseHTTPRequestHandler
 from typing import Any, NoReturn
 
@@ -138,6 +138,22 @@ class Exchange(BaseHTTPRequestHandler):
             headers["X-Accel-Buffering"] = "no"
         headers["Transfer-Encoding"] = "chunked"
         return self.head(200, headers)
+
+    def stream(self, first: bytes, events: Iterable[bytes], *, unbuffered: bool = False) -> None:
+        """A chunked SSE stream after which the connection closes: `first`, then each piece
+        of `events` as a chunk (b"": a heartbeat comment, which clients ignore and a dead
+        socket fails), then the end. An OSError, raised by `events` too, ends it there: the
+        client went away (it may resume with Last-Event-ID)."""
+        head = self.event_stream_head(unbuffered=unbuffered)
+        self.close_connection = True
+        try:
+            self.wfile.write(head + (chunk(first) if first else b""))
+            self.log_request(200)
+            for data in events:
+                self.wfile.write(chunk(data or HEARTBEAT))
+            self.wfile.write(LAST_CHUNK)
+        except OSError:
+            pass
 
     def send(
         self,

@@ -14,6 +14,7 @@ import logging
 import secrets
 import socket
 import threading
+from collections.abc import Iterator
 from http.cookies import CookieError, SimpleCookie
 
 from mcptask.reference_server.config import AnswerMode, FaultKind
@@ -21,7 +22,6 @@ from mcptask.reference_server.eras.legacy import LegacyDispatcher
 from mcptask.reference_server.http.framing import (
     BAD_REQUEST,
     EVENT_STREAM,
-    HEARTBEAT,
     LAST_CHUNK,
     Exchange,
     chunk,
@@ -202,30 +202,19 @@ class LegacyEndpoint:
         if stream == GET_STREAM and number <= session.last_id:
             # (an id from beyond what was sent would skip the notifications still to come)
             cursor = number
-        head = exchange.event_stream_head()
-        exchange.close_connection = True
         heartbeat = self.config.heartbeat_seconds
+
+        def events() -> Iterator[bytes]:
+            nonlocal cursor
+            while (batch := session.wait_events(token, cursor, heartbeat)) is not None:
+                yield b"".join(message_event(msg, f"{GET_STREAM}-{n}") for n, msg in batch)
+                if batch:
+                    cursor = batch[-1][0]
+                    session.mark_sent(cursor)
+
         session.listening += 1
         try:
-            exchange.wfile.write(head + chunk(priming_event(f"{GET_STREAM}-{cursor}", RETRY_MS)))
-            exchange.log_request(200)
-            while True:
-                events = session.wait_events(token, cursor, heartbeat)
-                if events is None:
-                    break
-                if not events:
-                    # A comment line: clients ignore it, and a dead socket fails the write.
-                    exchange.wfile.write(chunk(HEARTBEAT))
-                    continue
-                data = b"".join(
-                    message_event(msg, f"{GET_STREAM}-{event_id}") for event_id, msg in events
-                )
-                exchange.wfile.write(chunk(data))
-                cursor = events[-1][0]
-                session.mark_sent(cursor)
-            exchange.wfile.write(LAST_CHUNK)
-        except OSError:
-            return  # the client went away; it may resume with Last-Event-ID
+            exchange.stream(priming_event(f"{GET_STREAM}-{cursor}", RETRY_MS), events())
         finally:
             session.listening -= 1
 
@@ -235,24 +224,17 @@ class LegacyEndpoint:
         """GET with the Last-Event-ID of a POST stream the server closed early: the rest of
         that stream, then the end."""
         log.info("GET with Last-Event-ID %s-%d resumes a closed POST stream", stream, after)
-        head = exchange.event_stream_head()
-        exchange.close_connection = True
         heartbeat = self.config.heartbeat_seconds
-        try:
-            exchange.wfile.write(head)
-            exchange.log_request(200)
+
+        def events() -> Iterator[bytes]:
             while (messages := session.post_stream_messages(stream, after, heartbeat)) is None:
                 if session.closed or not session.has_post_stream(stream):
-                    break
-                exchange.wfile.write(chunk(HEARTBEAT))
+                    return
+                yield b""
             if messages:
-                data = b"".join(
-                    message_event(message, f"{stream}-{number}") for number, message in messages
-                )
-                exchange.wfile.write(chunk(data))
-            exchange.wfile.write(LAST_CHUNK)
-        except OSError:
-            return  # the client went away; it may resume again
+                yield b"".join(message_event(m, f"{stream}-{n}") for n, m in messages)
+
+        exchange.stream(b"", events())
 
     def delete(self, exchange: Exchange) -> None:
         session = self._require_session(exchange)

@@ -16,7 +16,7 @@ import socket
 import socketserver
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from http.server import ThreadingHTTPServer
 from types import FrameType
 from typing import NoReturn
@@ -29,12 +29,9 @@ from mcptask.reference_server.faults import FaultPlan
 from mcptask.reference_server.http.framing import (
     BAD_REQUEST,
     EVENT_STREAM,
-    HEARTBEAT,
     JSON,
-    LAST_CHUNK,
     Done,
     Exchange,
-    chunk,
     message_event,
 )
 from mcptask.reference_server.http.legacy import LegacyEndpoint
@@ -114,29 +111,22 @@ class ModernEndpoint:
         client goes away, or (with the listen response) when the server shuts down."""
         subscription = reply.subscription
         assert subscription is not None
-        exchange.close_connection = True
-        head = exchange.event_stream_head(unbuffered=True)
         heartbeat = self.config.heartbeat_seconds
-        try:
-            exchange.wfile.write(head + chunk(b"".join(message_event(m) for m in reply.related)))
-            exchange.log_request(200)
+
+        def events() -> Iterator[bytes]:
             last_write = time.monotonic()
-            while True:
-                messages = subscription.wait(STREAM_POLL_SECONDS)
-                if messages is None:
-                    closing = message_event(self.dispatcher.listen_closed(subscription))
-                    exchange.wfile.write(chunk(closing) + LAST_CHUNK)
-                    break
-                if messages:
-                    exchange.wfile.write(chunk(b"".join(message_event(m) for m in messages)))
-                    last_write = time.monotonic()
-                elif time.monotonic() - last_write >= heartbeat:
-                    exchange.wfile.write(chunk(HEARTBEAT))
+            while (messages := subscription.wait(STREAM_POLL_SECONDS)) is not None:
+                if messages or time.monotonic() - last_write >= heartbeat:
+                    yield b"".join(message_event(m) for m in messages)
                     last_write = time.monotonic()
                 if exchange.peer_closed():
-                    break
-        except OSError:
-            pass  # the client went away mid-write
+                    raise ConnectionAbortedError
+            yield message_event(self.dispatcher.listen_closed(subscription))
+
+        exchange.close_connection = True
+        try:
+            first = b"".join(message_event(m) for m in reply.related)
+            exchange.stream(first, events(), unbuffered=True)
         finally:
             self.dispatcher.hub.remove(subscription)
 
