@@ -1,4 +1,4 @@
-"""The two protocol eras as strategies: everything that differs between 2025-11-25 and 2026-07-28.
+"""The two protocol eras: everything that differs between 2025-11-25 and 2026-07-28.
 
 The era is chosen once, at negotiation (`negotiate.py`), and kept by the client. An era
 describes requests and reads answers; it never sends anything itself. Nothing above the
@@ -8,6 +8,7 @@ client asks which era it speaks.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Literal
 
 from mcptask.errors import NoTaskList, TaskCallForbidden, UnsupportedError
@@ -44,12 +45,19 @@ GIVE_IDS = "give task ids as arguments, with --from-file FILE, or '-' for stdin"
 """What to do instead of listing, in both eras' refusals."""
 
 
-class _Shared:
-    """What both eras do alike; `by_design` and the other attributes are set per era."""
+@dataclass(frozen=True)
+class Era:
+    """How one protocol era speaks to a server, after the handshake chose it: its
+    differences as data, and the requests and readings that follow from them."""
 
-    by_design: Mapping[Operation, str] = {}
+    name: str
+    handle_generation: str
+    """The generation of this era's task handles in the official tasks library (ext-tasks)."""
+    stateless: bool
+    """Requests carry their version and capabilities in `_meta` (2026-07-28), not a session."""
+    by_design: Mapping[Operation, str]
     """Why this era has no such operation at all: its design, not the server's choice."""
-    asks_by_request = False
+    asks_by_request: bool = False
     """How a task that waits for input asks: in its `tasks/get` (`inputRequests`, answered by
     `tasks/update`), or (True) with requests of its own that the server sends the client."""
     ttl_note: str | None = None
@@ -58,6 +66,47 @@ class _Shared:
     """The request that fetches a finished task's outcome, None when the task carries it."""
     join_refusal: str | None = None
     """Why an existing session cannot be joined in this era, None when it can."""
+
+    def stamp(self, method: str, params: JsonObject | None) -> Stamped:
+        """2026-07-28: with the modern `_meta`, and the HTTP headers that mirror the body;
+        2025-11-25: as they are (the session carries the version)."""
+        if not self.stateless:
+            return params, None
+        stamped = dict(params or {})
+        meta = stamped.get("_meta")
+        stamped["_meta"] = {**(meta if isinstance(meta, dict) else {}), **modern_meta()}
+        headers = {"Mcp-Method": method}
+        name = stamped.get("taskId") if method.startswith("tasks/") else stamped.get("name")
+        if isinstance(name, str) and (method.startswith("tasks/") or method == "tools/call"):
+            headers["Mcp-Name"] = encode_header_value(name)
+        return stamped, headers
+
+    def task_call_params(self, name: str, arguments: JsonObject, ttl_ms: int | None) -> JsonObject:
+        """2025-11-25: `params.task` asks for a task, with the requested ttl (else the
+        server's). 2026-07-28: a plain call; declaring the extension (in `_meta`) is the whole
+        request for a task, and the server decides per call whether to make one, and its ttl."""
+        params: JsonObject = {"name": name, "arguments": arguments}
+        if not self.stateless:
+            params["task"] = {} if ttl_ms is None else {"ttl": ttl_ms}
+        return params
+
+    def check_tool(self, tool: ToolInfo) -> None:
+        """2025-11-25: `execution.taskSupport` must be `optional` or `required`; absent means
+        forbidden. 2026-07-28 tools carry no task support: the server decides per call."""
+        if self.stateless or tool.task_support in (TASK_SUPPORT_OPTIONAL, TASK_SUPPORT_REQUIRED):
+            return
+        said = tool.task_support or "absent, which means forbidden"
+        raise TaskCallForbidden(
+            f"tool {tool.name!r} does not take task-augmented calls "
+            f"(its execution.taskSupport: {said}); nothing was sent"
+        )
+
+    def push_request(self, task_ids: list[str]) -> tuple[str, JsonObject] | None:
+        """The request after which the server pushes status changes of `task_ids`, None when
+        they arrive unasked on the session's own stream (2025-11-25)."""
+        if not self.stateless:
+            return None
+        return "subscriptions/listen", {"notifications": {"taskIds": list(task_ids)}}
 
     def read_cancel(self, result: JsonObject) -> Task | None:
         """The task an accepted `tasks/cancel` answered with (flat, or wrapped in `task`), or
@@ -100,87 +149,36 @@ class _Shared:
         )
 
 
-class LegacyEra(_Shared):
-    """MCP 2025-11-25: initialize, sessions, tasks in the core protocol, `tasks/list`; also
-    the versions before tasks existed, which the handshake may negotiate (then no tasks)."""
-
-    name = LEGACY_ERA
-    handle_generation = "v1"
-    """The generation of this era's task handles in the official tasks library (ext-tasks)."""
-    by_design: Mapping[Operation, str] = {
+LEGACY = Era(
+    # MCP 2025-11-25: initialize, sessions, tasks in the core protocol, `tasks/list`; also the
+    # versions before tasks existed, which the handshake may negotiate (then no tasks).
+    name=LEGACY_ERA,
+    handle_generation="v1",
+    stateless=False,
+    by_design={
         "update": (
             "this server speaks MCP 2025-11-25, where a task asks for input with requests of "
             "its own (elicitation/create), answered by JSON-RPC responses, not tasks/update"
         )
-    }
-    asks_by_request = True
-    result_method = "tasks/result"
-
-    def stamp(self, method: str, params: JsonObject | None) -> Stamped:
-        return params, None  # as they are: the session carries the version
-
-    def task_call_params(self, name: str, arguments: JsonObject, ttl_ms: int | None) -> JsonObject:
-        """`params.task` asks for a task, with the requested ttl (else the server's)."""
-        task: JsonObject = {} if ttl_ms is None else {"ttl": ttl_ms}
-        return {"name": name, "arguments": arguments, "task": task}
-
-    def check_tool(self, tool: ToolInfo) -> None:
-        """`execution.taskSupport` must be `optional` or `required`; absent means forbidden."""
-        if tool.task_support in (TASK_SUPPORT_OPTIONAL, TASK_SUPPORT_REQUIRED):
-            return
-        said = tool.task_support or "absent, which means forbidden"
-        raise TaskCallForbidden(
-            f"tool {tool.name!r} does not take task-augmented calls "
-            f"(its execution.taskSupport: {said}); nothing was sent"
-        )
-
-    def push_request(self, task_ids: list[str]) -> tuple[str, JsonObject] | None:
-        """The request after which the server pushes status changes of `task_ids`, None when
-        they arrive unasked on the session's own stream (2025-11-25)."""
-        return None
-
-
-class ModernEra(_Shared):
-    """MCP 2026-07-28 with the `io.modelcontextprotocol/tasks` extension: stateless requests
-    that carry their version and capabilities in `_meta`; no sessions and no `tasks/list`."""
-
-    name = MODERN_ERA
-    handle_generation = "v2"
-    by_design: Mapping[Operation, str] = {
+    },
+    asks_by_request=True,
+    result_method="tasks/result",
+)
+MODERN = Era(
+    # MCP 2026-07-28 with the `io.modelcontextprotocol/tasks` extension: stateless requests;
+    # no sessions and no `tasks/list`.
+    name=MODERN_ERA,
+    handle_generation="v2",
+    stateless=True,
+    by_design={
         "list": (
             "this server speaks MCP 2026-07-28, where tasks have no list (there is no "
             f"tasks/list); {GIVE_IDS}"
         )
-    }
-    join_refusal = (
+    },
+    ttl_note="2026-07-28 has no way to ask for a ttl (the server decides): --ttl was not sent",
+    join_refusal=(
         "--session-id applies to 2025-11-25 servers; this one speaks 2026-07-28, "
         "which has no sessions"
-    )
-    ttl_note = "2026-07-28 has no way to ask for a ttl (the server decides): --ttl was not sent"
-
-    def stamp(self, method: str, params: JsonObject | None) -> Stamped:
-        """With the modern `_meta`, and the HTTP headers that mirror the body."""
-        stamped = dict(params or {})
-        meta = stamped.get("_meta")
-        stamped["_meta"] = {**(meta if isinstance(meta, dict) else {}), **modern_meta()}
-        headers = {"Mcp-Method": method}
-        name = stamped.get("taskId") if method.startswith("tasks/") else stamped.get("name")
-        if isinstance(name, str) and (method.startswith("tasks/") or method == "tools/call"):
-            headers["Mcp-Name"] = encode_header_value(name)
-        return stamped, headers
-
-    def task_call_params(self, name: str, arguments: JsonObject, ttl_ms: int | None) -> JsonObject:
-        """A plain call: declaring the extension (in `_meta`) is the whole request for a task;
-        the server decides per call whether to make one, and its ttl."""
-        return {"name": name, "arguments": arguments}
-
-    def check_tool(self, tool: ToolInfo) -> None:
-        """Nothing to check: tools carry no task support here; the server decides per call."""
-
-    def push_request(self, task_ids: list[str]) -> tuple[str, JsonObject] | None:
-        return "subscriptions/listen", {"notifications": {"taskIds": list(task_ids)}}
-
-
-Era = LegacyEra | ModernEra
-"""How one protocol era speaks to a server, after the handshake chose it."""
-LEGACY, MODERN = LegacyEra(), ModernEra()
+    ),
+)
