@@ -96,15 +96,8 @@ def negotiate(wire: Exchange, *, protocol: str, prefer_legacy: bool) -> Negotiat
     if not isinstance(info, dict):
         meta = result.get("_meta")
         info = meta.get(META_SERVER_INFO) if isinstance(meta, dict) else None
-    server = ServerInfo.from_result(
-        result,
-        info,
-        protocol_version=MODERN_VERSION,
-        era=MODERN.name,
-        capabilities=capabilities,
-        task_support=TaskSupport.from_modern_capabilities(capabilities),
-        supported_versions=supported,
-    )
+    support = TaskSupport.from_modern_capabilities(capabilities)
+    server = ServerInfo.from_result(result, info, MODERN.name, MODERN_VERSION, support, supported)
     return server, MODERN
 
 
@@ -136,18 +129,12 @@ def initialize(wire: Exchange) -> Negotiated:
         raise ProtocolViolation(
             "the server dropped the session it had just created (HTTP 404)"
         ) from None
-    server = ServerInfo.from_result(
-        result,
-        result.get("serverInfo"),
-        protocol_version=version,
-        era=LEGACY.name,
-        capabilities=capabilities,
-        task_support=(
-            TaskSupport.from_legacy_capabilities(capabilities)
-            if version == LEGACY_VERSION
-            else TaskSupport(tasks=False, list=False, cancel=False, tool_calls=False)
-        ),
+    support = (
+        TaskSupport.from_legacy_capabilities(capabilities)
+        if version == LEGACY_VERSION
+        else TaskSupport()
     )
+    server = ServerInfo.from_result(result, result.get("serverInfo"), LEGACY.name, version, support)
     return server, LEGACY
 
 

@@ -29,10 +29,10 @@ META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 class TaskSupport:
     """Which task operations a server offers, read from its negotiated capabilities."""
 
-    tasks: bool
-    list: bool
-    cancel: bool
-    tool_calls: bool
+    tasks: bool = False
+    list: bool = False
+    cancel: bool = False
+    tool_calls: bool = False
     update: bool = False
     """`tasks/update`: answering a task that waits for input (2026-07-28 only; a 2025-11-25
     task is answered by responses to the server's own requests)."""
@@ -42,7 +42,7 @@ class TaskSupport:
         """Read `capabilities.tasks` of a 2025-11-25 initialize result."""
         tasks = capabilities.get("tasks")
         if not isinstance(tasks, dict):
-            return cls(tasks=False, list=False, cancel=False, tool_calls=False)
+            return cls()
         requests = tasks.get("requests")
         tools = requests.get("tools") if isinstance(requests, dict) else None
         return cls(
@@ -86,27 +86,25 @@ class ServerInfo:
         cls,
         result: JsonObject,
         info: object,
-        *,
-        protocol_version: str,
         era: str,
-        capabilities: JsonObject,
-        task_support: TaskSupport,
-        supported_versions: tuple[str, ...] = (),
+        version: str,
+        support: TaskSupport,
+        supported: tuple[str, ...] = (),
     ) -> ServerInfo:
-        """Read the server's identity and instructions from a handshake result."""
+        """Read the server's identity and instructions from a handshake result (whose
+        `capabilities` the caller checked); `info`: where the result keeps `serverInfo`."""
         identity: JsonObject = info if isinstance(info, dict) else {}
-        title = identity.get("title")
-        instructions = result.get("instructions")
+        title, instructions = identity.get("title"), result.get("instructions")
         return cls(
             name=str(identity.get("name", "")),
             version=str(identity.get("version", "")),
             title=title if isinstance(title, str) else None,
-            protocol_version=protocol_version,
+            protocol_version=version,
             era=era,
-            capabilities=capabilities,
-            task_support=task_support,
+            capabilities=result["capabilities"],
+            task_support=support,
             instructions=instructions if isinstance(instructions, str) else None,
-            supported_versions=supported_versions,
+            supported_versions=supported,
         )
 
     @property
