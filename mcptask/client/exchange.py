@@ -1,7 +1,6 @@
 """The client's exchange of JSON-RPC messages with a transport: fresh ids, the one retry
 loop (`RetryPolicy`: bounded in count and in time, exponential backoff with jitter, the
-server's `Retry-After` honoured), and the round trips of task requests (`RoundTrips`), which
-a bulk cancel reads to decide whether overlapping pays.
+server's `Retry-After` honoured), and the round trips of task requests.
 
 A request is retried only where a repeat does no harm: an idempotent one (`IDEMPOTENT`) on
 any `TransientError`; any other (`tasks/cancel`) only when it provably never reached the
@@ -14,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import statistics
 import threading
 import time
 from collections import deque
@@ -100,35 +100,16 @@ class RetryPolicy:
         return ceiling / 2 + ceiling / 2 * self.jitter()
 
 
-class RoundTrips:
-    """The round trips of the last few task requests that were answered (one attempt each:
-    a retry's wait, a refused or lost attempt, is not a round trip). Thread-safe."""
-
-    def __init__(self) -> None:
-        self._recent: deque[float] = deque(maxlen=KEPT_ROUND_TRIPS)
-        self._lock = threading.Lock()
-
-    def add(self, seconds: float) -> None:
-        with self._lock:
-            self._recent.append(seconds)
-
-    @property
-    def typical(self) -> float | None:
-        """The (lower) median of the recent round trips in seconds, None before
-        `ENOUGH_ROUND_TRIPS` of them: a fault or a stall now and then does not move it."""
-        with self._lock:
-            recent = sorted(self._recent)
-        return recent[(len(recent) - 1) // 2] if len(recent) >= ENOUGH_ROUND_TRIPS else None
-
-
 class Exchange:
-    """Requests and notifications over one transport: fresh ids, retries, round trips."""
+    """Requests and notifications over one transport: fresh ids, retries, round trips
+    (thread-safe)."""
 
     def __init__(self, transport: Transport, retry: RetryPolicy | None = None) -> None:
         self.transport = transport
         self.retry = retry or RetryPolicy()
         """How transient failures are retried (a command's waits and stops with its Ctrl-C)."""
-        self.round_trips = RoundTrips()
+        self._round_trips: deque[float] = deque(maxlen=KEPT_ROUND_TRIPS)
+        self._round_trips_lock = threading.Lock()
         self._counter = itertools.count(1)
         self._id_prefix: str | None = None
 
@@ -153,13 +134,27 @@ class Exchange:
                 message, headers=headers, timeout=timeout, session=session
             )
             if method.startswith("tasks/"):
-                self.round_trips.add(time.monotonic() - started)
+                self.add_round_trip(time.monotonic() - started)
             return answer
 
         if not retried:
             return attempt()
         retry_on = ALWAYS if method in IDEMPOTENT else UNSENT
         return self.retry.run(attempt, what=method, retry_on=retry_on)
+
+    def add_round_trip(self, seconds: float) -> None:
+        with self._round_trips_lock:
+            self._round_trips.append(seconds)
+
+    @property
+    def typical_round_trip(self) -> float | None:
+        """The (lower) median of the last task requests' round trips in seconds (one attempt
+        each: a retry's wait is none), None before `ENOUGH_ROUND_TRIPS` of them: a fault or a
+        stall now and then does not move it. A bulk cancel reads it to decide whether
+        overlapping pays."""
+        with self._round_trips_lock:
+            recent = list(self._round_trips)
+        return statistics.median_low(recent) if len(recent) >= ENOUGH_ROUND_TRIPS else None
 
     def notify(self, method: str) -> None:
         """Send a notification (resent only when it provably never arrived)."""

@@ -75,7 +75,7 @@ class Confirmations:
         the answer)."""
         overlap = self._overlap
         if overlap is None:
-            trip = self._client.round_trips.typical
+            trip = self._client.typical_round_trip
             overlap = self._client.transport.concurrent and worth_overlapping(trip)
         if last or not overlap:
             try:

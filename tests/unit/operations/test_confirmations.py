@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcptask.client.exchange import RetryPolicy, RoundTrips
+from mcptask.client.exchange import Exchange, RetryPolicy
 from mcptask.client.session import McpClient
 from mcptask.errors import AnswerLost, ServerExited
 from mcptask.operations.cancel import CancelRun
@@ -281,15 +281,15 @@ def test_overlap_is_for_servers_far_enough_away() -> None:
     assert not worth_overlapping(None)
     assert not worth_overlapping(OVERLAP_FROM_SECONDS / 2)
     assert worth_overlapping(OVERLAP_FROM_SECONDS)
-    trips = RoundTrips()
-    trips.add(0.030)  # a process's first answers are its slowest: not yet evidence
-    trips.add(0.001)
-    assert trips.typical is None
+    trips = Exchange(ConcurrentFake())
+    trips.add_round_trip(0.030)  # a process's first answers are its slowest: not yet evidence
+    trips.add_round_trip(0.001)
+    assert trips.typical_round_trip is None
     for seconds in (0.001, 0.001, 0.500):
-        trips.add(seconds)
-    assert trips.typical == 0.001  # a slow answer now and then does not move it
-    trips.add(0.030)
-    assert trips.typical == 0.001  # of six, the lower middle one
+        trips.add_round_trip(seconds)
+    assert trips.typical_round_trip == 0.001  # a slow answer now and then does not move it
+    trips.add_round_trip(0.030)
+    assert trips.typical_round_trip == 0.001  # of six, the lower middle one
 
 
 def test_by_default_a_near_server_is_confirmed_one_request_after_the_other() -> None:
@@ -316,7 +316,7 @@ def test_by_default_a_far_server_is_confirmed_beside_the_next_cancel() -> None:
     server.on_arrival[("tasks/cancel", "b")] = release  # only overlapping gets past this
     client = client_for(server)
     for _ in range(5):
-        client.round_trips.add(OVERLAP_FROM_SECONDS * 2)
+        client.add_round_trip(OVERLAP_FROM_SECONDS * 2)
     report = CancelRun(client, sleep=no_sleep).run([Target(task_id, True) for task_id in "abc"])
     # a's get was answered only after b's cancel arrived: it went out beside it.
     assert server.answered.index(("tasks/cancel", "b")) < server.answered.index(("tasks/get", "a"))
