@@ -73,8 +73,11 @@ class HeldQuestions:
         """Why the held call ended (the task ended, or the error it met); None while held."""
 
     def hold(self, call: Callable[[], object]) -> None:
-        """Hold `call` (a `tasks/result`) open in a thread of its own, hearing what comes."""
+        """Hold `call` (a `tasks/result`) open in a thread of its own, hearing what comes;
+        nothing when the task's questions are heard already (one open, or a call held)."""
         with self._cond:
+            if self._open or (self.held and self.ended is None):
+                return
             self.held, self.ended = True, None
         thread = threading.Thread(target=self._hold, args=(call,), name="tasks-result", daemon=True)
         thread.start()

@@ -204,7 +204,7 @@ class McpClient(Exchange):
         task = self.get_task(task_id)
         if task.status != INPUT_REQUIRED:
             return task, []
-        if not self.era.asks_by_request:
+        if self._asked is None:
             asked = read_input_requests(task)
             if not asked:
                 raise ProtocolViolation(
@@ -212,16 +212,13 @@ class McpClient(Exchange):
                     "of what it asks (no inputRequests): there is nothing to answer"
                 )
             return task, asked
-        assert self._asked is not None
+        params, session = {"taskId": task_id}, self._task_sessions.get(task_id)
         questions = self._asked.of(task_id)
-        if not questions.unanswered() and (not questions.held or questions.ended is not None):
-            params, _ = self.era.stamp("tasks/result", {"taskId": task_id})
-            session = self._task_sessions.get(task_id)
-            questions.hold(
-                lambda: self.request(
-                    "tasks/result", params, timeout=hold_for, session=session, retried=False
-                )
+        questions.hold(
+            lambda: self.request(
+                "tasks/result", params, timeout=hold_for, session=session, retried=False
             )
+        )
         asked = questions.wait(wait)
         return (task, asked) if asked else (self.get_task(task_id), [])
 
