@@ -20,14 +20,7 @@ from mcptask.protocol.handshake import (
     modern_meta,
 )
 from mcptask.protocol.jsonrpc import JsonObject
-from mcptask.protocol.tasks import (
-    TASK_SUPPORT_OPTIONAL,
-    TASK_SUPPORT_REQUIRED,
-    Task,
-    TaskOutcome,
-    ToolCallAnswer,
-    ToolInfo,
-)
+from mcptask.protocol.tasks import Task, TaskOutcome, ToolCallAnswer, ToolInfo
 
 Operation = Literal["get", "list", "cancel", "tool_calls", "update"]
 METHOD_OF: dict[Operation, str] = {
@@ -93,7 +86,7 @@ class Era:
     def check_tool(self, tool: ToolInfo) -> None:
         """2025-11-25: `execution.taskSupport` must be `optional` or `required`; absent means
         forbidden. 2026-07-28 tools carry no task support: the server decides per call."""
-        if self.stateless or tool.task_support in (TASK_SUPPORT_OPTIONAL, TASK_SUPPORT_REQUIRED):
+        if self.stateless or tool.task_support in ("optional", "required"):
             return
         said = tool.task_support or "absent, which means forbidden"
         raise TaskCallForbidden(

@@ -1,6 +1,5 @@
-"""What the handshake settles: protocol versions and eras, the client's identity, what the
-server offers (`TaskSupport`) and who it is (`ServerInfo`), and a 2026-07-28 request's
-`_meta` and header values."""
+"""What the handshake settles: versions and eras, who each side is, what the server offers;
+and a 2026-07-28 request's `_meta` and header values."""
 
 from __future__ import annotations
 
@@ -27,7 +26,7 @@ META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 
 @dataclass(frozen=True)
 class TaskSupport:
-    """Which task operations a server offers, read from its negotiated capabilities."""
+    """Which task operations a server offers."""
 
     tasks: bool = False
     list: bool = False
@@ -39,7 +38,6 @@ class TaskSupport:
 
     @classmethod
     def from_legacy_capabilities(cls, capabilities: JsonObject) -> TaskSupport:
-        """Read `capabilities.tasks` of a 2025-11-25 initialize result."""
         tasks = capabilities.get("tasks")
         if not isinstance(tasks, dict):
             return cls()
@@ -54,22 +52,19 @@ class TaskSupport:
 
     @classmethod
     def from_modern_capabilities(cls, capabilities: JsonObject) -> TaskSupport:
-        """Read `capabilities.extensions` of a 2026-07-28 discover result (the extension has
-        no list)."""
+        """The extension offers everything but a list."""
         extensions = capabilities.get("extensions")
         offered = isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
         return cls(tasks=offered, list=False, cancel=offered, tool_calls=offered, update=offered)
 
     def offered(self) -> tuple[str, ...]:
-        """Names of the task operations offered, for messages."""
+        """For messages."""
         flags = (("get", self.tasks), ("list", self.list), ("cancel", self.cancel))
         return tuple(name for name, offered in flags if offered)
 
 
 @dataclass(frozen=True)
 class ServerInfo:
-    """What the handshake told us about the server."""
-
     name: str
     version: str
     protocol_version: str
@@ -91,8 +86,7 @@ class ServerInfo:
         support: TaskSupport,
         supported: tuple[str, ...] = (),
     ) -> ServerInfo:
-        """Read the server's identity and instructions from a handshake result (whose
-        `capabilities` the caller checked); `info`: where the result keeps `serverInfo`."""
+        """`info`: the result's `serverInfo`, wherever it keeps it."""
         identity: JsonObject = info if isinstance(info, dict) else {}
         title, instructions = identity.get("title"), result.get("instructions")
         return cls(
@@ -109,13 +103,11 @@ class ServerInfo:
 
     @property
     def extensions(self) -> tuple[str, ...]:
-        """The extension identifiers the server advertises (modern era)."""
         extensions = self.capabilities.get("extensions")
         return tuple(extensions) if isinstance(extensions, dict) else ()
 
 
 def modern_meta() -> JsonObject:
-    """The `_meta` every modern request carries: version, capabilities, identity."""
     return {
         META_PROTOCOL_VERSION: MODERN_VERSION,
         # Elicitation: a task may ask for input, which `mcptask answer` gives (form or URL).

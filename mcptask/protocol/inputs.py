@@ -1,8 +1,7 @@
-"""What a task in `input_required` asks (2026-07-28: its `inputRequests`, each a
-server-to-client request in miniature: `elicitation/create`, a form of flat fields or a URL to
-visit, `sampling/createMessage` or `roots/list`), and the answers (`inputResponses`). All of
-it is the server's text, read tolerantly, never trusted: the views sanitize it.
-"""
+"""What a task in `input_required` asks (each a server-to-client request in miniature:
+`elicitation/create`, a form of flat fields or a URL to visit, `sampling/createMessage` or
+`roots/list`), and the answers. All of it is the server's text, never trusted: the views
+sanitize it."""
 
 from __future__ import annotations
 
@@ -17,15 +16,14 @@ from mcptask.protocol.tasks import Task
 
 ELICITATION = "elicitation/create"
 ACTIONS = ("accept", "decline", "cancel")
-FIELD_TYPES = ("string", "number", "integer", "boolean")
-"""The types a form field may have (the spec's requestedSchema is flat)."""
+FIELD_TYPES = ("string", "number", "integer", "boolean")  # the spec's forms are flat
 TRUE_WORDS = frozenset({"true", "yes", "y", "1", "on"})
 FALSE_WORDS = frozenset({"false", "no", "n", "0", "off"})
 
 
 @dataclass(frozen=True, slots=True)
 class FormField:
-    """One field of an elicitation form, its schema as sent."""
+    """One field of an elicitation form."""
 
     name: str
     schema: JsonObject
@@ -33,14 +31,14 @@ class FormField:
 
     @property
     def type(self) -> str:
-        """`string`, `number`, `integer`, `boolean`, or `string` for an enum without a type."""
+        """One of FIELD_TYPES (`string` for an enum without a type)."""
         kind = self.schema.get("type")
         return kind if kind in FIELD_TYPES else "string"
 
     @property
     def choices(self) -> list[str] | None:
-        """The values an enum field allows (`enum`, or the `const` of each `oneOf`/`anyOf`
-        item), None for a free field."""
+        """What an enum field allows (`enum`, or each `oneOf`/`anyOf` item's `const`), None for
+        a free field."""
         schema = self.schema
         options = schema.get("enum")
         if options is None:
@@ -59,11 +57,10 @@ class FormField:
 
     @property
     def default(self) -> Any:
-        """The default the server suggests, if any (None: none)."""
         return self.schema.get("default")
 
     def constraints(self) -> list[str]:
-        """The field's limits in words (`min 1`, `max length 40`, `format email`, ...)."""
+        """The field's limits in words (`min 1`, `max length 40`, ...)."""
         words = {
             "minimum": "min",
             "maximum": "max",
@@ -75,7 +72,7 @@ class FormField:
         return [f"{word} {self.schema[key]}" for key, word in words.items() if key in self.schema]
 
     def coerce(self, text: str) -> Any:
-        """A typed answer (KEY=VALUE, a prompt) as this field's type; ValueError says why not."""
+        """Typed text (KEY=VALUE, a prompt) as this field's type; ValueError says why not."""
         kind = self.type
         shown = "the value (hidden)" if self.secret else repr(text)
         try:
@@ -98,7 +95,7 @@ class FormField:
 
 @dataclass(frozen=True, slots=True)
 class InputRequest:
-    """One thing a task asks for: its key in `inputRequests`, method and params."""
+    """One thing a task asks for, under its key."""
 
     key: str
     method: str
@@ -106,24 +103,23 @@ class InputRequest:
 
     @property
     def message(self) -> str:
-        """What the server says it wants (the elicitation's message), or an empty string."""
+        """The elicitation's message, or an empty string."""
         message = self.params.get("message")
         return message if isinstance(message, str) else ""
 
     @property
     def is_url(self) -> bool:
-        """An elicitation in URL mode: the person visits a URL rather than filling a form."""
+        """An elicitation in URL mode: a URL to visit, not a form to fill."""
         return self.method == ELICITATION and self.params.get("mode") == "url"
 
     @property
     def url(self) -> str:
-        """The URL of a URL-mode elicitation, or an empty string."""
         url = self.params.get("url")
         return url if isinstance(url, str) else ""
 
     @property
     def url_host(self) -> str:
-        """The host the URL leads to, what a person must check before visiting it."""
+        """What a person must check before visiting the URL."""
         try:
             return urlsplit(self.url).hostname or ""
         except ValueError:
@@ -137,7 +133,6 @@ class InputRequest:
 
     @property
     def fields(self) -> list[FormField]:
-        """The form's fields, in the order the server listed them."""
         properties = self.schema.get("properties")
         required = self.schema.get("required")
         needed = required if isinstance(required, list) else []
@@ -155,8 +150,8 @@ class InputRequest:
 
 
 def read_input_requests(task: Task) -> list[InputRequest]:
-    """The requests a task carries (none for a legacy task: its questions come as the server's
-    own requests); ProtocolViolation when they are not a map of key to request."""
+    """The requests a task carries (none in 2025-11-25: there they come as the server's own
+    requests)."""
     requests = task.extra.get("inputRequests")
     if requests is None:
         return []
@@ -174,14 +169,12 @@ def read_input_requests(task: Task) -> list[InputRequest]:
 
 
 def elicitation_response(action: str, content: JsonObject | None = None) -> JsonObject:
-    """An elicitation result: `accept` with the form's content (none for a URL), `decline` or
-    `cancel`."""
+    """An elicitation result (`content`: an accepted form's)."""
     return {"action": action} if content is None else {"action": action, "content": content}
 
 
 def task_message(task: Task) -> str:
-    """What a table shows of a task: its `statusMessage`, else, when it waits for input,
-    what it asks (the first request's message)."""
+    """What a table shows of a task: its `statusMessage`, else what it asks."""
     if task.statusMessage or task.status != "input_required":
         return task.statusMessage or ""
     try:

@@ -20,7 +20,6 @@ MODERN_ERROR_CODES = (HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PR
 
 
 def request_message(request_id: int | str, method: str, params: JsonObject | None) -> JsonObject:
-    """Build a JSON-RPC request."""
     message: JsonObject = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if params is not None:
         message["params"] = params
@@ -28,22 +27,20 @@ def request_message(request_id: int | str, method: str, params: JsonObject | Non
 
 
 def notification_message(method: str) -> JsonObject:
-    """Build a JSON-RPC notification (mcptask sends none with params)."""
+    """mcptask sends no notification with params."""
     return {"jsonrpc": "2.0", "method": method}
 
 
 def is_response(message: JsonObject) -> bool:
-    """True for a JSON-RPC response (result or error)."""
     return "method" not in message and ("result" in message or "error" in message)
 
 
 def is_request(message: JsonObject) -> bool:
-    """True for a JSON-RPC request (a method and an id): one the server sends us."""
+    """One the server sends us."""
     return "method" in message and "id" in message
 
 
 def is_notification(message: JsonObject) -> bool:
-    """True for a JSON-RPC notification (a method and no id)."""
     return "method" in message and "id" not in message
 
 

@@ -1,7 +1,6 @@
-"""Tasks on the wire: the statuses (the one place they are declared), the Task model, the
-pages of `tasks/list` and `tools/list`, the tools that start tasks (`ToolInfo`), the answer to
-a task-augmented `tools/call`, and how a finished task ended (`TaskOutcome`). Plain
-dataclasses, not pydantic (importing it cost about 100 ms at every start: bench/one_shot.py)."""
+"""Tasks on the wire: the statuses (the one place they are declared), tasks, pages, tools and
+outcomes. Plain dataclasses, not pydantic (importing it cost about 100 ms at every start:
+bench/one_shot.py)."""
 
 from __future__ import annotations
 
@@ -25,12 +24,11 @@ ALL_STATUSES: tuple[str, ...] = ACTIVE_STATUSES + TERMINAL_STATUSES
 
 
 def is_terminal(status: str) -> bool:
-    """True for a status that never changes again."""
     return status in TERMINAL_STATUSES
 
 
 def parse_statuses(text: str) -> tuple[str, ...]:
-    """Parse a status filter such as `working,input_required`; ValueError names what is wrong."""
+    """A status filter such as `working,input_required`; ValueError names what is wrong."""
     wanted = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
     unknown = [status for status in wanted if status not in ALL_STATUSES]
     if unknown:
@@ -49,11 +47,9 @@ _KNOWN_FIELDS = frozenset(_FIELDS)
 
 @dataclass(frozen=True, slots=True)
 class Task:
-    """A task as the server describes it: the known fields typed, and `wire`, the task as sent
-    (unknown fields and their order kept). Reading tolerates what the specifications leave
-    open (a missing `ttl`, vendor fields, integral floats) and insists on string `taskId` and
-    `status`, text and integers where they belong. Built directly, its wire form is its set
-    fields."""
+    """A task: the known fields typed, and `wire`, the task as sent (unknown fields and their
+    order kept). Reading tolerates what the specifications leave open (a missing `ttl`, vendor
+    fields, integral floats); built directly, its wire form is its set fields."""
 
     taskId: str
     status: str
@@ -74,13 +70,13 @@ class Task:
 
     @classmethod
     def from_wire(cls, value: object) -> Task:
-        """The task `value` describes; ValueError (`field: why`) when it is not one."""
+        """ValueError (`field: why`) when `value` is not a task."""
         wire = _checked(value)
         return cls(**{name: wire[name] for name in _FIELDS if name in wire}, wire=wire)
 
     @classmethod
     def read(cls, value: object) -> Task | None:
-        """The task `value` describes, or None when it does not describe one."""
+        """None when `value` is not a task."""
         try:
             return cls.from_wire(value)
         except ValueError:
@@ -88,7 +84,7 @@ class Task:
 
     @classmethod
     def from_result(cls, result: object, *, method: str) -> Task:
-        """Read a Task from a result that is flat (the spec) or wrapped in `task`."""
+        """A result that is a task, flat (the spec) or wrapped in `task`."""
         if (
             isinstance(result, dict)
             and "taskId" not in result
@@ -103,7 +99,6 @@ class Task:
             ) from None
 
     def to_wire(self) -> JsonObject:
-        """The task as the server sent it: its own fields, camelCase, unknown fields kept."""
         return dict(self.wire)
 
     @property
@@ -113,7 +108,7 @@ class Task:
 
     @property
     def poll_interval_seconds(self) -> float | None:
-        """The server's requested poll interval in seconds, if it gave one (either era)."""
+        """The poll interval the server asked for, if any (either era)."""
         interval = self.pollInterval if self.pollInterval is not None else self.pollIntervalMs
         return interval / 1000 if interval is not None else None
 
@@ -124,12 +119,10 @@ class Task:
 
     @property
     def created(self) -> datetime | None:
-        """`createdAt` as a timezone-aware datetime, or None when absent or unreadable."""
         return parse_timestamp(self.createdAt)
 
     @property
     def updated(self) -> datetime | None:
-        """`lastUpdatedAt` as a timezone-aware datetime, or None when absent or unreadable."""
         return parse_timestamp(self.lastUpdatedAt)
 
 
@@ -155,7 +148,7 @@ def _checked(value: object) -> JsonObject:
 
 
 def parse_timestamp(text: str | None) -> datetime | None:
-    """Parse an ISO 8601 timestamp leniently; None when it cannot be read."""
+    """An ISO 8601 timestamp, timezone-aware; None when absent or unreadable."""
     if not text:
         return None
     try:
@@ -171,8 +164,8 @@ Item = TypeVar("Item")
 def read_page(
     result: object, method: str, read: Callable[[object], Item]
 ) -> tuple[list[Item], str | None]:
-    """A page of `tasks/list` or `tools/list` (`method`): its items read by `read`, and the
-    next cursor (None on the last page); ProtocolViolation when it is not a page."""
+    """A page of `tasks/list` or `tools/list`: its items, read by `read`, and the next cursor
+    (None on the last page)."""
     key = method.partition("/")[0]  # the list is named like the method: tasks, tools
     if not isinstance(result, dict) or not isinstance(result.get(key), list):
         raise ProtocolViolation(f"the server's answer to {method} has no list of {key}")
@@ -200,13 +193,9 @@ def follow_cursor(seen: set[str], cursor: str, method: str) -> str:
     return cursor
 
 
-TASK_SUPPORT_OPTIONAL = "optional"
-TASK_SUPPORT_REQUIRED = "required"
-
-
 @dataclass(frozen=True)
 class ToolInfo:
-    """One tool as `tools/list` describes it: what `start` needs to gate and validate a call."""
+    """One tool of `tools/list`: what `start` needs to gate and validate a call."""
 
     name: str
     input_schema: JsonObject | None
@@ -215,7 +204,6 @@ class ToolInfo:
 
     @classmethod
     def from_wire(cls, value: object) -> ToolInfo:
-        """Read one entry of `tools/list`, tolerating a missing schema or execution block."""
         if not isinstance(value, dict) or not isinstance(value.get("name"), str):
             raise ProtocolViolation("the server's tools/list has a tool without a name")
         schema = value.get("inputSchema")
