@@ -1,8 +1,6 @@
 """What a 2025-11-25 task asks: requests of the server's own (`elicitation/create`, tagged
-with the task in `_meta[RELATED_TASK]`), sent on the stream of a `tasks/result` call or on
-another stream the client listens to. `AskedTasks` routes each to its task's `HeldQuestions`,
-which holds a `tasks/result` call open on a thread, keeps the requests until answered, and
-answers them as JSON-RPC responses in the session they came in."""
+with the task in `_meta[RELATED_TASK]`), sent on the stream of a `tasks/result` call held open
+or on another stream the client listens to, kept per task until answered in their session."""
 
 from __future__ import annotations
 
@@ -24,8 +22,7 @@ INTERNAL_ERROR = -32603
 
 
 class AskedTasks:
-    """The server's requests about tasks, routed by the task they name to its HeldQuestions
-    (made on the first); a request about no task is refused (-32601)."""
+    """The server's requests, routed by the task they name; one about no task is refused."""
 
     def __init__(self, transport: Transport) -> None:
         self._lock = threading.Lock()

@@ -21,8 +21,6 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ConnectionSettings:
-    """Everything needed to open a transport to one server."""
-
     url: str | None = None
     server_command: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
@@ -56,7 +54,7 @@ class ConnectionSettings:
 def sign_in_flow(
     settings: ConnectionSettings, *, log: WireLog | None = None, notice: WireLog | None = None
 ) -> McpAuth | None:
-    """The auth flow of a --url server's settings (None for `--auth none`)."""
+    """None for `--auth none`."""
     if settings.url is None or settings.auth is None or settings.auth.method == "none":
         return None
     from mcptask.auth.config import HttpOptions

@@ -1,9 +1,6 @@
-"""The two protocol eras: everything that differs between 2025-11-25 and 2026-07-28.
-
-The era is chosen once, at negotiation (`negotiate.py`), and kept by the client. An era
-describes requests and reads answers; it never sends anything itself. Nothing above the
-client asks which era it speaks.
-"""
+"""The two protocol eras: everything that differs between 2025-11-25 and 2026-07-28. An era
+describes requests and reads answers; it never sends anything. Nothing above the client asks
+which era it speaks."""
 
 from __future__ import annotations
 
@@ -40,25 +37,21 @@ GIVE_IDS = "give task ids as arguments, with --from-file FILE, or '-' for stdin"
 
 @dataclass(frozen=True)
 class Era:
-    """How one protocol era speaks to a server, after the handshake chose it: its
-    differences as data, and the requests and readings that follow from them."""
+    """How one protocol era speaks to a server, after the handshake chose it."""
 
     name: str
-    handle_generation: str
-    """The generation of this era's task handles in the official tasks library (ext-tasks)."""
+    handle_generation: str  # of task handles in the official tasks library (ext-tasks)
     stateless: bool
     """Requests carry their version and capabilities in `_meta` (2026-07-28), not a session."""
     by_design: Mapping[Operation, str]
-    """Why this era has no such operation at all: its design, not the server's choice."""
+    """Why this era has no such operation at all (not the server's choice)."""
     asks_by_request: bool = False
     """How a task that waits for input asks: in its `tasks/get` (`inputRequests`, answered by
     `tasks/update`), or (True) with requests of its own that the server sends the client."""
-    ttl_note: str | None = None
-    """Why a requested ttl cannot be sent in this era, if it cannot."""
+    ttl_note: str | None = None  # why a requested ttl cannot be sent, if it cannot
     result_method: str | None = None
     """The request that fetches a finished task's outcome, None when the task carries it."""
-    join_refusal: str | None = None
-    """Why an existing session cannot be joined in this era, None when it can."""
+    join_refusal: str | None = None  # why an existing session cannot be joined, if it cannot
 
     def stamp(self, method: str, params: JsonObject | None) -> Stamped:
         """2026-07-28: with the modern `_meta`, and the HTTP headers that mirror the body;
@@ -109,7 +102,6 @@ class Era:
         return Task.from_result(result, method="tasks/cancel")
 
     def missing(self, operation: Operation, support: TaskSupport) -> UnsupportedError:
-        """The error for an operation the server's tasks capability does not offer."""
         message = self.by_design.get(operation)
         if message is None:
             offered = ", ".join(support.offered()) or "nothing"
@@ -132,7 +124,7 @@ class Era:
         return ToolCallAnswer(None, result)
 
     def inline_outcome(self, task: Task) -> TaskOutcome:
-        """How a finished task ended, read from the task itself (its `result` or `error`)."""
+        """How a finished task ended, read from its `result` or `error`."""
         result, error = task.extra.get("result"), task.extra.get("error")
         return TaskOutcome(
             task.taskId,

@@ -26,8 +26,7 @@ INVALID_PARAMS = -32602
 
 
 def result_of(answer: JsonObject, method: str, params: JsonObject | None = None) -> JsonObject:
-    """The result of `answer` to `method` (sent with `params`); an error answer raises the
-    mcptask error its code means for that method (see `error_of`)."""
+    """The result of `answer` to `method`; an error answer raises `error_of`'s error."""
     error = answer.get("error")
     if isinstance(error, dict):
         raise error_of(error, method, params)
@@ -38,8 +37,7 @@ def result_of(answer: JsonObject, method: str, params: JsonObject | None = None)
 
 
 def error_of(error: JsonObject, method: str, params: JsonObject | None = None) -> McptaskError:
-    """The mcptask error for a JSON-RPC error object answering `method` (sent with `params`):
-    a class of its own where the code changes what mcptask does, else an `RpcError`."""
+    """A class of its own where the code changes what mcptask does, else an `RpcError`."""
     code = error.get("code")
     message = str(error.get("message", ""))
     data = error.get("data")
@@ -77,7 +75,7 @@ def error_of(error: JsonObject, method: str, params: JsonObject | None = None) -
 
 
 def error_object(error: RpcError) -> JsonObject:
-    """The JSON-RPC error object `error` was read from (a failed task's, as the server sent it)."""
+    """The JSON-RPC error object `error` was read from, as sent."""
     wire: JsonObject = {"code": error.code, "message": error.server_message}
     if error.data is not None:
         wire["data"] = error.data

@@ -39,7 +39,6 @@ UNSENT: tuple[type[TransientError], ...] = (NotDelivered, ServerBusy)
 """What any request is retried on: the server provably did not act on it."""
 
 IDEMPOTENT = frozenset({"server/discover", "initialize", "tasks/get", "tasks/list", "tools/list"})
-"""Requests that may simply be sent again after a lost answer: repeating them changes nothing."""
 
 KEPT_ROUND_TRIPS = 9
 ENOUGH_ROUND_TRIPS = 3
@@ -49,14 +48,13 @@ slowest (cold code paths on both sides), and one of two would be half the eviden
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How one client retries. `retries` None means no count limit (only `retry_for`)."""
+    """How one client retries; `retries` None: no count limit (only `retry_for`)."""
 
     retries: int | None = DEFAULT_RETRIES
     retry_for: float = DEFAULT_RETRY_FOR
     """Seconds from the first failure of a request after which it is not retried again."""
     sleep: Callable[[float], object] = time.sleep
-    stopped: Callable[[], bool] = lambda: False
-    """The user asked to stop: no more retries (the failure is raised at once)."""
+    stopped: Callable[[], bool] = lambda: False  # no more retries: the failure is raised
     log: Callable[[str], None] | None = None
     jitter: Callable[[], float] = field(default=random.random)
 
@@ -107,7 +105,6 @@ class Exchange:
     def __init__(self, transport: Transport, retry: RetryPolicy | None = None) -> None:
         self.transport = transport
         self.retry = retry or RetryPolicy()
-        """How transient failures are retried (a command's waits and stops with its Ctrl-C)."""
         self._round_trips: deque[float] = deque(maxlen=KEPT_ROUND_TRIPS)
         self._round_trips_lock = threading.Lock()
         self._counter = itertools.count(1)
@@ -123,9 +120,8 @@ class Exchange:
         session: str | None = None,
         retried: bool = True,
     ) -> JsonObject:
-        """Send a request as it is (already stamped) and return the whole answer, retrying
-        transient failures as the method allows; each attempt gets a fresh id.
-        `retried=False`: one attempt (a probe, whose silence is the answer)."""
+        """Send a stamped request, retried as the method allows (`retried=False`: once, a
+        probe whose silence is the answer); the whole answer."""
 
         def attempt() -> JsonObject:
             message = request_message(self._next_id(), method, params)
@@ -157,7 +153,7 @@ class Exchange:
         return statistics.median_low(recent) if len(recent) >= ENOUGH_ROUND_TRIPS else None
 
     def notify(self, method: str) -> None:
-        """Send a notification (resent only when it provably never arrived)."""
+        """Resent only when it provably never arrived."""
         message = notification_message(method)
         self.retry.run(lambda: self.transport.notify(message), what=method, retry_on=UNSENT)
 

@@ -41,9 +41,9 @@ Negotiated = tuple[ServerInfo, Era]
 
 
 def negotiate(wire: Exchange, *, protocol: str, prefer_legacy: bool) -> Negotiated:
-    """The handshake `protocol` asks for: `initialize` for 2025-11-25, else `server/discover`,
-    where in auto mode a legacy server's answer leads to `initialize`. `prefer_legacy`: the
-    command needs a list or a session, so a dual-era server is spoken to in 2025-11-25."""
+    """The handshake `protocol` asks for (auto: discover, and a legacy server's answer leads
+    to initialize). `prefer_legacy`: a dual-era server is spoken to in 2025-11-25 (the
+    command needs a list or a session)."""
     if protocol == LEGACY_VERSION:
         return initialize(wire)
     fallback = protocol == "auto"
@@ -102,7 +102,7 @@ def negotiate(wire: Exchange, *, protocol: str, prefer_legacy: bool) -> Negotiat
 
 
 def initialize(wire: Exchange) -> Negotiated:
-    """The 2025-11-25 handshake: initialize, read the answer, notifications/initialized."""
+    """The 2025-11-25 handshake: initialize, then notifications/initialized."""
     params = {
         "protocolVersion": LEGACY_VERSION,
         # Elicitation, as in 2026-07-28: a task of this session may ask for input, which
@@ -139,9 +139,8 @@ def initialize(wire: Exchange) -> Negotiated:
 
 
 def survey(wire: Exchange, primary: ServerInfo) -> tuple[list[ServerInfo], list[str]]:
-    """What a dual-era server offers in 2025-11-25 when 2026-07-28 was negotiated (commands
-    that need a list or a session use it), and any problem met asking. The transport is
-    left as the primary negotiation set it."""
+    """What a dual-era server offers in 2025-11-25 when 2026-07-28 was negotiated, and any
+    problem met asking; the transport is left as it was."""
     listed = primary.supported_versions
     if primary.protocol_version != MODERN_VERSION or LEGACY_VERSION not in listed:
         return [], []

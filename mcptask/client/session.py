@@ -47,7 +47,7 @@ SessionChange = Callable[[str | None, str], None]
 
 class McpClient(Exchange):
     """One connection to one MCP server, in the era negotiated with it: the session, the
-    capability gate and the typed task calls (ids and retries are `Exchange`'s)."""
+    capability gate and the typed task calls."""
 
     def __init__(
         self,
@@ -67,8 +67,7 @@ class McpClient(Exchange):
         """Work in a session that outlives this process (a profile's): never DELETE it, and
         when it has ended, open a new one (telling `on_session_change`)."""
         self._on_session_change = on_session_change
-        self.record = record
-        """The record of known tasks: hears every task met and every task found gone."""
+        self.record = record  # hears every task met and every task found gone
         self.server: ServerInfo  # set by connect, with the era
         self.era: Era
         self._joined_session: str | None = None
@@ -86,10 +85,9 @@ class McpClient(Exchange):
         join_session: str | None = None,
         task_sessions: Mapping[str, str] | None = None,
     ) -> ServerInfo:
-        """Perform the handshake; with `join_session`, then move into that existing session
-        (the capabilities are learned in a short session of our own, ended again).
-        `task_sessions` maps task ids to the session that owns each, where requests about
-        that task then go (2025-11-25 over HTTP; ignored where there are no sessions)."""
+        """The handshake; then, with `join_session`, move into that existing session.
+        `task_sessions`: the session that owns each task id, where requests about that task
+        then go (2025-11-25 over HTTP)."""
         routed = dict(task_sessions or {})
         needs_session = join_session is not None or bool(routed) or self.keep_session
         self.server, self.era = negotiate(
@@ -113,17 +111,15 @@ class McpClient(Exchange):
         return self.server
 
     def survey(self) -> tuple[list[ServerInfo], list[str]]:
-        """What the server offers in the other era it speaks (auto mode only), and problems
-        met asking."""
+        """What the server offers in the other era it speaks (auto mode only), and problems."""
         if self.protocol != "auto":
             return [], []
         return survey(self, self.server)
 
     def follow_status_pushes(self, task_ids: list[str], stop: threading.Event) -> None:
-        """Ask the server to push task status changes, until `stop` (blocks on HTTP). Pushes
-        reach the notification handler; failures are silent (polling is the baseline). In a
-        joined session the transport's own stream is not followed: each message goes to one
-        stream, and the session's owner may be listening."""
+        """Ask the server to push task status changes to the notification handler, until
+        `stop` (blocks on HTTP); failures are silent (polling is the baseline). A joined
+        session's stream is its owner's to follow."""
         request = self.era.push_request(task_ids)
         if request is None:
             if self._joined_session is None:
@@ -138,12 +134,10 @@ class McpClient(Exchange):
         self.transport.close()  # ends the session if we created it and did not keep it
 
     def _durable_session(self, task_id: str) -> str | None:
-        """The session that owns `task_id` and outlives this process, if any."""
         return self._task_sessions.get(task_id) or self._joined_session or self.kept_session
 
     def require(self, operation: Operation) -> None:
-        """The capability gate: stop before sending anything when the server did not offer
-        `operation`."""
+        """The capability gate: nothing is sent for an operation the server did not offer."""
         support = self.server.task_support
         if not support.tasks:
             raise UnsupportedError(
@@ -154,7 +148,7 @@ class McpClient(Exchange):
             raise self.era.missing(operation, support)
 
     def get_task(self, task_id: str) -> Task:
-        """`tasks/get` for one task; raises TaskNotFound for an unknown, expired or hidden one."""
+        """TaskNotFound for an unknown, expired or hidden task."""
         self.require("get")
         try:
             result = self.call("tasks/get", {"taskId": task_id})
@@ -165,7 +159,7 @@ class McpClient(Exchange):
         return self._met(Task.from_result(result, method="tasks/get"), "tasks/get")
 
     def iter_task_pages(self) -> Iterator[list[Task]]:
-        """The pages of `tasks/list`, one list of tasks each (the record hears each page)."""
+        """The pages of `tasks/list` (the record hears each)."""
         self.require("list")
         read = functools.partial(Task.from_result, method="tasks/list")
         for tasks, first, last in self._pages("tasks/list", read):
@@ -175,8 +169,8 @@ class McpClient(Exchange):
             yield tasks
 
     def cancel_task(self, task_id: str) -> Task | None:
-        """`tasks/cancel` for one task: the task it answered with, or None (acknowledged
-        only). Raises CancelRefused when refused (finished or unknown: `tasks/get` tells)."""
+        """The task the cancel answered with, or None (acknowledged only); CancelRefused when
+        refused (finished or unknown: `tasks/get` tells)."""
         self.require("cancel")
         result = self.call("tasks/cancel", {"taskId": task_id})
         task = self.era.read_cancel(result)
@@ -223,7 +217,7 @@ class McpClient(Exchange):
         return (task, asked) if asked else (self.get_task(task_id), [])
 
     def asks_now(self, task: Task) -> list[InputRequest]:
-        """What `task` (as last read) asks and is not answered yet."""
+        """What `task` (as last read) asks, not answered yet."""
         if task.status != INPUT_REQUIRED:
             return []
         if self._asked is not None:
@@ -247,8 +241,7 @@ class McpClient(Exchange):
     def _pages(
         self, method: str, read: Callable[[object], T]
     ) -> Iterator[tuple[list[T], bool, bool]]:
-        """The items of `method`'s pages, following `nextCursor` lazily, each with whether it
-        is the first and the last."""
+        """`method`'s pages, lazily, each with whether it is the first and the last."""
         cursor: str | None = None
         seen_cursors: set[str] = set()
         while True:
@@ -263,8 +256,7 @@ class McpClient(Exchange):
     def call_tool_as_task(
         self, name: str, arguments: JsonObject, *, ttl_ms: int | None = None
     ) -> ToolCallAnswer:
-        """A `tools/call` that asks for a task (gate first: `require("tool_calls")`). A task it
-        makes keeps this connection's session open (no DELETE), where the task may live."""
+        """A `tools/call` that asks for a task; a task it makes keeps this session open."""
         params = self.era.task_call_params(name, arguments, ttl_ms)
         answer = self.era.read_tool_call(self.call("tools/call", params))
         if answer.task is not None:
@@ -296,8 +288,8 @@ class McpClient(Exchange):
         return task
 
     def call(self, method: str, params: JsonObject | None = None) -> JsonObject:
-        """Send a request and return its result (in the task's session, when it is known);
-        a lost session is re-initialized once."""
+        """A request's result (sent in the task's session, when known); a lost session is
+        re-initialized once."""
         if self._renewal.locked():
             # Another thread is opening a new session (the transport has none meanwhile):
             # a request sent now would carry no session at all.
@@ -320,7 +312,7 @@ class McpClient(Exchange):
                 ) from None
 
     def _renew(self) -> None:
-        """Initialize a new session in place of the one that ended (a joined one: say so)."""
+        """A new session in place of the one that ended (a joined one: say so)."""
         previous = self._joined_session or self.transport.session_id
         if self._joined_session is not None and not self.keep_session:
             raise SessionGone(
@@ -351,7 +343,7 @@ class McpClient(Exchange):
         return found if method == "tasks/get" else self.call(method, params)
 
     def _keep(self, previous: str | None) -> None:
-        """Keep the session we are in past this process, and say which one it is."""
+        """Keep the session past this process, and say which one it is."""
         current = self.transport.session_id
         if current is None:
             return  # an era without sessions: nothing to keep
