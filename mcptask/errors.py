@@ -41,10 +41,11 @@ The tree (each class carries its exit code; no instance overrides it):
                                            the client re-initializes once or raises SessionGone
     TimedOut (a BaseException)             a time bound ran out (schema check, answer headers)
 
-Exit codes 7, 9, 10, 11, 12 and 130 are decided by reports (`mcptask.cli.exit_codes`), never by
-an exception; `ExitCode` is used only here and in `mcptask.cli`. Which JSON-RPC error code
-becomes which class is decided in `mcptask.client.error_codes` only. The transports raise
-these classes at their boundary: nothing above them sees httpx or OS errors.
+Exit codes 7, 9, 10, 11, 12 and 130 are decided by reports (each report's `exit_code` in
+`mcptask.operations`; several servers': `mcptask.cli.fleet.fleet_exit_code`), never by an
+exception; `ExitCode` is used only here, by those reports and in `mcptask.cli`. Which
+JSON-RPC error code becomes which class is decided in `mcptask.client.error_codes` only. The
+transports raise these classes at their boundary: nothing above them sees httpx or OS errors.
 """
 
 from __future__ import annotations

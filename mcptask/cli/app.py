@@ -1,6 +1,6 @@
 """The `mcptask` Typer app, and the one place where exceptions become exit codes: `run`
 turns them into one line on stderr and a documented exit code, never a traceback (commands
-end with `typer.Exit(code)` where `cli.exit_codes` decided the code of a report).
+end with `typer.Exit(code)` where a report carries its code).
 
 The root is a lazy group (as hatch's `LazyGroup`): a command's module is imported, and its
 Click command built, only when that command is looked up.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, NoReturn
@@ -69,6 +69,23 @@ def fleet_names(common: Common, all_profiles: bool) -> list[str] | None:
             raise UsageError(f"--profile {pattern!r} names no profile in {book.path} ({shown})")
         chosen += matched
     return list(dict.fromkeys(chosen))
+
+
+TASK_LEVEL = (ExitCode.TASK_FAILED, ExitCode.PENDING, ExitCode.OK)
+"""The codes of one server's run that are about its tasks, the most telling first; any
+other code says the server itself failed."""
+
+
+def fleet_exit_code(codes: Iterable[int], *, interrupted: bool) -> ExitCode:
+    """How the codes of several servers' runs combine (each as that server alone would
+    exit): interrupted (130) > a server failed (12) > a task failed (6) > a task still
+    pending (7) > all fine (0)."""
+    if interrupted:
+        return ExitCode.INTERRUPTED
+    seen = set(codes)
+    if seen - set(TASK_LEVEL):
+        return ExitCode.SERVERS_FAILED
+    return next((code for code in TASK_LEVEL if code in seen), ExitCode.OK)
 
 
 class Slots(threading.BoundedSemaphore):
@@ -172,7 +189,6 @@ def finish(
     interrupted: bool,
 ) -> NoReturn:
     """Show the merged report and exit with the servers' combined code."""
-    from mcptask.cli.exit_codes import fleet_exit_code
     from mcptask.output.views.fleet import Fleet
 
     code = fleet_exit_code([*(run.exit_code for run in runs), *also], interrupted=interrupted)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcptask.client.session import McpClient
-from mcptask.errors import McptaskError, TaskNotFound, UsageError
+from mcptask.errors import ExitCode, McptaskError, TaskNotFound, UsageError
 from mcptask.operations.polling import DEFAULT_WAIT_SECONDS, follow_task
 from mcptask.operations.schema_check import check_against
 from mcptask.protocol.inputs import (
@@ -48,6 +48,25 @@ class AnswerReport:
     asks_now: list[InputRequest] = field(default_factory=list)
     """What the task asks after the answer (kind `input_required`)."""
     follow_error: str | None = None
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return ExitCode.INTERRUPTED if self.interrupted else ANSWER_CODES[self.kind]
+
+
+ANSWER_CODES: dict[str, ExitCode] = {
+    "working": ExitCode.OK,
+    "completed": ExitCode.OK,
+    "input_required": ExitCode.OK,
+    "sent": ExitCode.OK,
+    "failed": ExitCode.TASK_FAILED,
+    "cancelled": ExitCode.TASK_FAILED,
+    "gone": ExitCode.TASK_FAILED,
+    "not-waiting": ExitCode.TASK_FAILED,
+    "unchanged": ExitCode.PENDING,
+    "unheard": ExitCode.PENDING,
+}
+"""The exit code of each kind of report (the answer taken: 0)."""
 
 
 QUESTION_WAIT_MIN = 5.0

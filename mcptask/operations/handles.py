@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mcptask.client.session import McpClient
-from mcptask.errors import RpcError, TaskNotFound, UsageError
+from mcptask.errors import ExitCode, RpcError, TaskNotFound, UsageError
 from mcptask.protocol.jsonrpc import JsonObject
 
 NAMESPACE = "mcptask"
@@ -104,6 +104,13 @@ class ImportReport:
     @property
     def failed(self) -> bool:
         return any(handle.outcome != "recorded" for handle in self.handles)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """Interrupted (130); a handle whose task is gone, or an error (6); else 0."""
+        if self.interrupted:
+            return ExitCode.INTERRUPTED
+        return ExitCode.TASK_FAILED if self.failed else ExitCode.OK
 
 
 def import_handles(

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from mcptask.client.session import McpClient
-from mcptask.errors import McptaskError, NoTaskList, UnsupportedError
+from mcptask.errors import ExitCode, McptaskError, NoTaskList, UnsupportedError
 from mcptask.operations.listing import collect_tasks, refresh_known
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import ACTIVE_STATUSES, Task
@@ -83,6 +83,18 @@ class CancelReport:
     def pending(self) -> bool:
         """True when some task was still not terminal when the wait ran out."""
         return any(result.outcome is Outcome.PENDING for result in self.results)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """Interrupted (130) > the error that stopped the run (its own code) > a task that
+        failed (6) > a task still pending (7) > success (0)."""
+        if self.interrupted:
+            return ExitCode.INTERRUPTED
+        if self.fatal is not None:
+            return self.fatal.exit_code
+        if self.failed:
+            return ExitCode.TASK_FAILED
+        return ExitCode.PENDING if self.pending else ExitCode.OK
 
 
 def unique_targets(named_ids: Iterable[str], selected_ids: Iterable[str]) -> list[Target]:

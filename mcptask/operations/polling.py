@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from mcptask.client.session import McpClient
-from mcptask.errors import ProtocolViolation, RpcError, UnsupportedError
+from mcptask.errors import ExitCode, ProtocolViolation, RpcError, UnsupportedError
 from mcptask.protocol.tasks import INPUT_REQUIRED, Task, TaskOutcome, is_terminal
 
 POLL_FLOOR_SECONDS = 0.1
@@ -179,6 +179,20 @@ class ResultReport:
     def kind(self) -> str:
         """`completed`, `tool-error`, `failed`, `cancelled`, or `pending` (not finished)."""
         return self.outcome.kind if self.outcome is not None else "pending"
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return ExitCode.INTERRUPTED if self.interrupted else RESULT_CODES[self.kind]
+
+
+RESULT_CODES: dict[str, ExitCode] = {
+    "completed": ExitCode.OK,
+    "tool-error": ExitCode.RESULT_IS_ERROR,
+    "failed": ExitCode.RESULT_FAILED,
+    "cancelled": ExitCode.RESULT_CANCELLED,
+    "pending": ExitCode.PENDING,
+}
+"""`result`: the exit code of each kind of outcome."""
 
 
 def fetch_result(

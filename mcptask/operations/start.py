@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mcptask.client.session import McpClient
-from mcptask.errors import UsageError
+from mcptask.errors import ExitCode, UsageError
 from mcptask.operations.schema_check import check_against
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task, ToolInfo
@@ -38,6 +38,14 @@ class StartReport:
     """Things the user should know (an unsent ttl, arguments that could not be checked)."""
     interrupted: bool = False
     """A stop was asked for before the call was sent: nothing was started."""
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """A task was made (0); the server ran the call at once: as `result` would (0 or 9)."""
+        if self.interrupted:
+            return ExitCode.INTERRUPTED
+        is_error = self.result is not None and self.result.get("isError") is True
+        return ExitCode.RESULT_IS_ERROR if is_error else ExitCode.OK
 
 
 def start_task(

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from mcptask.client.session import McpClient
-from mcptask.errors import RpcError, TaskNotFound
+from mcptask.errors import ExitCode, RpcError, TaskNotFound
 from mcptask.operations.polling import PagePolling, PollLoop, poll_delay
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import ACTIVE_STATUSES, COMPLETED, Task, is_terminal
@@ -87,6 +87,15 @@ class WatchReport:
     @property
     def all_completed(self) -> bool:
         return all(watched.status == COMPLETED for watched in self.tasks)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """Interrupted (130); nothing to watch (0); timed out unsettled, or with --exit-status
+        a task that did not complete (7)."""
+        if self.interrupted:
+            return ExitCode.INTERRUPTED
+        unsettled = self.timed_out or (self.exit_status and not self.all_completed)
+        return ExitCode.PENDING if self.tasks and unsettled else ExitCode.OK
 
 
 class Watch:

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mcptask.cli.exit_codes import fleet_exit_code
-from mcptask.cli.fleet import fleet_names
+from mcptask.cli.fleet import fleet_exit_code, fleet_names
 from mcptask.cli.options import Common
 from mcptask.cli.settings import names_several
 from mcptask.errors import ExitCode, UsageError

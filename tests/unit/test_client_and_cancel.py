@@ -7,7 +7,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from mcptask.cli.exit_codes import exit_code_for
 from mcptask.client.exchange import RetryPolicy
 from mcptask.client.session import McpClient
 from mcptask.errors import (
@@ -89,7 +88,7 @@ def test_never_settling_task_is_pending_after_the_wait() -> None:
     cancel_run = CancelRun(connected(server), wait_timeout=0.0, sleep=no_sleep)
     report = cancel_run.run([Target("stuck", True)])
     assert report.results[0].outcome is Outcome.PENDING
-    assert exit_code_for(report) is ExitCode.PENDING
+    assert report.exit_code is ExitCode.PENDING
 
 
 def test_no_wait_reports_what_the_cancel_answered() -> None:
@@ -115,7 +114,7 @@ def test_stop_skips_the_rest_and_reports_every_task_once() -> None:
     )
     report = cancel_run.run([Target(f"t{index}", False) for index in range(10)])
     assert report.interrupted
-    assert exit_code_for(report) is ExitCode.INTERRUPTED
+    assert report.exit_code is ExitCode.INTERRUPTED
     assert [r.task_id for r in report.results] == [f"t{index}" for index in range(10)]
     assert sorted(r.task_id for r in heard) == sorted(r.task_id for r in report.results)
     assert report.counts()["skipped"] == 6
@@ -138,7 +137,7 @@ def test_fatal_error_mid_run_keeps_the_report_whole() -> None:
     ]
     assert "does not support tasks/cancel" in (report.results[1].message or "")
     assert report.results[2].message == "not attempted: the run stopped on an error"
-    assert exit_code_for(report) is ExitCode.UNSUPPORTED
+    assert report.exit_code is ExitCode.UNSUPPORTED
 
 
 def test_unique_targets_keeps_named_first_and_each_id_once() -> None:
@@ -165,7 +164,7 @@ def test_modern_ack_without_waiting_is_requested_and_not_a_failure() -> None:
     cancel_run = CancelRun(connected(server), wait=False, sleep=no_sleep)
     report = cancel_run.run([Target("a", True)])
     assert report.results[0].outcome is Outcome.REQUESTED
-    assert exit_code_for(report) is ExitCode.OK
+    assert report.exit_code is ExitCode.OK
     assert "tasks/get" not in server.calls
 
 
@@ -194,7 +193,7 @@ def test_a_lost_cancel_answer_is_resolved_with_tasks_get() -> None:
     ]
     assert "the answer to the cancel was lost" in (report.results[0].message or "")
     assert server.calls.count("tasks/cancel") == 2  # a's was not sent twice: get showed it
-    assert exit_code_for(report) is ExitCode.OK
+    assert report.exit_code is ExitCode.OK
 
 
 def test_a_cancel_lost_before_the_server_acted_is_sent_again() -> None:
@@ -222,7 +221,7 @@ def test_an_effect_that_cannot_be_learned_is_unknown_and_never_skipped() -> None
     assert message.count("the server process exited") == 1  # said once, not twice
     assert message.endswith("; tasks/get failed the same way")
     assert report.results[1].message == "not attempted: the run stopped on an error"
-    assert exit_code_for(report) is ExitCode.UNREACHABLE
+    assert report.exit_code is ExitCode.UNREACHABLE
     assert report.counts()["unknown"] == 1
 
 
@@ -237,7 +236,7 @@ def test_an_unreadable_cancel_answer_is_resolved_then_stops_the_run() -> None:
         [Target("a", True), Target("b", True)]
     )
     assert [r.outcome for r in report.results] == [Outcome.CANCELLED, Outcome.SKIPPED]
-    assert exit_code_for(report) is ExitCode.PROTOCOL
+    assert report.exit_code is ExitCode.PROTOCOL
 
 
 def test_a_cancel_that_never_reached_the_server_is_skipped_saying_so() -> None:
@@ -265,7 +264,7 @@ def test_a_refusal_whose_follow_up_get_fails_keeps_the_refusal() -> None:
     assert report.results[0].message != "not attempted: the run stopped on an error"
     assert report.results[0].message == "Cannot cancel task in terminal state 'completed'"
     assert server.calls.count("tasks/cancel") == 1  # a's was sent; b's never was
-    assert exit_code_for(report) is ExitCode.UNREACHABLE
+    assert report.exit_code is ExitCode.UNREACHABLE
 
 
 def test_rate_spaces_the_cancels_by_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:

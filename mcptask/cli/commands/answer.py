@@ -63,7 +63,6 @@ def answer(
     comes from KEY=VALUE items, --from-file, --accept, --decline or --cancel. The answer is
     checked against what the task asks before anything is sent.
     """
-    from mcptask.cli.exit_codes import exit_code_for
     from mcptask.cli.inputs import parse_item, read_json
     from mcptask.operations import answer as answering
     from mcptask.output.views.answer import AnswerView
@@ -118,7 +117,7 @@ def answer(
                     stop=lambda: stop.stopped,
                 )
     view.show(report)
-    raise typer.Exit(int(exit_code_for(report)))
+    raise typer.Exit(int(report.exit_code))
 
 
 def ask_on_terminal(

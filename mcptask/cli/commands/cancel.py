@@ -82,7 +82,6 @@ def cancel(
     common: Common,
 ) -> None:
     """Cancel tasks by id, from a file or stdin, or every working one; confirm each outcome."""
-    from mcptask.cli.exit_codes import exit_code_for
     from mcptask.operations.cancel import CancelRun
     from mcptask.operations.outcomes import select_targets
     from mcptask.output.views.tasks import CancelOutcome, CancelView
@@ -158,7 +157,7 @@ def cancel(
     report = on_server(invocation, view, decide, view.result_ready)
     if report is None:  # a dry run
         return
-    code = exit_code_for(report)
+    code = report.exit_code
     view.show(CancelOutcome(report, int(code)))
     raise typer.Exit(int(code))
 
@@ -176,7 +175,6 @@ def cancel_fleet(
     """`cancel` on every server: each selects its targets; once all have, one prompt (for a
     bulk cancel on a terminal) says how many tasks where; then each server cancels its own,
     one request at a time, beside the others (`on_server`: the command's own run on one)."""
-    from mcptask.cli.exit_codes import exit_code_for
     from mcptask.output.views.fleet import FleetCancelView
     from mcptask.output.views.tasks import CancelView
 
@@ -201,7 +199,7 @@ def cancel_fleet(
             on_result = view.result_ready(run)
             report = on_server(invocation, CancelView(invocation.screen), decide, on_result)
             if report is not None:
-                run.report, run.exit_code = report, int(exit_code_for(report))
+                run.report, run.exit_code = report, int(report.exit_code)
                 if report.fatal is not None:
                     run.error = report.fatal.message
 

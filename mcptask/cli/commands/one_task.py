@@ -78,7 +78,6 @@ def start(
     The arguments are checked against the tool's inputSchema before anything is sent.
     """
     from mcptask.cli.commands.watch import follow, require_terminal_for_answer
-    from mcptask.cli.exit_codes import exit_code_for
     from mcptask.cli.inputs import tool_arguments
     from mcptask.operations.start import StartRequest, start_task
     from mcptask.operations.watch import WatchOptions
@@ -113,12 +112,12 @@ def start(
         if stop.stopped:
             raise typer.Exit(int(ExitCode.INTERRUPTED))
         if not watch or report.task is None:
-            raise typer.Exit(int(exit_code_for(report)))
+            raise typer.Exit(int(report.exit_code))
         options = WatchOptions(
             task_ids=[report.task.taskId], timeout=wait_timeout, exit_status=exit_status
         )
         watched = follow(client, view.watch_view(), options, invocation, answer=answer)
-    raise typer.Exit(int(exit_code_for(watched)))
+    raise typer.Exit(int(watched.exit_code))
 
 
 @with_server_options
@@ -178,7 +177,6 @@ def result(
     common: Common,
 ) -> None:
     """Show a finished task's result; wait for it to finish first (--wait-timeout)."""
-    from mcptask.cli.exit_codes import exit_code_for
     from mcptask.operations.polling import fetch_result
     from mcptask.output.views.tasks import ResultView
 
@@ -194,4 +192,4 @@ def result(
             stop=lambda: stop.stopped,
         )
     view.show(report)
-    raise typer.Exit(int(exit_code_for(report)))
+    raise typer.Exit(int(report.exit_code))

@@ -286,7 +286,6 @@ def handles(
 ) -> None:
     """Write this server's recorded tasks as task handles of the official tasks library
     (ext-tasks SerializedTaskReference), or take such handles in (--import)."""
-    from mcptask.cli.exit_codes import exit_code_for
     from mcptask.cli.inputs import read_text
     from mcptask.operations import handles as task_handles
     from mcptask.output.views.saved import HandleExportView, HandleImportView
@@ -308,7 +307,7 @@ def handles(
     with invocation.client() as client, invocation.stop as stop:
         report = task_handles.import_handles(client, taken, endpoint, stop=lambda: stop.stopped)
     view.show(report)
-    raise typer.Exit(int(exit_code_for(report)))
+    raise typer.Exit(int(report.exit_code))
 
 
 def profiles(

@@ -77,7 +77,6 @@ def watch(
 ) -> None:
     """Follow tasks live until they settle (completed, failed or cancelled); -P 'prod-*'
     follows several servers' tasks at once."""
-    from mcptask.cli.exit_codes import exit_code_for
     from mcptask.operations.watch import WatchOptions
     from mcptask.output.views.watch import WatchView
 
@@ -108,7 +107,7 @@ def watch(
     require_terminal_for_answer(invocation, answer)
     view = WatchView(invocation.screen)
     report = watch_tasks(invocation, view, options, known=known, answer=answer)
-    raise typer.Exit(int(exit_code_for(report)))
+    raise typer.Exit(int(report.exit_code))
 
 
 def watch_fleet(
@@ -116,7 +115,6 @@ def watch_fleet(
 ) -> NoReturn:
     """`watch` on every server at once: one live table (or each change as a line, with its
     server) until every server's tasks settle; Ctrl-C stops every watch."""
-    from mcptask.cli.exit_codes import exit_code_for
     from mcptask.operations.watch import WatchReport
     from mcptask.output.views.watch import FleetWatchView
 
@@ -138,7 +136,7 @@ def watch_fleet(
                 if run.report is None and watch is not None:
                     tasks = list(watch.tasks.values())
                     run.report = WatchReport(tasks, stop.stopped, False, options.exit_status)
-            run.exit_code = int(exit_code_for(run.report))
+            run.exit_code = int(run.report.exit_code)
 
         with view.following():
             runs, join = start_servers(
@@ -155,7 +153,7 @@ def watch_fleet(
     for run in runs if left else []:
         if run.report is not None and run.error is None:
             run.report = replace(run.report, interrupted=False)
-            run.exit_code = int(exit_code_for(run.report))
+            run.exit_code = int(run.report.exit_code)
         elif run.skipped:
             run.exit_code = int(ExitCode.OK)
     finish(view.show, runs, interrupted=stop.stopped and not left)

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from mcptask.cli.exit_codes import exit_code_for
 from mcptask.cli.inputs import parse_item, tool_arguments
 from mcptask.client.session import McpClient
 from mcptask.errors import (
@@ -254,7 +253,7 @@ def test_a_call_the_server_runs_at_once_is_a_result_not_a_task() -> None:
         assert report.task is None
         assert report.result is not None
         assert report.result["content"][0]["text"] == "long_job ran"
-        assert exit_code_for(report) is ExitCode.OK
+        assert report.exit_code is ExitCode.OK
         assert observed(client).sightings == []
 
 
@@ -266,7 +265,7 @@ def test_a_stop_before_the_call_sends_nothing() -> None:
     assert report.interrupted
     assert report.task is None
     assert server.tool_calls == []
-    assert exit_code_for(report) is ExitCode.INTERRUPTED
+    assert report.exit_code is ExitCode.INTERRUPTED
 
 
 # -- result: tasks/result (2025-11-25) or inlined (2026-07-28) ---------------------------------
@@ -274,7 +273,7 @@ def test_a_stop_before_the_call_sends_nothing() -> None:
 
 def result_kind(server: FakeServer, task_id: str, **options: Any) -> tuple[str, ExitCode]:
     report = fetch_result(connected(server), task_id, sleep=lambda s: None, **options)
-    return report.kind, exit_code_for(report)
+    return report.kind, report.exit_code
 
 
 def test_legacy_result_asks_tasks_result_only_once_terminal() -> None:
@@ -374,7 +373,7 @@ def test_a_task_whose_session_ended_is_gone_and_forgotten() -> None:
         [Target("mine", named=False), Target("shared", named=False)]
     )
     assert [r.outcome for r in report.results] == [Outcome.NOT_FOUND, Outcome.CANCELLED]
-    assert exit_code_for(report) is ExitCode.OK
+    assert report.exit_code is ExitCode.OK
 
 
 def test_an_ended_session_of_a_task_visible_anyway_only_detaches_it() -> None:

@@ -1,11 +1,9 @@
-"""`exit_code_for`: the one function that turns a report (cancel, watch, result, start) into
-an exit code."""
+"""Each report's `exit_code` (cancel, watch, result, start): the code the command exits with."""
 
 from __future__ import annotations
 
 import pytest
 
-from mcptask.cli.exit_codes import exit_code_for
 from mcptask.errors import AuthError, ExitCode
 from mcptask.operations.outcomes import CancelReport, CancelResult, Outcome
 from mcptask.operations.polling import ResultReport
@@ -49,7 +47,7 @@ def result(outcome: Outcome, *, named: bool = True) -> CancelResult:
     ],
 )
 def test_cancel_report(report: CancelReport, code: ExitCode) -> None:
-    assert exit_code_for(report) is code
+    assert report.exit_code is code
 
 
 def watched(status: str | None) -> WatchedTask:
@@ -90,7 +88,7 @@ def watched(status: str | None) -> WatchedTask:
     ],
 )
 def test_watch_report(report: WatchReport, code: ExitCode) -> None:
-    assert exit_code_for(report) is code
+    assert report.exit_code is code
 
 
 def outcome(status: str, result: object = None, error: object = None) -> TaskOutcome:
@@ -126,7 +124,7 @@ def outcome(status: str, result: object = None, error: object = None) -> TaskOut
     ],
 )
 def test_result_and_start_reports(report: ResultReport | StartReport, code: int) -> None:
-    assert exit_code_for(report) == code
+    assert report.exit_code == code
 
 
 def test_the_new_codes_are_the_documented_ones() -> None:
