@@ -130,19 +130,18 @@ class Screen:
                 raise OutputFailure(f"cannot write the output: {exc.strerror or exc}") from None
 
     def error(self, message: str) -> None:
-        from rich.text import Text
-
-        self.err.print(Text.assemble(("mcptask: error: ", "bold red"), clean(self.lead + message)))
+        self._say(message, ("mcptask: error: ", "bold red"))
 
     def warn(self, message: str) -> None:
-        from rich.text import Text
-
-        self.err.print(Text.assemble(("mcptask: ", "yellow"), clean(self.lead + message)))
+        self._say(message, ("mcptask: ", "yellow"))
 
     def note(self, message: str) -> None:
+        self._say(message, style="dim")
+
+    def _say(self, message: str, prefix: tuple[str, str] = ("", ""), style: str = "") -> None:
         from rich.text import Text
 
-        self.err.print(Text(clean(self.lead + message), style="dim"))
+        self.err.print(Text.assemble(prefix, clean(self.lead + message), style=style))
 
 
 class LabelledScreen(Screen):

@@ -93,9 +93,7 @@ class StartView(View["StartReport"]):
     def watch_view(self) -> WatchView:
         from mcptask.output.views.watch import SilentWatchView, WatchView
 
-        if self.screen.format == "ids":
-            return SilentWatchView(self.screen)
-        return WatchView(self.screen)
+        return (SilentWatchView if self.screen.format == "ids" else WatchView)(self.screen)
 
 
 _RESULT_WARNINGS = {
