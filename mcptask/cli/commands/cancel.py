@@ -84,7 +84,7 @@ def cancel(
     """Cancel tasks by id, from a file or stdin, or every working one; confirm each outcome."""
     from mcptask.operations.cancel import CancelRun
     from mcptask.operations.outcomes import select_targets
-    from mcptask.output.views.tasks import CancelOutcome, CancelView
+    from mcptask.output.views.tasks import CancelView
 
     finite("--wait-timeout", wait_timeout)
     wanted = statuses(status)
@@ -157,9 +157,8 @@ def cancel(
     report = on_server(invocation, view, decide, view.result_ready)
     if report is None:  # a dry run
         return
-    code = report.exit_code
-    view.show(CancelOutcome(report, int(code)))
-    raise typer.Exit(int(code))
+    view.show(report)
+    raise typer.Exit(int(report.exit_code))
 
 
 def cancel_fleet(

@@ -17,7 +17,7 @@ from mcptask.operations.outcomes import CancelReport, CancelResult, Selection
 from mcptask.output.sanitize import clean
 from mcptask.output.screen import Screen
 from mcptask.output.views import View
-from mcptask.output.views.tasks import CancelOutcome, CancelView, DryRunView
+from mcptask.output.views.tasks import CancelView, DryRunView
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task
 
@@ -276,7 +276,7 @@ class FleetCancelView(FleetView[CancelReport]):
 
     def report_document(self, run: ServerRun[CancelReport]) -> JsonObject:
         assert run.report is not None
-        return CancelView(self.screen).document(CancelOutcome(run.report, run.exit_code))
+        return CancelView(self.screen).document(run.report)
 
 
 def _merged(shown: Fleet[CancelReport]) -> CancelReport:

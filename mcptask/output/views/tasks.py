@@ -282,15 +282,7 @@ PROGRESS_THRESHOLD = 5
 """Show a progress bar only for runs longer than this many tasks."""
 
 
-@dataclass(frozen=True)
-class CancelOutcome:
-    """A finished run and the exit code `mcptask.cli` decided for it."""
-
-    report: CancelReport
-    exit_code: int
-
-
-class CancelView(View[CancelOutcome]):
+class CancelView(View["CancelReport"]):
     """`cancel`'s results on stdout; its prompt, progress, jsonl summary and errors on stderr."""
 
     command = "cancel"
@@ -331,43 +323,41 @@ class CancelView(View[CancelOutcome]):
     def dry_run(self, selection: Selection) -> None:
         DryRunView(self.screen).show(selection)
 
-    def show(self, shown: CancelOutcome) -> None:
+    def show(self, shown: CancelReport) -> None:
         super().show(shown)
-        report = shown.report
-        if not report.results and not report.interrupted and report.fatal is None:
+        if not shown.results and not shown.interrupted and shown.fatal is None:
             self.screen.warn("no task matched; nothing to cancel")
-        elif report.fatal is not None:
-            self.screen.error(report.fatal.message)
-        elif report.interrupted:
+        elif shown.fatal is not None:
+            self.screen.error(shown.fatal.message)
+        elif shown.interrupted:
             self.screen.warn("interrupted: the tasks not attempted are reported as skipped")
 
-    def table(self, shown: CancelOutcome) -> None:
+    def table(self, shown: CancelReport) -> None:
         from mcptask.output import tables
 
-        if shown.report.results:
-            tables.print_cancels(self.screen.out, shown.report.results)
-        self.screen.out.print(tables.cancel_summary(shown.report))
+        if shown.results:
+            tables.print_cancels(self.screen.out, shown.results)
+        self.screen.out.print(tables.cancel_summary(shown))
 
-    def document(self, shown: CancelOutcome) -> JsonObject:
-        report = shown.report
+    def document(self, shown: CancelReport) -> JsonObject:
         return {
-            "results": [result.to_json() for result in report.results],
-            "summary": report.counts(),
-            "interrupted": report.interrupted,
-            "error": report.fatal.message if report.fatal is not None else None,
-            "exitCode": shown.exit_code,
+            "results": [result.to_json() for result in shown.results],
+            "summary": shown.counts(),
+            "interrupted": shown.interrupted,
+            "error": shown.fatal.message if shown.fatal is not None else None,
+            "exitCode": int(shown.exit_code),
         }
 
-    def jsonl(self, shown: CancelOutcome) -> None:
+    def jsonl(self, shown: CancelReport) -> None:
         """The lines went out as results came; the summary goes to stderr."""
         from mcptask.output import tables
 
-        self.screen.err.print(tables.cancel_summary(shown.report))
+        self.screen.err.print(tables.cancel_summary(shown))
 
-    def ids(self, shown: CancelOutcome) -> Iterable[str]:
+    def ids(self, shown: CancelReport) -> Iterable[str]:
         from mcptask.operations.outcomes import Outcome
 
-        return (r.task_id for r in shown.report.results if r.outcome is Outcome.CANCELLED)
+        return (r.task_id for r in shown.results if r.outcome is Outcome.CANCELLED)
 
 
 class DryRunView(View["Selection"]):
