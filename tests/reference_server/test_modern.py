@@ -402,11 +402,13 @@ def test_tools_call_without_the_extension_runs_inline(make: MakeServer) -> None:
     )
     assert (status, error["code"]) == (200, -32603)
     assert server.changes == []
-    assert server.modern.dispatcher.may_block(
-        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": meta(tasks=False)}}
+    assert server.router.may_block(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": meta(tasks=False)}},
+        ProtocolEras.MODERN,
     )
-    assert not server.modern.dispatcher.may_block(
-        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": meta()}}
+    assert not server.router.may_block(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": meta()}},
+        ProtocolEras.MODERN,
     )
 
 

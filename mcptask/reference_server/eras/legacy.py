@@ -122,18 +122,6 @@ class LegacyDispatcher:
         )
         return Reply(response, related)
 
-    def may_block(self, message: object) -> bool:
-        if classify(message) is not MessageKind.REQUEST:
-            return False
-        assert isinstance(message, dict)
-        if message["method"] == "tasks/result":
-            return True
-        if message["method"] == "tools/call":
-            params = message.get("params")
-            task_augmented = isinstance(params, dict) and params.get("task") is not None
-            return not (task_augmented and self.config.tasks_enabled)
-        return False
-
     def closes_stream(self, message: object) -> bool:
         """True for a call of a tool whose SSE answer stream the transport closes early, to
         deliver the response on the resumed stream (ToolSet.closes_stream)."""

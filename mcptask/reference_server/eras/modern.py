@@ -26,8 +26,6 @@ from mcptask.reference_server.eras.modern_wire import (
     ModernRequest,
     Validator,
     check_request,
-    client_capabilities,
-    declares_tasks,
     http_status_for,
     missing_tasks_capability,
     parse_request,
@@ -151,16 +149,6 @@ class ModernDispatcher:
             )
             response = error_response(msg_id, error.code, error.message, error.data)
             return Reply(response, http_status=status)
-
-    def may_block(self, message: object) -> bool:
-        """True when answering takes long: a tools/call run inline (no task)."""
-        if classify(message) is not MessageKind.REQUEST:
-            return False
-        assert isinstance(message, dict)
-        if message["method"] != "tools/call":
-            return False
-        capabilities = client_capabilities(message.get("params"))
-        return not (self.config.tasks_enabled and declares_tasks(capabilities))
 
     def listen_closed(self, subscription: Subscription) -> JsonObject:
         """The response that ends a subscription the server tears down (at shutdown)."""

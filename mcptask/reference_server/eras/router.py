@@ -17,8 +17,14 @@ from __future__ import annotations
 from mcptask.reference_server.config import ProtocolEras, ServerConfig
 from mcptask.reference_server.eras.legacy import LegacyDispatcher
 from mcptask.reference_server.eras.modern import ModernDispatcher
-from mcptask.reference_server.eras.modern_wire import META_PROTOCOL_VERSION, MODERN_ONLY_METHODS
+from mcptask.reference_server.eras.modern_wire import (
+    META_PROTOCOL_VERSION,
+    MODERN_ONLY_METHODS,
+    client_capabilities,
+    declares_tasks,
+)
 from mcptask.reference_server.store import TaskStore
+from mcptask.reference_server.wire import MessageKind, classify
 
 
 def is_modern_message(message: object) -> bool:
@@ -37,6 +43,7 @@ class Router:
     """The dispatchers of the eras served, and the one decision of a message's era."""
 
     def __init__(self, config: ServerConfig, store: TaskStore) -> None:
+        self.config = config
         eras = config.protocol_eras
         self.legacy = LegacyDispatcher(config, store) if eras.legacy else None
         self.modern = ModernDispatcher(config, store) if eras.modern else None
@@ -57,8 +64,19 @@ class Router:
         return self.eras[0]
 
     def may_block(self, message: object, era: ProtocolEras) -> bool:
-        """True when answering may take long (tasks/result, an inline tool call): a
-        transport without a thread per request answers it from a thread of its own."""
-        dispatcher = self.legacy if era is ProtocolEras.LEGACY else self.modern
-        assert dispatcher is not None
-        return dispatcher.may_block(message)
+        """True when answering may take long (2025-11-25 tasks/result, a tool call run
+        inline, not as a task): a transport without a thread per request answers it from a
+        thread of its own."""
+        if classify(message) is not MessageKind.REQUEST:
+            return False
+        assert isinstance(message, dict)
+        method, params = message["method"], message.get("params")
+        if era is ProtocolEras.LEGACY and method == "tasks/result":
+            return True
+        if method != "tools/call":
+            return False
+        if era is ProtocolEras.LEGACY:
+            as_task = isinstance(params, dict) and params.get("task") is not None
+        else:
+            as_task = declares_tasks(client_capabilities(params))
+        return not (as_task and self.config.tasks_enabled)
