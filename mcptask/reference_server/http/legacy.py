@@ -67,9 +67,6 @@ class LegacyEndpoint:
         if self.config.get_stream:
             store.add_listener(self._ask_on_get_stream)
 
-    def shutdown(self) -> None:
-        pass  # GET streams stop with their connections
-
     def post(self, exchange: Exchange, message: JsonObject) -> None:
         """A request, notification or response of a session (initialize opens one)."""
         kind = classify(message)

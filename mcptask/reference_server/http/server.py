@@ -78,9 +78,6 @@ class ModernEndpoint:
         self.dispatcher = dispatcher
         self.config = dispatcher.config
 
-    def shutdown(self) -> None:
-        self.dispatcher.hub.close_all(SHUTDOWN_GRACE_SECONDS)
-
     def get(self, exchange: Exchange) -> NoReturn:
         """2026-07-28 has no GET stream, and no sessions to DELETE."""
         exchange.method_not_allowed(self.allow)
@@ -131,7 +128,7 @@ class ModernEndpoint:
             self.dispatcher.hub.remove(subscription)
 
 
-# The endpoint of one era: post, get, delete, shutdown, and `allow` (the Allow of a 405).
+# The endpoint of one era: post, get, delete, and `allow` (the Allow of a 405).
 EraEndpoint = LegacyEndpoint | ModernEndpoint
 
 
@@ -172,8 +169,8 @@ class ReferenceHTTPServer(ThreadingHTTPServer):
         ]
 
     def close(self) -> None:
-        for endpoint in self.endpoints.values():
-            endpoint.shutdown()
+        if self.router.modern is not None:  # GET streams stop with their connections
+            self.router.modern.hub.close_all(SHUTDOWN_GRACE_SECONDS)
         self.server_close()
 
     def server_bind(self) -> None:
