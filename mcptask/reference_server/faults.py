@@ -15,7 +15,7 @@ import secrets
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from random import Random
 from typing import NoReturn
@@ -144,23 +144,17 @@ class PaddedAnswer:
     tail: bytes
     size: int
 
-    def pieces(self) -> Iterator[bytes]:
-        yield self.head
-        padding = self.size - len(self.head) - len(self.tail)
-        full, rest = divmod(padding, PIECE_BYTES)
-        yield from itertools.repeat(b"x" * PIECE_BYTES, full)
-        if rest > 0:
-            yield b"x" * rest
-        yield self.tail
-
     def write(
         self, write: Callable[[bytes], object], before: bytes = b"", after: bytes = b""
     ) -> None:
-        """Write the pieces between `before` and `after` (framing) and log how much of it the
-        client took; OSError when it went away."""
+        """Write it in pieces between `before` and `after` (framing) and log how much of it
+        the client took; OSError when it went away."""
+        full, rest = divmod(self.size - len(self.head) - len(self.tail), PIECE_BYTES)
+        padding = itertools.repeat(b"x" * PIECE_BYTES, full)
+        pieces = itertools.chain([before, self.head], padding, [b"x" * rest, self.tail, after])
         written = 0
         try:
-            for piece in itertools.chain([before], self.pieces(), [after]):
+            for piece in pieces:
                 if piece:
                     write(piece)
                 written += len(piece)

@@ -212,7 +212,8 @@ def test_die_after_counts_answered_requests() -> None:
 def test_a_padded_answer_is_valid_and_larger_than_asked() -> None:
     response: JsonObject = {"jsonrpc": "2.0", "id": 4, "result": {"taskId": "t", "_meta": {"a": 1}}}
     answer = padded(response, 200_000)
-    pieces = list(answer.pieces())
+    pieces: list[bytes] = []
+    answer.write(pieces.append)
     body = b"".join(pieces)
     assert len(body) == answer.size == 200_001
     assert max(len(piece) for piece in pieces) <= PIECE_BYTES
@@ -221,7 +222,9 @@ def test_a_padded_answer_is_valid_and_larger_than_asked() -> None:
     assert set(padding) == {"x"}
     assert decoded == response
     error = padded({"jsonrpc": "2.0", "id": 5, "error": {"code": -1, "message": "m"}}, 10)
-    assert json.loads(b"".join(error.pieces()))["error"]["data"] == {PADDING_KEY: ""}
+    error_pieces: list[bytes] = []
+    error.write(error_pieces.append)
+    assert json.loads(b"".join(error_pieces))["error"]["data"] == {PADDING_KEY: ""}
 
 
 # -- HTTP ---------------------------------------------------------------------------------------
