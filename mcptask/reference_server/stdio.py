@@ -18,8 +18,8 @@ import threading
 from typing import BinaryIO
 
 from mcptask.reference_server.config import Fault, FaultKind, ProtocolEras, ServerConfig
+from mcptask.reference_server.eras.modern_wire import Subscription
 from mcptask.reference_server.eras.router import Router
-from mcptask.reference_server.eras.subscriptions import Subscription
 from mcptask.reference_server.faults import (
     REPLACEMENT_BODIES,
     FaultPlan,

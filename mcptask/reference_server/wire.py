@@ -16,7 +16,7 @@ from mcptask import __version__
 
 if TYPE_CHECKING:
     from mcptask.reference_server.config import ServerConfig
-    from mcptask.reference_server.eras.subscriptions import Subscription
+    from mcptask.reference_server.eras.modern_wire import Subscription
     from mcptask.reference_server.records import TaskView
 
 JsonObject = dict[str, Any]

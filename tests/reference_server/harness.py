@@ -26,9 +26,8 @@ import pytest
 from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.eras.legacy import LegacyDispatcher
 from mcptask.reference_server.eras.modern import ModernDispatcher
-from mcptask.reference_server.eras.modern_wire import Validator
+from mcptask.reference_server.eras.modern_wire import Subscription, Validator
 from mcptask.reference_server.eras.router import Router
-from mcptask.reference_server.eras.subscriptions import Subscription
 from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.scripting import ScriptedTask, Step
 from mcptask.reference_server.server import populate

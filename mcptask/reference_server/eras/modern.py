@@ -19,21 +19,19 @@ from mcptask.reference_server.eras.modern_wire import (
     ACKNOWLEDGED_NOTIFICATION,
     LISTEN,
     META_SERVER_INFO,
+    SUBSCRIPTION_ID_META,
     TASK_METHODS,
     TASK_NOTIFICATION,
     TASKS_EXTENSION,
     ModernError,
     ModernRequest,
+    Subscription,
+    SubscriptionHub,
     Validator,
     check_request,
     http_status_for,
     missing_tasks_capability,
     parse_request,
-)
-from mcptask.reference_server.eras.subscriptions import (
-    SUBSCRIPTION_ID_META,
-    Subscription,
-    SubscriptionHub,
 )
 from mcptask.reference_server.records import TaskNotFoundError, TaskView
 from mcptask.reference_server.scripting import OnCancel
