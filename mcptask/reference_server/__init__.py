@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from mcptask.reference_server.cli_options import PROG, UsageError, parse_config
 
 if TYPE_CHECKING:
+    from mcptask.reference_server.scripting import ToolSet
     from mcptask.reference_server.store import TaskStore
-    from mcptask.reference_server.tools import ToolSet
 
 
 def main(

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from mcptask.reference_server.scripting import ScriptedTask, bounded
 
 if TYPE_CHECKING:
-    from mcptask.reference_server.tools import ToolSet
+    from mcptask.reference_server.scripting import ToolSet
 
 
 class CancelMode(enum.StrEnum):

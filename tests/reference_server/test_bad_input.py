@@ -9,8 +9,7 @@ import os
 
 import pytest
 
-from mcptask.reference_server.scripting import bounded, parse_seconds
-from mcptask.reference_server.tools import parse_long_job
+from mcptask.reference_server.scripting import bounded, parse_long_job, parse_seconds
 from mcptask.reference_server.wire import JsonRpcError
 from tests.conformance.fixtures.toolkit import RequestStateSeal
 from tests.reference_server.wire_harness import http_server, request, stdio_server

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcptask.reference_server.records import INPUT_REQUIRED, TaskView
-from mcptask.reference_server.tools import RELATED_TASK_META
+from mcptask.reference_server.scripting import RELATED_TASK_META
 from mcptask.reference_server.wire import ELICITATION_CREATE, JsonObject
 
 # The client capability (declared in initialize) each kind of request to the client needs.

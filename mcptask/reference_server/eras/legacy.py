@@ -13,15 +13,17 @@ from typing import Any
 from mcptask.reference_server.config import CancelMode, Scope, ServerConfig
 from mcptask.reference_server.eras.asking import ClientQuestions
 from mcptask.reference_server.records import SortKey, TaskNotFoundError, TaskView
-from mcptask.reference_server.scripting import TERMINAL_STATUSES, OnCancel, parse_ttl
-from mcptask.reference_server.store import TaskStore
-from mcptask.reference_server.tools import (
+from mcptask.reference_server.scripting import (
+    TERMINAL_STATUSES,
     Emit,
+    OnCancel,
+    parse_ttl,
     resolve_long_job,
     run_script,
     task_result,
     tool_list,
 )
+from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.wire import (
     INTERNAL_ERROR,
     INVALID_MESSAGE,

@@ -34,14 +34,14 @@ from mcptask.reference_server.eras.modern_wire import (
     parse_request,
 )
 from mcptask.reference_server.records import TaskNotFoundError, TaskView
-from mcptask.reference_server.scripting import OnCancel
-from mcptask.reference_server.store import TaskStore
-from mcptask.reference_server.tools import (
+from mcptask.reference_server.scripting import (
     LONG_JOB,
+    OnCancel,
     resolve_long_job,
     run_script,
     tool_list,
 )
+from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.wire import (
     INTERNAL_ERROR,
     INVALID_MESSAGE,
