@@ -13,7 +13,6 @@ import itertools
 import logging
 import secrets
 import socket
-import threading
 from collections.abc import Iterator
 from http.cookies import CookieError, SimpleCookie
 
@@ -141,19 +140,17 @@ class LegacyEndpoint:
         moment it is asked, then the notifications of the request and the response."""
         stream = secrets.token_hex(6)
         numbers = itertools.count(1)
-        lock = threading.Lock()
         broken = False
 
-        def write(data: bytes) -> None:
+        def write(data: bytes) -> None:  # (asks come from the handling thread: no lock)
             nonlocal broken
-            with lock:
-                if broken:
-                    return
-                try:
-                    exchange.wfile.write(data)
-                    exchange.wfile.flush()
-                except OSError:
-                    broken = True
+            if broken:
+                return
+            try:
+                exchange.wfile.write(data)
+                exchange.wfile.flush()
+            except OSError:
+                broken = True
 
         def event(item: JsonObject) -> bytes:
             return chunk(message_event(item, f"{stream}-{next(numbers)}"))
