@@ -127,16 +127,12 @@ def modern_header_problem(
 ) -> str | None:
     """Why the headers of a 2026-07-28 POST do not mirror its body, or None when they do;
     `header` looks a header up by name (case-insensitively)."""
-    sent_version = header("MCP-Protocol-Version")
-    if sent_version is None:
-        return "Header mismatch: missing MCP-Protocol-Version header"
-    if sent_version != version:
-        return _mismatch("MCP-Protocol-Version", sent_version, version)
-    sent_method = header("Mcp-Method")
-    if sent_method is None:
-        return "Header mismatch: missing Mcp-Method header"
-    if sent_method != method:
-        return _mismatch("Mcp-Method", sent_method, method)
+    for name, value in (("MCP-Protocol-Version", version), ("Mcp-Method", method)):
+        sent = header(name)
+        if sent is None:
+            return f"Header mismatch: missing {name} header"
+        if sent != value:
+            return _mismatch(name, sent, value)
     source = NAME_SOURCES.get(method)
     body_value = params.get(source) if source is not None else None
     if not isinstance(body_value, str):
