@@ -48,9 +48,21 @@ REPLACEMENT_BODIES = {
 }
 
 
-def with_wrong_id(response: JsonObject) -> JsonObject:
-    msg_id = response.get("id")
-    return {**response, "id": msg_id + 1_000_000 if isinstance(msg_id, int) else f"{msg_id}-wrong"}
+def tampered(
+    fault: Fault | None, method: object, response: JsonObject
+) -> JsonObject | bytes | None:
+    """What --fault sends for `response` to `method`: the response itself unless it answers
+    a tasks/* request, else the bytes sent instead, the response with a wrong id, or None
+    (drop: no answer at all)."""
+    if fault is None or not isinstance(method, str) or not method.startswith("tasks/"):
+        return response
+    if fault is Fault.DROP:
+        return None
+    if fault is Fault.WRONG_ID:
+        msg_id = response.get("id")
+        wrong = msg_id + 1_000_000 if isinstance(msg_id, int) else f"{msg_id}-wrong"
+        return {**response, "id": wrong}
+    return REPLACEMENT_BODIES[fault]
 
 
 def describe(message: object) -> str:

@@ -21,13 +21,12 @@ from mcptask.reference_server.config import Fault, FaultKind, ProtocolEras, Serv
 from mcptask.reference_server.eras.modern_wire import Subscription
 from mcptask.reference_server.eras.router import Router
 from mcptask.reference_server.faults import (
-    REPLACEMENT_BODIES,
     FaultPlan,
     PaddedAnswer,
     describe,
     die,
     padded,
-    with_wrong_id,
+    tampered,
 )
 from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.store import TaskStore
@@ -87,21 +86,17 @@ class _Output:
             self._outbox.put(padded(response, self._config.fault_switches.oversize_bytes))
             return
         method = message.get("method") if isinstance(message, dict) else None
-        broken = self._config.fault
-        if broken is None or not isinstance(method, str) or not method.startswith("tasks/"):
-            self.send(response)
-            return
-        if broken is Fault.DROP:
+        answer = tampered(self._config.fault, method, response)
+        if answer is None:
             log.warning("--fault drop: exiting without answering %s", method)
             self.finish()
             os._exit(1)
-        body = REPLACEMENT_BODIES.get(broken)
-        if body is not None and broken is not Fault.WRONG_CONTENT_TYPE:
-            self._outbox.put(body + b"\n")
-        elif broken is Fault.WRONG_ID:
-            self.send(with_wrong_id(response))
+        if not isinstance(answer, bytes):
+            self.send(answer)
+        elif self._config.fault is Fault.WRONG_CONTENT_TYPE:
+            self.send(response)  # no content types on stdio
         else:
-            self.send(response)
+            self._outbox.put(answer + b"\n")
 
     def _send_late(self, delay: float, response: JsonObject) -> None:  # a slow answer
         self._plan.sleep(delay)

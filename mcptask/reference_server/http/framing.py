@@ -17,11 +17,10 @@ from typing import Any, NoReturn
 from mcptask import __version__
 from mcptask.reference_server.config import AnswerMode, Fault, FaultKind, ServerConfig
 from mcptask.reference_server.faults import (
-    REPLACEMENT_BODIES,
     FaultPlan,
     die,
     padded,
-    with_wrong_id,
+    tampered,
 )
 from mcptask.reference_server.wire import (
     JsonObject,
@@ -209,17 +208,15 @@ class Exchange(BaseHTTPRequestHandler):
             self.send(200, b"", EVENT_STREAM, {**headers, "Cache-Control": "no-cache"})
             return
         config = self.config
-        fault = config.fault if method.startswith("tasks/") else None
-        if fault is Fault.DROP:
-            self.close_connection = True  # no answer at all: the client sees a closed socket
+        answer = tampered(config.fault, method, response)
+        if answer is None:
+            self.close_connection = True  # drop: the client sees a closed socket
             return
-        if fault is not None:
-            body = REPLACEMENT_BODIES.get(fault)
-            if body is not None:
-                content_type = "text/html" if fault is Fault.WRONG_CONTENT_TYPE else JSON
-                self.send(200, body, content_type, headers)
-                return
-            response = with_wrong_id(response)
+        if isinstance(answer, bytes):
+            content_type = "text/html" if config.fault is Fault.WRONG_CONTENT_TYPE else JSON
+            self.send(200, answer, content_type, headers)
+            return
+        response = answer
         if config.answer is AnswerMode.JSON:
             self.send(200, encode_message(response).encode(), JSON, headers)
             return
