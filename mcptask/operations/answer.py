@@ -1,5 +1,5 @@
 """Answer a task that waits for input: read what it asks, build and check the answers, send
-them, then follow the task until it moves on."""
+them, follow the task until it moves on."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from mcptask.protocol.inputs import (
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import INPUT_REQUIRED, Task
 
+# The task's new status after the answer (`input_required`: it asks again, or for the rest).
 SETTLED_KINDS = ("working", "completed", "input_required", "failed", "cancelled")
-"""The task's new status after the answer (`input_required`: it asks again, or for the rest)."""
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,7 @@ class AnswerReport:
     latest: Task | None
     kind: str
     interrupted: bool = False
-    asks_now: list[InputRequest] = field(default_factory=list)
-    """What the task asks after the answer (kind `input_required`)."""
+    asks_now: list[InputRequest] = field(default_factory=list)  # kind `input_required`
     follow_error: str | None = None
 
     @property
@@ -69,21 +68,20 @@ ANSWER_CODES: dict[str, ExitCode] = {
 """The exit code of each kind of report (the answer taken: 0)."""
 
 
-QUESTION_WAIT_MIN = 5.0
-"""Seconds a 2025-11-25 task's first question is waited for at least (else --wait-timeout)."""
+QUESTION_WAIT_MIN = 5.0  # seconds a 2025-11-25 task's first question is waited for at least
 
 
 def read_questions(
     client: McpClient, task_id: str, *, wait_timeout: float = DEFAULT_WAIT_SECONDS
 ) -> tuple[Task, list[InputRequest]]:
-    """The task and what it asks, after the gate (a question the server sends as a request
-    of its own is waited for up to `wait_timeout` seconds, at least QUESTION_WAIT_MIN)."""
+    """The task and what it asks (a question sent as a request of the server's own is waited
+    for up to `wait_timeout` seconds, at least QUESTION_WAIT_MIN)."""
     wait = max(wait_timeout, QUESTION_WAIT_MIN)
     return client.read_asked(task_id, wait=wait, hold_for=wait + wait_timeout + 30)
 
 
 def not_waiting(task: Task, *, interrupted: bool = False) -> AnswerReport:
-    """The report of a task that was not answered (it asks nothing, or the person stopped)."""
+    """The report of a task not answered (it asks nothing, or the person stopped)."""
     kind = "interrupted" if interrupted else "not-waiting"
     if not interrupted and task.status == INPUT_REQUIRED:
         kind = "unheard"
@@ -99,11 +97,10 @@ def build_responses(
     from_file: object,
     warn: Callable[[str], object],
 ) -> JsonObject:
-    """The `inputResponses` the command line gives, checked against what the task asks.
-    `items` are (field, value, raw): a raw value is JSON as given, else text converted to the
-    field's type. `action` answers the request `key` names, or every elicitation. `from_file`
-    is a map of key to response (when its keys are all the task's keys), else one response,
-    to the request `key` names or the only one. `warn` says what could not be checked."""
+    """The answers the command line gives, checked against what the task asks. `items`:
+    (field, value, raw), a raw value JSON as given, else text of the field's type. `action`
+    answers the request `key` names, or every elicitation. `from_file`: a map of the task's
+    keys to responses, else one response, to the request `key` names or the only one."""
     by_key = {request.key: request for request in asked}
     if key is not None and key not in by_key:
         raise _no_key(key, asked)
@@ -139,9 +136,8 @@ def build_responses(
 def check_responses(
     asked: list[InputRequest], responses: JsonObject, *, warn: Callable[[str], object]
 ) -> None:
-    """Refuse (UsageError naming the key and field) an answer that does not fit what was
-    asked: an unknown key or action, form content that does not match the requested schema.
-    A schema that cannot be used is `warn`ed of: the server then judges the answer."""
+    """UsageError for an answer that does not fit what was asked; a schema that cannot be used
+    is `warn`ed of (the server then judges the answer)."""
     by_key = {request.key: request for request in asked}
     if not responses:
         raise UsageError("the answer answers none of the task's requests; nothing was sent")
@@ -186,7 +182,7 @@ def send_answers(
     sleep: Callable[[float], object] = time.sleep,
     stop: Callable[[], bool] = lambda: False,
 ) -> AnswerReport:
-    """Send `responses`, then `tasks/get` until the task leaves the answered requests behind,
+    """Send `responses`, then follow the task until it leaves the answered requests behind,
     for at most `wait_timeout`."""
     task_id = task.taskId
     client.send_answers(task_id, responses)
@@ -228,7 +224,7 @@ def send_answers(
 
 def secret_texts(asked: list[InputRequest], responses: JsonObject) -> set[str]:
     """The secret field values of `responses` as the wire log could show them: JSON-encoded
-    (ASCII-escaped, as mcptask sends them, or not, as a server may echo them), and as is."""
+    (ASCII-escaped or not: a server may echo them), and as is."""
     texts: set[str] = set()
     for request in asked:
         for value in request.secrets_in(responses.get(request.key)).values():
@@ -237,7 +233,6 @@ def secret_texts(asked: list[InputRequest], responses: JsonObject) -> set[str]:
 
 
 def _only(asked: list[InputRequest], key: str | None) -> InputRequest:
-    """The request `key` names, or the only one the task asks."""
     if key is not None:
         return next(request for request in asked if request.key == key)
     if len(asked) != 1:
@@ -249,7 +244,6 @@ def _only(asked: list[InputRequest], key: str | None) -> InputRequest:
 
 
 def _content(request: InputRequest, items: list[tuple[str, Any, bool]]) -> JsonObject:
-    """The form content the items give, each value typed as its field asks."""
     if request.method != ELICITATION or request.is_url:
         what = "a URL to visit" if request.is_url else request.method
         raise UsageError(

@@ -35,20 +35,18 @@ MAX_RESENDS = 4
 
 @dataclass
 class _Awaiting:
-    """A task whose cancel was accepted and whose final status we still want to see."""
+    """A task whose cancel was accepted, whose final status is still to be seen."""
 
     target: Target
-    last_seen: Task | None
-    """None until a task is seen: the cancel was acknowledged only."""
+    last_seen: Task | None  # None until a task is seen: the cancel was acknowledged only
 
 
 @dataclass
 class CancelRun:
     """One bulk cancel: sequential `tasks/cancel`, each confirmed by `tasks/get` at once
-    (`Confirmations`, maybe on a thread of its own); tasks still settling are then polled
-    until they settle or `wait_timeout` runs out. `on_result` hears each final result once,
-    in the targets' order; `on_progress` hears each cancel request. `stop` is polled between
-    requests: the request in flight completes, and nothing more is sent."""
+    (maybe beside the next cancel); tasks still settling are then polled until `wait_timeout`.
+    `on_result` hears each final result once, in the targets' order. After `stop`, the
+    request in flight completes, and nothing more is sent."""
 
     client: McpClient
     wait: bool = True
@@ -57,10 +55,8 @@ class CancelRun:
     sleep: Callable[[float], object] = time.sleep
     on_result: Callable[[CancelResult], None] = lambda result: None
     on_progress: Callable[[], None] = lambda: None
-    rate: float | None = None
-    """At most this many cancel requests a second (`--rate`), waiting with `sleep`."""
-    overlap: bool | None = None
-    """Confirm while the next cancels go out; None: where it pays."""
+    rate: float | None = None  # at most this many cancel requests a second (`--rate`)
+    overlap: bool | None = None  # confirm while the next cancels go out; None: where it pays
     _results: dict[str, CancelResult] = field(default_factory=dict)
     _awaiting: dict[str, _Awaiting] = field(default_factory=dict)
     _confirmations: Confirmations = field(init=False)
@@ -68,7 +64,7 @@ class CancelRun:
     _held: list[CancelResult] = field(default_factory=list)
 
     def run(self, targets: Iterable[Target]) -> CancelReport:
-        """Cancel every target; whatever happens, every target is in the report exactly once."""
+        """Whatever happens, every target is in the report exactly once."""
         ordered = list(targets)
         self._order = {target.task_id: index for index, target in enumerate(ordered)}
         self._confirmations = Confirmations(self.client, overlap=self.overlap, stopped=self.stop)
@@ -127,9 +123,9 @@ class CancelRun:
             self._settle(wait=False)
 
     def _cancel_one(self, target: Target, *, resends: int) -> None:
-        """One `tasks/cancel`. A task whose request was sent is never "not attempted":
-        `tasks/get` learns its effect, else it is `unknown`. Failures that end the run are
-        raised after the task has its outcome."""
+        """A task whose cancel was sent is never "not attempted": `tasks/get` learns its
+        effect, else it is `unknown`. Failures that end the run are raised after the task
+        has its outcome."""
         try:
             answer = self.client.cancel_task(target.task_id)
         except CancelRefused as exc:
@@ -179,7 +175,6 @@ class CancelRun:
             self._cancel_one(target, resends=resends - 1)
 
     def _after_accepted_cancel(self, target: Target, answer: Task | None) -> None:
-        """`answer`: the task the cancel answered with, or None (an acknowledgement)."""
         status, message = (answer.status, answer.statusMessage) if answer else (None, None)
         if status is not None and is_terminal(status) and status != CANCELLED:
             # Some servers "succeed" on a finished task and leave it as it was.
@@ -202,8 +197,8 @@ class CancelRun:
             self._settle(wait=False)
 
     def _classify_refusal(self, target: Target, refusal: CancelRefused) -> None:
-        """A refused cancel: the message of an invalid params error is not standardised, so
-        `tasks/get` decides whether the task is finished or unknown."""
+        """An invalid params error's message is not standardised: `tasks/get` decides whether
+        the task is finished or unknown."""
         try:
             task = self.client.get_task(target.task_id)
         except RpcError as exc:
@@ -221,14 +216,14 @@ class CancelRun:
             self._finish(target, Outcome.ERROR, task.status, refusal.server_message)
 
     def _settle(self, *, wait: bool, count: int | None = None) -> None:
-        """Apply the confirmations that are in (`wait`: all, or `count` of them)."""
+        """Apply the confirmations in (`wait`: all, or `count` of them)."""
         for task_id, answer in self._confirmations.settled(wait=wait, count=count):
             self._observe(task_id, answer)
         self._release()
 
     def _end_confirmations(self, *, wait: bool) -> None:
-        """Stop the confirmations (`wait`: the one in flight finishes first), apply what came
-        in, and drop the rest (their tasks end with what their cancel's answer said)."""
+        """Stop the confirmations (`wait`: the one in flight first), apply what came in, and
+        drop the rest (their tasks end with what their cancel's answer said)."""
         confirmations = self._confirmations
         confirmations.close(wait=wait)
         while True:
@@ -280,8 +275,8 @@ class CancelRun:
         self._release()
 
     def _release(self) -> None:
-        """Pass on the final results held back: in the targets' order, up to the first task
-        whose overlapped confirmation is still out (without one out: all, at once)."""
+        """Pass on the results held back, in the targets' order, up to the first task whose
+        overlapped confirmation is still out."""
         oldest = self._confirmations.oldest
         while self._held and (
             oldest is None or self._order[self._held[0].task_id] < self._order[oldest]

@@ -1,7 +1,6 @@
-"""Confirming accepted cancels with `tasks/get`: the piece a cancel run plugs in beside its
-cancels. Over a slow link one worker thread sends the confirmations, in order, while the next
-cancels go out (one round trip per task, not two); its answers are applied back on the
-caller's thread (`settled`). Once stopped, the worker sends nothing more."""
+"""Confirming accepted cancels with `tasks/get`. Over a slow link one worker thread sends the
+confirmations, in order, while the next cancels go out (one round trip per task, not two);
+its answers are applied back on the caller's thread (`settled`)."""
 
 from __future__ import annotations
 
@@ -34,15 +33,13 @@ def worth_overlapping(typical_round_trip: float | None) -> bool:
 class _Confirmation:
     task_id: str
     done: threading.Event = field(default_factory=threading.Event)
-    answer: Task | RpcError | None = None
-    """The task, or the error the server answered with; None when it was never sent."""
-    failure: BaseException | None = None
-    """Anything else the get raised (retries spent, the server gone): it ends the run."""
+    answer: Task | RpcError | None = None  # None when it was never sent
+    failure: BaseException | None = None  # anything else the get raised: it ends the run
 
 
 class Confirmations:
     """`tasks/get` for accepted cancels, sent at once or by the worker (`overlap`; None: where
-    the transport carries two requests at once and the server is far enough for it to pay)."""
+    the transport carries two requests at once and it pays)."""
 
     def __init__(
         self,
@@ -61,7 +58,7 @@ class Confirmations:
 
     @property
     def oldest(self) -> str | None:
-        """The task of the oldest confirmation not yet applied (results after it wait)."""
+        """The task of the oldest confirmation not applied (results after it wait)."""
         return self._pending[0].task_id if self._pending else None
 
     @property
@@ -70,9 +67,8 @@ class Confirmations:
         return len(self._pending) >= OUTSTANDING
 
     def ask(self, task_id: str, *, last: bool = False) -> Task | RpcError | None:
-        """Confirm one accepted cancel: at once, returning the answer; or, where overlapping
-        pays and a cancel follows (not `last`), on the worker, returning None (`settled` gives
-        the answer)."""
+        """The answer, asked at once; or None where it goes on the worker (overlapping pays,
+        and a cancel follows: not `last`), whose answer `settled` gives."""
         overlap = self._overlap
         if overlap is None:
             trip = self._client.typical_round_trip
@@ -94,8 +90,8 @@ class Confirmations:
     def settled(
         self, *, wait: bool, count: int | None = None
     ) -> Iterator[tuple[str, Task | RpcError]]:
-        """The worker's answers that are in, in order; with `wait`, all (or `count`), waiting
-        for each. One never sent yields nothing; one that failed raises (the rest stay)."""
+        """The worker's answers in, in order (`wait`: all, or `count`). One never sent yields
+        nothing; one that failed raises (the rest stay)."""
         taken = 0
         while self._pending and (count is None or taken < count):
             confirmation = self._pending[0]
@@ -110,8 +106,7 @@ class Confirmations:
                 yield confirmation.task_id, confirmation.answer
 
     def close(self, *, wait: bool) -> None:
-        """Send nothing more; with `wait`, let the get in flight finish first (the ones left
-        stay until `abandon`)."""
+        """Send nothing more (`wait`: after the get in flight; the rest stay until `abandon`)."""
         self._closing = True
         if self._worker is not None:
             self._queue.put(None)

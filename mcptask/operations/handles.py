@@ -14,8 +14,7 @@ from mcptask.errors import ExitCode, RpcError, TaskNotFound, UsageError
 from mcptask.protocol.jsonrpc import JsonObject
 
 NAMESPACE = "mcptask"
-ORIGINAL_OPERATION = "tools/call"
-"""The request that made the task: the one task-eligible method mcptask sends."""
+ORIGINAL_OPERATION = "tools/call"  # the one task-eligible method mcptask sends
 
 
 def endpoint_id(url: str | None, command: str | None) -> str:
@@ -34,7 +33,6 @@ def endpoint_id(url: str | None, command: str | None) -> str:
 
 
 def export_handles(client: McpClient, task_ids: list[str], endpoint: str) -> list[JsonObject]:
-    """The recorded tasks of one server as serialized task references."""
     generation = client.era.handle_generation
     return [
         {
@@ -82,21 +80,18 @@ def _problem(handle: object) -> str | None:
 
 @dataclass(frozen=True)
 class ImportedHandle:
-    """What became of one handle: `recorded` (with the task's status), `gone` (the server
-    no longer knows the task), or `error` (the server's error message)."""
+    """`outcome`: `recorded` (with the task's status), `gone`, or `error` (with the server's
+    message)."""
 
     task_id: str
     outcome: str
     status: str | None = None
     message: str | None = None
-    other_endpoint: bool = False
-    """The handle names an endpoint other than this server's mcptask id."""
+    other_endpoint: bool = False  # the handle names another mcptask endpoint
 
 
 @dataclass(frozen=True)
 class ImportReport:
-    """What became of each handle taken in."""
-
     endpoint: str
     handles: list[ImportedHandle]
     interrupted: bool = False
@@ -120,7 +115,7 @@ def import_handles(
     *,
     stop: Callable[[], bool] = lambda: False,
 ) -> ImportReport:
-    """`tasks/get` for each handle's task, one at a time (the client records the tasks)."""
+    """`tasks/get` for each handle's task (the client records the tasks)."""
     imported: list[ImportedHandle] = []
     for handle in handles:
         if stop():

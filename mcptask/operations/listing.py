@@ -20,8 +20,8 @@ _OLDEST = (datetime.min.replace(tzinfo=UTC) - _EPOCH) // _MICROSECOND
 
 
 def newest_first_key(task: Task) -> int:
-    """What newest first sorts on (largest first): `createdAt` as microseconds since the
-    epoch, exact; a task without a readable one counts as the oldest there can be."""
+    """`createdAt` in microseconds since the epoch, exact (unreadable: the oldest there can
+    be)."""
     created = task.created
     return _OLDEST if created is None else (created - _EPOCH) // _MICROSECOND
 
@@ -36,7 +36,7 @@ def task_pages(
     client: McpClient, *, statuses: tuple[str, ...] | None = None, limit: int | None = None
 ) -> Iterator[list[Task]]:
     """The server's pages as they come, keeping `statuses`; with `limit`, no page is asked
-    for once that many tasks were given (the last page given is cut to fit)."""
+    for once that many tasks were given."""
     left = limit
     for page in client.iter_task_pages():
         kept = page if statuses is None else [task for task in page if task.status in statuses]
@@ -50,23 +50,20 @@ def task_pages(
 
 @dataclass(frozen=True)
 class Refreshed:
-    """The recorded tasks as the server shows them now."""
+    """The recorded tasks as the server shows them now: those it knows, newest first; the ids
+    it no longer knows; and those whose `tasks/get` failed otherwise, with its message."""
 
     tasks: list[Task]
-    """Every recorded task the server still knows, newest first."""
     gone: list[str] = field(default_factory=list)
-    """Recorded ids the server no longer knows (expired, purged, or their session ended)."""
     errors: dict[str, str] = field(default_factory=dict)
-    """Recorded ids whose `tasks/get` failed otherwise: the server's message (kept recorded)."""
 
     def select(self, statuses: tuple[str, ...] | None) -> list[Task]:
-        """The refreshed tasks in `statuses` (default: the active ones)."""
+        """Default: the active ones."""
         wanted = statuses or ACTIVE_STATUSES
         return [task for task in self.tasks if task.status in wanted]
 
 
 def refresh_known(client: McpClient, task_ids: Iterable[str]) -> Refreshed:
-    """`tasks/get` for each recorded id, one request at a time."""
     client.require("get")
     tasks: list[Task] = []
     gone: list[str] = []

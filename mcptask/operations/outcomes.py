@@ -1,5 +1,5 @@
-"""What a cancel run acts on (the selection: named ids, and the tasks a selector chose from
-`tasks/list` or the record of known tasks) and what became of each task (the report)."""
+"""What a cancel run acts on (named ids, and the tasks a selector chose from `tasks/list` or
+the record of known tasks) and what became of each task."""
 
 from __future__ import annotations
 
@@ -38,8 +38,6 @@ class Target:
 
 @dataclass(frozen=True)
 class CancelResult:
-    """The final word on one task."""
-
     task_id: str
     outcome: Outcome
     status: str | None
@@ -48,7 +46,7 @@ class CancelResult:
 
     @property
     def failed(self) -> bool:
-        """True when this task makes the run fail (exit 6)."""
+        """This task makes the run fail (exit 6)."""
         if self.outcome is Outcome.NOT_FOUND:
             return self.named
         return self.outcome in (Outcome.ERROR, Outcome.UNKNOWN)
@@ -64,14 +62,14 @@ class CancelResult:
 
 @dataclass
 class CancelReport:
-    """Every target's result, in the order the targets were given."""
+    """Every target's result, in the targets' order."""
 
     results: list[CancelResult]
     interrupted: bool = False
     fatal: McptaskError | None = None
 
     def counts(self) -> dict[str, int]:
-        """How many tasks ended with each outcome (every outcome listed, zeros included)."""
+        """Every outcome, zeros included."""
         counts = Counter(result.outcome for result in self.results)
         return {outcome.value: counts[outcome] for outcome in Outcome}
 
@@ -81,7 +79,7 @@ class CancelReport:
 
     @property
     def pending(self) -> bool:
-        """True when some task was still not terminal when the wait ran out."""
+        """Some task was not terminal when the wait ran out."""
         return any(result.outcome is Outcome.PENDING for result in self.results)
 
     @property
@@ -107,24 +105,21 @@ def unique_targets(named_ids: Iterable[str], selected_ids: Iterable[str]) -> lis
 
 @dataclass(frozen=True)
 class Selection:
-    """What a cancel run will act on: the ids the user named and the tasks a selector listed."""
-
     named_ids: list[str]
     listed: list[Task]
     targets: list[Target]
+    # With `known`: recorded ids the server no longer knows, or whose tasks/get failed
+    # otherwise (neither targeted).
     gone: list[str] = field(default_factory=list)
-    """With `known`: recorded ids the server no longer knows (forgotten, not targeted)."""
     unrefreshed: dict[str, str] = field(default_factory=dict)
-    """With `known`: recorded ids whose tasks/get failed otherwise (not targeted)."""
 
     @property
     def bulk(self) -> bool:
-        """True when a selector chose more than one task (a person is asked first)."""
+        """A selector chose more than one task (a person is asked first)."""
         return len(self.listed) > 1
 
     @property
     def unlisted(self) -> list[str]:
-        """The named ids the selector's list did not show."""
         listed = {task.taskId for task in self.listed}
         return [task_id for task_id in self.named_ids if task_id not in listed]
 
@@ -137,8 +132,8 @@ def select_targets(
     statuses: tuple[str, ...] | None,
     known: list[str] | None = None,
 ) -> Selection:
-    """The gate for cancelling, then the targets: named ids first, then (with `all_working`)
-    every task in `statuses` (default: the active ones) from `tasks/list`, or from `known`."""
+    """After the gate: named ids first, then (with `all_working`) every task in `statuses`
+    (default: the active ones) from `tasks/list`, or from `known`."""
     client.require("cancel")
     listed: list[Task] = []
     gone: list[str] = []

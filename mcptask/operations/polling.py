@@ -1,6 +1,6 @@
-"""Polling: the wait between polls (`poll_delay`), the one poll loop of cancel, result and
-watch (`PollLoop`), watch rounds read from `tasks/list` pages where one page answers for fifty
-tasks (`PagePolling`), and `result`'s wait for one task (`fetch_result`)."""
+"""Polling: the wait between polls, the one poll loop of cancel, result and watch, watch
+rounds read from `tasks/list` pages where one page answers for fifty tasks, and `result`'s
+wait."""
 
 from __future__ import annotations
 
@@ -12,19 +12,14 @@ from mcptask.client.session import McpClient
 from mcptask.errors import ExitCode, ProtocolViolation, RpcError, UnsupportedError
 from mcptask.protocol.tasks import INPUT_REQUIRED, Task, TaskOutcome, is_terminal
 
-POLL_FLOOR_SECONDS = 0.1
-"""Never poll faster than this, whatever the server asks: it protects the server from us."""
-
-POLL_CAP_SECONDS = 5.0
-"""Never wait longer than this between polls, so that an outcome is seen promptly."""
-
-DEFAULT_POLL_SECONDS = 0.5
-"""Used when the server gives no pollInterval."""
+POLL_FLOOR_SECONDS = 0.1  # whatever the server asks: it protects the server from us
+POLL_CAP_SECONDS = 5.0  # so that an outcome is seen promptly
+DEFAULT_POLL_SECONDS = 0.5  # when the server gives no pollInterval
 
 
 def poll_delay(tasks: Iterable[Task | None], override: float | None = None) -> float:
-    """The wait before the next round over `tasks`, between the floor and the cap: the
-    override, else the shortest interval any task asked for."""
+    """The wait before the next round: the override, else the shortest interval any task
+    asked for, between the floor and the cap."""
     if override is None:
         asked = [task.poll_interval_seconds for task in tasks if task is not None]
         override = min([sec for sec in asked if sec is not None], default=DEFAULT_POLL_SECONDS)
@@ -34,12 +29,9 @@ def poll_delay(tasks: Iterable[Task | None], override: float | None = None) -> f
 @dataclass
 class PollLoop:
     """Poll `tasks/get` for a changing set of tasks until none is left, time runs out, or stop.
-
-    Each round asks about every id `pending()` returns, one request at a time, and hands each
-    answer (a task, or the server's `RpcError`) to `observe`, which decides what stays pending;
-    a task that `known` gives for the round (watch: from the pages) is asked for only if it is
-    terminal (the final state reported is the one `tasks/get` gives). Between rounds it waits
-    `delay()`; `wait` may return early (a status push)."""
+    Each round hands `observe` the answer (a task, or the server's `RpcError`) for every id
+    `pending()` returns; a task `known` gives for the round (from the pages) is asked for only
+    if it is terminal (the final state reported is `tasks/get`'s). `wait` may end early."""
 
     fetch: Callable[[str], Task]
     pending: Callable[[], list[str]]
@@ -52,8 +44,7 @@ class PollLoop:
     clock: Callable[[], float] = time.monotonic
 
     def run(self, *, deadline: float | None, until_settled: bool = True) -> None:
-        """Poll until nothing is pending (if `until_settled`), `stop`, or `deadline` (a
-        `clock()` value; None = no limit)."""
+        """`deadline`: a `clock()` value, or None (no limit)."""
         while not self.stop():
             pending = self.pending()
             known = self.known(pending)
@@ -91,8 +82,8 @@ def follow_task(
     wait: Callable[[float], object] = time.sleep,
     stop: Callable[[], bool] = lambda: False,
 ) -> Task:
-    """`tasks/get` one task, from `first`, until `settled`, `deadline` (a `time.monotonic`
-    value) or `stop`; the task as last seen. An error answer is raised."""
+    """Poll one task, from `first`, until `settled`, `deadline` (a `time.monotonic` value) or
+    `stop`: the task as last seen. An error answer is raised."""
     seen = [first]
 
     def observe(_: str, answer: Task | RpcError) -> None:
@@ -112,9 +103,9 @@ def follow_task(
 
 
 class PagePolling:
-    """Decides, round by round, whether the pages are worth reading (in requests: the pages
-    plus a get per pending task they do not show, against a get per pending task, by the last
-    listing's figures), and reads them."""
+    """Decides, round by round, whether the pages are worth reading (the pages plus a get per
+    pending task they do not show, against a get per pending task, by the last listing's
+    figures), and reads them."""
 
     def __init__(self, client: McpClient, *, stop: Callable[[], bool]) -> None:
         self._client = client
@@ -123,7 +114,7 @@ class PagePolling:
         self._last: tuple[int, int, int] | None = None  # (pages, found, asked for)
 
     def noted(self, pages: int, found: int, asked: int) -> None:
-        """A whole listing made elsewhere (the watch's re-list): its figures decide too."""
+        """A whole listing made elsewhere (the watch's re-list)."""
         self._last = (pages, found, asked)
 
     def worthwhile(self, pending: int) -> bool:
@@ -137,9 +128,8 @@ class PagePolling:
     def round(
         self, pending: list[str], keep: Callable[[Task], bool] | None
     ) -> tuple[dict[str, Task], list[Task] | None]:
-        """The pending tasks the pages show, by id, and with `keep`, every page's tasks it
-        chooses (for the watch's re-list); nothing when the pages are not worth it, stopped,
-        or failed (then never again)."""
+        """The pending tasks the pages show, and with `keep`, every listed task it keeps (the
+        watch's re-list); nothing when not worth it, stopped, or failed (then never again)."""
         if not self.worthwhile(len(pending)):
             return {}, None
         wanted = set(pending)
@@ -169,7 +159,7 @@ DEFAULT_WAIT_SECONDS = 30.0
 
 @dataclass(frozen=True)
 class ResultReport:
-    """The task as last seen, and its outcome once it finished (None if it did not in time)."""
+    """The task as last seen, and its outcome once it finished."""
 
     task: Task
     outcome: TaskOutcome | None
@@ -177,7 +167,7 @@ class ResultReport:
 
     @property
     def kind(self) -> str:
-        """`completed`, `tool-error`, `failed`, `cancelled`, or `pending` (not finished)."""
+        """`TaskOutcome.kind`, or `pending` (not finished)."""
         return self.outcome.kind if self.outcome is not None else "pending"
 
     @property
@@ -203,9 +193,8 @@ def fetch_result(
     sleep: Callable[[float], object] = time.sleep,
     stop: Callable[[], bool] = lambda: False,
 ) -> ResultReport:
-    """`tasks/get` until the task is terminal (at most `wait_timeout` seconds), then its
-    outcome; a task that waits for input is not waited for (only an answer moves it on).
-    TaskNotFound propagates: there is no result of a task the server does not know."""
+    """Poll until the task is terminal (at most `wait_timeout` seconds), then its outcome; a
+    task that waits for input is not waited for. TaskNotFound propagates."""
     first = client.get_task(task_id)
     latest = follow_task(
         client,

@@ -12,7 +12,6 @@ from mcptask.errors import TimedOut, time_bound
 from mcptask.protocol.jsonrpc import JsonObject
 
 CHECK_SECONDS = 2.0
-"""How long a value may take to check against a schema."""
 
 
 @dataclass(frozen=True)
@@ -30,9 +29,8 @@ class SchemaCheck:
 def check_against(
     schema: JsonObject, value: JsonObject, *, hidden: Collection[str] = ()
 ) -> SchemaCheck:
-    """Validate `value` against `schema` (JSON Schema; 2020-12 unless it says otherwise).
-    `hidden`: properties whose values are secret: a mismatch there names the rule it breaks,
-    never the value (jsonschema's messages quote it)."""
+    """JSON Schema, 2020-12 unless it says otherwise. `hidden`: properties whose values are
+    secret: a mismatch there names the rule it breaks, never the value."""
     # Imported here: jsonschema is needed by `start` and `answer` alone.
     import jsonschema
     from jsonschema import validators

@@ -11,14 +11,11 @@ from mcptask.operations.schema_check import check_against
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task, ToolInfo
 
-MAX_TOOLS_NAMED = 20
-"""How many tool names an unknown-tool message lists."""
+MAX_TOOLS_NAMED = 20  # in an unknown tool's message
 
 
 @dataclass(frozen=True)
 class StartRequest:
-    """What to start: the tool, its arguments, and the ttl to ask for (milliseconds)."""
-
     tool: str
     arguments: JsonObject
     ttl_ms: int | None = None
@@ -26,18 +23,15 @@ class StartRequest:
 
 @dataclass(frozen=True)
 class StartReport:
-    """What the server did with the call: `task` when it made a task; else `result`, the
-    CallToolResult of a call it ran at once."""
+    """`task` when the server made a task; else `result`, the CallToolResult of a call it ran
+    at once."""
 
     tool: str
     task: Task | None
     result: JsonObject | None
-    session_id: str | None = None
-    """The session kept open for the task (2025-11-25 over HTTP), which later commands rejoin."""
-    notes: list[str] = field(default_factory=list)
-    """Things the user should know (an unsent ttl, arguments that could not be checked)."""
-    interrupted: bool = False
-    """A stop was asked for before the call was sent: nothing was started."""
+    session_id: str | None = None  # kept open for the task; later commands rejoin it
+    notes: list[str] = field(default_factory=list)  # an unsent ttl, arguments not checked
+    interrupted: bool = False  # before the call was sent: nothing was started
 
     @property
     def exit_code(self) -> ExitCode:
@@ -51,8 +45,6 @@ class StartReport:
 def start_task(
     client: McpClient, request: StartRequest, *, stop: Callable[[], bool] = lambda: False
 ) -> StartReport:
-    """The gate, the arguments checked against the tool's `inputSchema`, then the call (not
-    sent once `stop` says so)."""
     client.require("tool_calls")
     tool = find_tool(client, request.tool)
     client.era.check_tool(tool)
@@ -72,7 +64,7 @@ def start_task(
 
 
 def find_tool(client: McpClient, name: str) -> ToolInfo:
-    """The tool called `name` in `tools/list` (every page), or a usage error naming the tools."""
+    """The tool called `name`, or a usage error naming the tools."""
     names: list[str] = []
     for tool in client.iter_tools():
         if tool.name == name:
@@ -85,8 +77,8 @@ def find_tool(client: McpClient, name: str) -> ToolInfo:
 
 
 def check_arguments(tool: ToolInfo, arguments: JsonObject) -> list[str]:
-    """Validate `arguments` against the tool's `inputSchema`: a mismatch is a UsageError; a
-    schema that cannot be used is a note (the server then judges the arguments)."""
+    """A mismatch with the tool's `inputSchema` is a UsageError; a schema that cannot be used
+    is a note (the server then judges the arguments)."""
     schema = tool.input_schema
     if schema is None:
         return [f"tool {tool.name!r} has no inputSchema: its arguments were not checked"]

@@ -1,5 +1,5 @@
-"""Follow tasks until they settle: poll (by `tasks/list` pages where that is cheaper, else
-`tasks/get`), take status pushes, report every change to callbacks and the end in a report."""
+"""Follow tasks until they settle: poll (by pages where cheaper), take status pushes, report
+every change to callbacks and the end in a report."""
 
 from __future__ import annotations
 
@@ -16,8 +16,7 @@ from mcptask.operations.polling import PagePolling, PollLoop, poll_delay
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import ACTIVE_STATUSES, COMPLETED, Task, is_terminal
 
-GONE = "gone"
-"""The pseudo-status of a task the server no longer knows (expired or purged)."""
+GONE = "gone"  # the pseudo-status of a task the server no longer knows
 
 STATUS_NOTIFICATIONS = ("notifications/tasks/status", "notifications/tasks")
 RELIST_SECONDS = 5.0
@@ -25,8 +24,6 @@ RELIST_SECONDS = 5.0
 
 @dataclass
 class WatchedTask:
-    """One task in the view: what we last saw and when it last changed."""
-
     task_id: str
     task: Task | None = None
     gone: bool = False
@@ -64,21 +61,16 @@ class Change:
 
 @dataclass
 class WatchOptions:
-    """How to watch: which tasks, how often, for how long."""
-
     task_ids: list[str]
     statuses: tuple[str, ...] | None = None
     interval: float | None = None
     forever: bool = False
     timeout: float | None = None
-    exit_status: bool = False
-    """A task that ends other than `completed` fails the run."""
+    exit_status: bool = False  # a task that ends other than `completed` fails the run
 
 
 @dataclass(frozen=True)
 class WatchReport:
-    """How a watch ended: every task as last seen, and why it stopped."""
-
     tasks: list[WatchedTask]
     interrupted: bool
     timed_out: bool
@@ -99,9 +91,8 @@ class WatchReport:
 
 
 class Watch:
-    """The watch loop. `on_change` hears every change, `on_round` every round's end, and
-    `on_problem` a task's new error. With no task ids, it watches what `tasks/list` shows
-    (active tasks by default), re-listed now and then to pick up new ones."""
+    """The watch loop. With no task ids, it watches what `tasks/list` shows (active tasks by
+    default), re-listed now and then to pick up new ones."""
 
     def __init__(
         self,
@@ -136,8 +127,7 @@ class Watch:
         )
 
     def run(self) -> WatchReport:
-        """Watch until every task settles (unless forever), the timeout, or a stop; status
-        pushes are followed on a thread of their own."""
+        """Watch until every task settles (unless forever), the timeout, or a stop."""
         pushes_end = threading.Event()
         listener = threading.Thread(
             target=self.client.follow_status_pushes,
@@ -176,15 +166,14 @@ class Watch:
         )
 
     def _listed(self, pending: list[str]) -> dict[str, Task]:
-        """The pending tasks this round's pages show, where reading them is cheaper (and,
-        when a re-list is due, the tasks it would look at)."""
+        """The pending tasks this round's pages show, where reading them is cheaper (and what a
+        re-list due would look at)."""
         keep = self._keeps_listed if self._relist_due() else None
         found, self._round_listing = self._pages.round(pending, keep)
         return found
 
     def saw(self, task: Task) -> None:
-        """A watched task as read elsewhere (the tasks/get that reads what it asks), taken as
-        a poll's answer."""
+        """A watched task as read elsewhere, taken as a poll's answer."""
         watched = self.tasks.get(task.taskId)
         if watched is not None:
             watched.error = None
@@ -243,13 +232,13 @@ class Watch:
         self._pages.noted(pages, sum(1 for task_id in pending if task_id in on_pages), len(pending))
 
     def _keeps_listed(self, task: Task) -> bool:
-        """Whether the re-list would look at a listed task: a watched one, or one to adopt."""
+        """A watched task, or one to adopt."""
         return task.taskId in self.tasks or task.status in (
             self.options.statuses or ACTIVE_STATUSES
         )
 
     def _adopt(self, listed: list[Task]) -> None:
-        """Record the listed tasks that are watched, and watch the new ones it keeps."""
+        """Record the listed tasks watched, and watch the new ones it keeps."""
         for task in filter(self._keeps_listed, listed):
             if task.taskId not in self.tasks:
                 self.tasks[task.taskId] = WatchedTask(task.taskId)
