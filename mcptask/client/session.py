@@ -29,11 +29,11 @@ from mcptask.protocol.jsonrpc import JsonObject, request_message
 from mcptask.protocol.tasks import (
     FAILED,
     INPUT_REQUIRED,
+    MAX_PAGES,
     Task,
     TaskOutcome,
     ToolCallAnswer,
     ToolInfo,
-    follow_cursor,
     read_page,
 )
 from mcptask.transport import Transport
@@ -241,7 +241,8 @@ class McpClient(Exchange):
     def _pages(
         self, method: str, read: Callable[[object], T]
     ) -> Iterator[tuple[list[T], bool, bool]]:
-        """`method`'s pages, lazily, each with whether it is the first and the last."""
+        """`method`'s pages, lazily, each with whether it is the first and the last; a page is
+        given before its cursor is refused (one seen before, or past MAX_PAGES)."""
         cursor: str | None = None
         seen_cursors: set[str] = set()
         while True:
@@ -251,7 +252,14 @@ class McpClient(Exchange):
             yield items, cursor is None, next_cursor is None
             if next_cursor is None:
                 return
-            cursor = follow_cursor(seen_cursors, next_cursor, method)
+            if next_cursor in seen_cursors:
+                raise ProtocolViolation(f"the server's {method} cursors loop back on themselves")
+            if len(seen_cursors) + 1 >= MAX_PAGES:
+                raise ProtocolViolation(
+                    f"the server's {method} goes on past {MAX_PAGES} pages; mcptask stops there"
+                )
+            seen_cursors.add(next_cursor)
+            cursor = next_cursor
 
     def call_tool_as_task(
         self, name: str, arguments: JsonObject, *, ttl_ms: int | None = None

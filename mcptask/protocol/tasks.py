@@ -180,19 +180,6 @@ MAX_PAGES = 5_000
 out fresh cursors forever must not grow memory and the record forever."""
 
 
-def follow_cursor(seen: set[str], cursor: str, method: str) -> str:
-    """`cursor`, the next page's, unless the cursors loop back or go on past MAX_PAGES
-    (`seen`: the cursors followed so far, to which it is added)."""
-    if cursor in seen:
-        raise ProtocolViolation(f"the server's {method} cursors loop back on themselves")
-    if len(seen) + 1 >= MAX_PAGES:
-        raise ProtocolViolation(
-            f"the server's {method} goes on past {MAX_PAGES} pages; mcptask stops there"
-        )
-    seen.add(cursor)
-    return cursor
-
-
 @dataclass(frozen=True)
 class ToolInfo:
     """One tool of `tools/list`: what `start` needs to gate and validate a call."""
