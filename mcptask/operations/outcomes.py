@@ -4,7 +4,6 @@ the record of known tasks) and what became of each task."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -95,23 +94,22 @@ class CancelReport:
         return ExitCode.PENDING if self.pending else ExitCode.OK
 
 
-def unique_targets(named_ids: Iterable[str], selected_ids: Iterable[str]) -> list[Target]:
-    """Named ids first, then selected ones, each id once (a named id stays named)."""
-    named = dict.fromkeys(named_ids)
-    selected = dict.fromkeys(task_id for task_id in selected_ids if task_id not in named)
-    targets = [Target(task_id, named=True) for task_id in named]
-    return targets + [Target(task_id, named=False) for task_id in selected]
-
-
 @dataclass(frozen=True)
 class Selection:
     named_ids: list[str]
     listed: list[Task]
-    targets: list[Target]
     # With `known`: recorded ids the server no longer knows, or whose tasks/get failed
     # otherwise (neither targeted).
     gone: list[str] = field(default_factory=list)
     unrefreshed: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def targets(self) -> list[Target]:
+        """Named ids first, then listed ones, each id once (a named id stays named)."""
+        named = dict.fromkeys(self.named_ids)
+        listed = dict.fromkeys(task.taskId for task in self.listed if task.taskId not in named)
+        targets = [Target(task_id, named=True) for task_id in named]
+        return targets + [Target(task_id, named=False) for task_id in listed]
 
     @property
     def bulk(self) -> bool:
@@ -147,5 +145,4 @@ def select_targets(
         except UnsupportedError as exc:  # its message says how to give ids instead
             raise NoTaskList(f"--all-working needs tasks/list: {exc.message}") from None
         listed = collect_tasks(client, statuses=statuses or ACTIVE_STATUSES)
-    targets = unique_targets(named_ids, (task.taskId for task in listed))
-    return Selection(named_ids, listed, targets, gone=gone, unrefreshed=unrefreshed)
+    return Selection(named_ids, listed, gone=gone, unrefreshed=unrefreshed)

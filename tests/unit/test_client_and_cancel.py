@@ -19,7 +19,8 @@ from mcptask.errors import (
 from mcptask.operations import cancel as cancel_module
 from mcptask.operations.cancel import CancelRun
 from mcptask.operations.listing import collect_tasks
-from mcptask.operations.outcomes import CancelResult, Outcome, Target, unique_targets
+from mcptask.operations.outcomes import CancelResult, Outcome, Selection, Target
+from mcptask.protocol.tasks import Task
 from tests.unit.fake_server import FakeServer, raise_error
 
 
@@ -140,8 +141,8 @@ def test_fatal_error_mid_run_keeps_the_report_whole() -> None:
     assert report.exit_code is ExitCode.UNSUPPORTED
 
 
-def test_unique_targets_keeps_named_first_and_each_id_once() -> None:
-    targets = unique_targets(["b", "a", "b"], ["a", "c"])
+def test_targets_keep_named_first_and_each_id_once() -> None:
+    targets = Selection(["b", "a", "b"], [Task("a", "working"), Task("c", "working")]).targets
     assert [(t.task_id, t.named) for t in targets] == [("b", True), ("a", True), ("c", False)]
 
 
