@@ -142,12 +142,6 @@ def parse_on_cancel(value: object) -> OnCancel:
     raise ValueError(f"onCancel must be cancel, complete, ignore or delay:MS; got {value!r}")
 
 
-def parse_ask_url(value: object) -> str | None:
-    if value is not None and (not isinstance(value, str) or not value):
-        raise ValueError("askUrl must be a non-empty string")
-    return value
-
-
 def parse_ttl(value: object, what: str = "ttl") -> int | None:
     if value is None:
         return None
@@ -166,15 +160,19 @@ def parse_script(entry: dict[str, object], message_key: str) -> ScriptedTask:
     if not isinstance(await_input, bool):
         raise ValueError("awaitInput must be true or false")
     on_cancel = entry.get("onCancel")
+    on_cancel = None if on_cancel is None else parse_on_cancel(on_cancel)
+    ask_url = entry.get("askUrl")
+    if ask_url is not None and (not isinstance(ask_url, str) or not ask_url):
+        raise ValueError("askUrl must be a non-empty string")
     return ScriptedTask(
         task_id=None,
         status="working",
         status_message=message,
         steps=(),
-        on_cancel=None if on_cancel is None else parse_on_cancel(on_cancel),
+        on_cancel=on_cancel,
         ttl_ms=None,
         await_input=await_input,
-        ask_url=parse_ask_url(entry.get("askUrl")),
+        ask_url=ask_url,
     )
 
 

@@ -87,7 +87,9 @@ class ModernDispatcher:
         if config.protocol_eras.legacy:
             versions.append(LEGACY_VERSION)
         self.supported_versions = versions
-        self.hub = SubscriptionHub(self.task_notification)
+        self.hub = SubscriptionHub(
+            lambda view: notification(TASK_NOTIFICATION, self.detailed_task(view))
+        )
         if config.notify and config.tasks_enabled:
             # A subscription hears only of the tasks its listen agreed, which were visible
             # to its caller: a task of a legacy session or of another client never is.
@@ -170,9 +172,6 @@ class ModernDispatcher:
         elif asked := view.questions():
             task["inputRequests"] = asked
         return task
-
-    def task_notification(self, view: TaskView) -> JsonObject:
-        return notification(TASK_NOTIFICATION, self.detailed_task(view))
 
     def capabilities(self) -> JsonObject:
         capabilities: JsonObject = {"tools": {}}

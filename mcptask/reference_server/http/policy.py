@@ -113,11 +113,6 @@ def decode_header_value(value: str) -> str | None:
         return None
 
 
-def _valid_field_value(value: str) -> bool:
-    # RFC 9110 field values: visible ASCII, space and horizontal tab.
-    return all(0x20 <= ord(char) <= 0x7E or char == "\t" for char in value)
-
-
 def _mismatch(header: str, sent: str, body: object) -> str:
     return f"Header mismatch: {header} header value {sent!r} does not match body value {body!r}"
 
@@ -140,7 +135,8 @@ def modern_header_problem(
     sent_name = header("Mcp-Name")
     if sent_name is None:
         return f"Header mismatch: missing Mcp-Name header (params.{source} of {method})"
-    if not _valid_field_value(sent_name):
+    # RFC 9110 field values: visible ASCII, space and horizontal tab.
+    if not all(0x20 <= ord(char) <= 0x7E or char == "\t" for char in sent_name):
         return "Header mismatch: Mcp-Name header contains invalid characters"
     decoded = decode_header_value(sent_name)
     if decoded is None:

@@ -207,7 +207,10 @@ class McpRequestHandler(Exchange):
                 return
             self._check_common()
             message = self._read_message(body)
-            self._check_scope(message)
+            if self.server.oauth is not None:  # the scope the method needs
+                authorization = self.headers.get("Authorization")
+                method = message.get("method")  # absent in a response
+                self._refuse(self.server.oauth.check_bearer(authorization, self._origin(), method))
             self.request_message = message
             self.fault = self.plan.draw(message)
             if self.fault in REFUSALS:
@@ -307,12 +310,6 @@ class McpRequestHandler(Exchange):
         )
         self.send(answer.status, answer.body, headers=answer.headers)
         return True
-
-    def _check_scope(self, message: JsonObject) -> None:
-        if self.server.oauth is not None:
-            authorization = self.headers.get("Authorization")
-            method = message.get("method")  # a str, or absent in a response: _read_message
-            self._refuse(self.server.oauth.check_bearer(authorization, self._origin(), method))
 
     def _refuse(self, refused: Refusal | None) -> None:
         if refused is not None:
