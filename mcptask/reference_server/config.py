@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mcptask.reference_server.oauth.clients import Client
 from mcptask.reference_server.scripting import ScriptedTask, bounded
 
 if TYPE_CHECKING:
@@ -171,22 +172,11 @@ WRITE_METHODS = frozenset({"tasks/cancel", "tasks/update", "tools/call"})
 
 
 @dataclass(frozen=True)
-class PreRegistered:
-    """A client registered ahead of time (the CI way): a secret, or a public key."""
-
-    client_id: str
-    secret: str | None = None
-    public_key_pem: str | None = None
-
-    def __repr__(self) -> str:
-        return f"PreRegistered(client_id={self.client_id!r}, <credentials redacted>)"
-
-
-@dataclass(frozen=True)
 class OAuthConfig:
     token_ttl_seconds: int = 3600
     code_ttl_seconds: int = 120
-    clients: tuple[PreRegistered, ...] = field(default=())
+    # Registered ahead of time (the CI way): with a secret, or a public key.
+    clients: tuple[Client, ...] = field(default=())
 
 
 # -- the command line of access ------------------------------------------------------------
@@ -322,12 +312,12 @@ def oauth_config(args: argparse.Namespace) -> OAuthConfig | None:
         return None
     if args.oauth_token_ttl < 1:
         raise ValueError("--oauth-token-ttl must be at least 1 second")
-    clients: list[PreRegistered] = []
+    clients: list[Client] = []
     for where, value in _client_entries(args):
         client_id, separator, secret = value.partition(":")
         if not separator or not client_id or not secret:
             raise ValueError(f"{where} takes ID:SECRET")
-        clients.append(PreRegistered(client_id, secret=secret))
+        clients.append(Client(client_id, "client_secret_basic", secret, preregistered=True))
     for value in args.oauth_client_key:
         client_id, separator, path = value.partition("=")
         if not separator or not client_id or not path:
@@ -335,5 +325,5 @@ def oauth_config(args: argparse.Namespace) -> OAuthConfig | None:
         pem = _read("--oauth-client-key", path)
         if "PUBLIC KEY-----" not in pem:
             raise ValueError(f"--oauth-client-key: {path} holds no PEM public key")
-        clients.append(PreRegistered(client_id, public_key_pem=pem))
+        clients.append(Client(client_id, "private_key_jwt", public_key_pem=pem, preregistered=True))
     return OAuthConfig(token_ttl_seconds=args.oauth_token_ttl, clients=tuple(clients))

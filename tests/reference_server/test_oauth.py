@@ -11,7 +11,8 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from mcptask.reference_server.config import OAuthConfig, PreRegistered
+from mcptask.reference_server.config import OAuthConfig
+from mcptask.reference_server.oauth.clients import Client
 from mcptask.reference_server.oauth.server import (
     AUTHORIZE_PATH,
     METADATA_PATH,
@@ -48,7 +49,10 @@ def clock() -> Clock:
 
 @pytest.fixture
 def server(clock: Clock) -> AuthorizationServer:
-    config = OAuthConfig(token_ttl_seconds=60, clients=(PreRegistered("ci", secret="ci-secret"),))
+    config = OAuthConfig(
+        token_ttl_seconds=60,
+        clients=(Client("ci", "client_secret_basic", "ci-secret", preregistered=True),),
+    )
     return AuthorizationServer(config, clock=clock)
 
 
@@ -205,7 +209,10 @@ def test_client_credentials_by_jwt_assertion(clock: Clock) -> None:
         .decode()
     )
     server = AuthorizationServer(
-        OAuthConfig(clients=(PreRegistered("robot", public_key_pem=public),)), clock=clock
+        OAuthConfig(
+            clients=(Client("robot", "private_key_jwt", public_key_pem=public, preregistered=True),)
+        ),
+        clock=clock,
     )
     from authlib.oauth2.auth import ClientAuth
     from authlib.oauth2.rfc7523 import PrivateKeyJWT

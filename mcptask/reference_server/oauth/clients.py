@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from mcptask.reference_server.config import PreRegistered
-
 JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 AUTH_METHODS = ("client_secret_basic", "client_secret_post", "private_key_jwt", "none")
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
@@ -67,20 +65,6 @@ class Registry:
     clients: dict[str, Client] = field(default_factory=dict)
     _seen_assertions: set[str] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    @classmethod
-    def of(cls, preregistered: tuple[PreRegistered, ...]) -> Registry:
-        registry = cls()
-        for entry in preregistered:
-            method = "private_key_jwt" if entry.public_key_pem else "client_secret_basic"
-            registry.clients[entry.client_id] = Client(
-                entry.client_id,
-                method,
-                secret=entry.secret,
-                public_key_pem=entry.public_key_pem,
-                preregistered=True,
-            )
-        return registry
 
     def register(self, document: object) -> dict[str, Any]:
         """Dynamic Client Registration (RFC 7591 §3.1): the registered client's metadata."""

@@ -111,7 +111,7 @@ class AuthorizationServer:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        self.registry = Registry.of(self.config.clients)
+        self.registry = Registry({client.client_id: client for client in self.config.clients})
 
     def check_bearer(
         self, authorization: str | None, base: str, method: str | None
