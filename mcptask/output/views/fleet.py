@@ -11,12 +11,13 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from mcptask.operations.outcomes import CancelReport, CancelResult, Selection
 from mcptask.output.sanitize import clean
 from mcptask.output.screen import Screen
 from mcptask.output.views import View
+from mcptask.output.views.connection import Connection, ConnectView, task_support
 from mcptask.output.views.tasks import CancelView, DryRunView
 from mcptask.protocol.jsonrpc import JsonObject
 from mcptask.protocol.tasks import Task
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from mcptask.operations.watch import WatchReport
-    from mcptask.output.views.connection import Connection
 
 Report = TypeVar("Report")
 
@@ -53,7 +53,7 @@ class ServerRun(Generic[Report]):
     def outcome(self) -> str:
         return "skipped" if self.skipped else "failed" if self.error is not None else "ok"
 
-    def section(self, report: JsonObject | None) -> JsonObject:
+    def section(self, report: object) -> JsonObject:
         return {
             "server": self.server,
             "target": self.target,
@@ -77,6 +77,8 @@ class FleetView(View[Fleet[Report]]):
     """The shape the fleet views share: sections in JSON, failures on stderr."""
 
     formats = ("table", "json", "jsonl")
+    alone: ClassVar[type[View[Any]]]
+    """The command's view of one server: a section's report is its document of the run's."""
 
     def __init__(self, screen: Screen) -> None:
         if screen.format == "ids":  # an id alone does not say which server it is on
@@ -104,8 +106,8 @@ class FleetView(View[Fleet[Report]]):
             for run in shown.runs
         ]
 
-    def report_document(self, run: ServerRun[Report]) -> JsonObject:
-        raise NotImplementedError
+    def report_document(self, run: ServerRun[Report]) -> object:
+        return self.alone(self.screen).document(run.report)
 
     def line(self, run: ServerRun[Report], line: JsonObject) -> None:
         """One jsonl line of `run`'s server, whole even when servers write at once."""
@@ -149,12 +151,12 @@ class FleetGetView(FleetListView):
         return run.report[0].to_wire() if run.report else {}
 
 
-class FleetConnectView(FleetView["Connection"]):
+class FleetConnectView(FleetView[Connection]):
     command = "connect"
+    alone = ConnectView
 
     def table(self, shown: Fleet[Connection]) -> None:
         from mcptask.output import tables
-        from mcptask.output.views.connection import task_support
 
         rows = []
         for run in shown.runs:
@@ -167,12 +169,6 @@ class FleetConnectView(FleetView["Connection"]):
         columns = ("SERVER", "TARGET", "ERA", "NAME", "TASKS")
         self.screen.out.print(tables.grid(columns, rows, overflow="fold"))
 
-    def report_document(self, run: ServerRun[Connection]) -> JsonObject:
-        from mcptask.output.views.connection import ConnectView
-
-        assert run.report is not None
-        return ConnectView(self.screen).document(run.report)
-
     def jsonl(self, shown: Fleet[Connection]) -> None:
         for run, section in zip(shown.runs, self.sections(shown), strict=True):
             self.line(run, section)
@@ -182,6 +178,7 @@ class FleetCancelView(FleetView[CancelReport]):
     """`cancel` over several servers: the per-server prompt, then the merged report."""
 
     command = "cancel"
+    alone = CancelView
 
     def result_ready(self, run: ServerRun[CancelReport]) -> Callable[[CancelResult], None]:
         """Where `run`'s results go as they come: streamed at once in jsonl."""
@@ -273,10 +270,6 @@ class FleetCancelView(FleetView[CancelReport]):
             "interrupted": everything.interrupted,
             "exitCode": shown.exit_code,
         }
-
-    def report_document(self, run: ServerRun[CancelReport]) -> JsonObject:
-        assert run.report is not None
-        return CancelView(self.screen).document(run.report)
 
 
 def _merged(shown: Fleet[CancelReport]) -> CancelReport:

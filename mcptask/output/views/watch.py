@@ -149,6 +149,7 @@ class FleetWatchView(FleetView[WatchReport]):
     once every watch has ended."""
 
     command = "watch"
+    alone = WatchView
 
     def __init__(self, screen: Screen, names: list[str]) -> None:
         super().__init__(screen)
@@ -229,10 +230,6 @@ class FleetWatchView(FleetView[WatchReport]):
     def document(self, shown: Fleet[WatchReport]) -> JsonObject:
         sections = self.sections(shown)
         return {"servers": sections, "interrupted": interrupted(shown), "exitCode": shown.exit_code}
-
-    def report_document(self, run: ServerRun[WatchReport]) -> JsonObject:
-        assert run.report is not None
-        return WatchView(self.screen).document(run.report)
 
 
 class _ServerWatchView(WatchView):
