@@ -254,6 +254,10 @@ def test_a_question_is_named_with_the_server_that_answers_it(
     assert f"asks: task {task_id} " in watched.stderr
     assert f"(answer with: mcptask answer -P asks {task_id})" in watched.stderr
     assert watched.stderr.count("answer with:") == 1
+    # One server named by its profile: the hint names it too.
+    alone = run_mcptask("watch", task_id, "-P", "asks", "--wait-timeout", "1", env=env)
+    assert alone.code == 7, alone.stderr
+    assert f"(answer with: mcptask answer -P asks {task_id})" in alone.stderr
 
 
 def test_a_reader_that_leaves_ends_every_watch(

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
-from shlex import quote
+from shlex import join, quote
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
@@ -226,8 +226,13 @@ def follow(
         client.require_answers()
     # `watcher` is bound below, after the callbacks it takes: they run only once it is.
     stop = invocation.stop
-    profile = quote(invocation.common.profile or "")
-    answer_with = "mcptask answer" if alone else f"mcptask answer -P {profile}"
+    # The hint names the server as the command line did (a profile, a config file); --url and
+    # --server are left out, as a server command may carry secrets.
+    common = invocation.common
+    selection = ["--config", str(common.config)] if common.config else []
+    if common.profile:
+        selection += ["-P", common.profile]
+    answer_with = join(["mcptask", "answer", *selection])
     questions = Questions(client, invocation, view, answer, answer_with, lambda t: watcher.saw(t))
     reader_left = False
 
