@@ -163,13 +163,6 @@ class ServerConfig:
 
 # -- --oauth: the authorization server's settings ------------------------------------------
 
-READ_SCOPE = "tasks:read"
-WRITE_SCOPE = "tasks:write"
-OFFLINE_SCOPE = "offline_access"
-SCOPES = (READ_SCOPE, WRITE_SCOPE, OFFLINE_SCOPE)
-# Methods that change tasks need the write scope; everything else the read scope.
-WRITE_METHODS = frozenset({"tasks/cancel", "tasks/update", "tools/call"})
-
 
 @dataclass(frozen=True)
 class OAuthConfig:

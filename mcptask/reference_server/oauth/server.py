@@ -33,15 +33,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from mcptask.reference_server.config import (
-    OFFLINE_SCOPE,
-    READ_SCOPE,
-    SCOPES,
-    WRITE_METHODS,
-    WRITE_SCOPE,
-    OAuthConfig,
-)
+from mcptask.reference_server.config import OAuthConfig
 from mcptask.reference_server.oauth.clients import AUTH_METHODS, OAuthError, Registry
+
+READ_SCOPE = "tasks:read"
+WRITE_SCOPE = "tasks:write"
+OFFLINE_SCOPE = "offline_access"
+SCOPES = (READ_SCOPE, WRITE_SCOPE, OFFLINE_SCOPE)
+# Methods that change tasks need the write scope; everything else the read scope.
+WRITE_METHODS = frozenset({"tasks/cancel", "tasks/update", "tools/call"})
 
 PRM_PATH = "/.well-known/oauth-protected-resource/mcp"
 METADATA_PATH = "/.well-known/oauth-authorization-server"
