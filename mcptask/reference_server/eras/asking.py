@@ -8,11 +8,11 @@ from __future__ import annotations
 import itertools
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 from typing import Any
 
-from mcptask.reference_server.records import INPUT_REQUIRED, TaskView
+from mcptask.reference_server.records import INPUT_REQUIRED, TaskNotFoundError, TaskView
 from mcptask.reference_server.scripting import RELATED_TASK_META
+from mcptask.reference_server.store import TaskStore
 from mcptask.reference_server.wire import ELICITATION_CREATE, JsonObject
 
 # The client capability (declared in initialize) each kind of request to the client needs.
@@ -31,7 +31,8 @@ class ClientQuestions:
     ((session, request id) -> (task id, input key)), and the session that created each task
     with the keys already announced to it (the GET stream's questions, sent once)."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: TaskStore) -> None:
+        self._store = store
         self._lock = threading.Lock()
         self._client_capabilities: OrderedDict[str | None, JsonObject] = OrderedDict()
         self._asked: OrderedDict[tuple[str | None, str], tuple[str, str]] = OrderedDict()
@@ -107,22 +108,19 @@ class ClientQuestions:
         announced.update(key for key, _ in questions)
         return session_id, [request for _, request in questions]
 
-    def take_answer(
-        self,
-        message: JsonObject,
-        session_id: str | None,
-        provide: Callable[[str, dict[str, Any]], bool],
-    ) -> None:
+    def take_answer(self, message: JsonObject, session_id: str | None, owner: str | None) -> None:
         """The client's response to a request the server sent: its result answers the
-        task's question through `provide(task_id, {key: result})`, False when the task is
-        gone (an error response leaves the task as it was, to be asked again)."""
+        task's question, seen as `owner` (an error response leaves the task as it was, to
+        be asked again)."""
         with self._lock:
             question = self._asked.pop((session_id, str(message.get("id"))), None)
         if question is None or not isinstance(message.get("result"), dict):
             return
         task_id, key = question
-        if not provide(task_id, {key: message["result"]}):
-            return
+        try:
+            self._store.provide_input(task_id, owner, {key: message["result"]})
+        except TaskNotFoundError:
+            return  # gone meanwhile: nothing to answer
         with self._lock:  # the same question sent elsewhere is answered now
             for stale in [k for k, v in self._asked.items() if v == question]:
                 del self._asked[stale]

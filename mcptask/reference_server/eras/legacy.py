@@ -8,11 +8,10 @@ import binascii
 import secrets
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 from mcptask.reference_server.config import CancelMode, Scope, ServerConfig
 from mcptask.reference_server.eras.asking import ClientQuestions
-from mcptask.reference_server.records import SortKey, TaskNotFoundError, TaskView
+from mcptask.reference_server.records import SortKey, TaskView
 from mcptask.reference_server.scripting import (
     TERMINAL_STATUSES,
     Emit,
@@ -80,7 +79,7 @@ class LegacyDispatcher:
         # Cursors carry this nonce so that a cursor from another server run is rejected.
         self._cursor_nonce = secrets.token_hex(4)
         # Asking the client, when a task waits for input.
-        self.asking = ClientQuestions()
+        self.asking = ClientQuestions(store)
         self._methods: dict[str, Handler] = {
             "initialize": self._initialize,
             "ping": lambda params, session, emit: {},
@@ -106,7 +105,7 @@ class LegacyDispatcher:
             return Reply(error_response(request_id(message), INVALID_REQUEST, INVALID_MESSAGE))
         if kind is MessageKind.RESPONSE:
             assert isinstance(message, dict)
-            self._take_answer(message, session_id)
+            self.asking.take_answer(message, session_id, self.owner(session_id))
             return Reply(None)
         if kind is not MessageKind.REQUEST:
             # notifications/initialized and notifications/cancelled need no answer.
@@ -263,18 +262,6 @@ class LegacyDispatcher:
                 error.get("data"),
             )
         return task_result(view)
-
-    def _take_answer(self, message: JsonObject, session_id: str | None) -> None:
-        owner = self.owner(session_id)
-
-        def provide(task_id: str, responses: dict[str, Any]) -> bool:
-            try:
-                self.store.provide_input(task_id, owner, responses)
-            except TaskNotFoundError:
-                return False  # gone meanwhile: nothing to answer
-            return True
-
-        self.asking.take_answer(message, session_id, provide)
 
     def _tasks_list(self, params: JsonObject, session_id: str | None, emit: Emit) -> JsonObject:
         cursor = params.get("cursor")
