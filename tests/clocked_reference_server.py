@@ -39,7 +39,7 @@ import pytest
 from mcptask.reference_server.cli_options import parse_config
 from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.eras.router import Router
-from mcptask.reference_server.http.server import http_server
+from mcptask.reference_server.http.server import ReferenceHTTPServer
 from mcptask.reference_server.records import TaskView
 from mcptask.reference_server.scripting import TERMINAL_STATUSES
 from mcptask.reference_server.server import populate
@@ -189,7 +189,7 @@ def clocked_http_server(*args: str) -> Iterator[ClockedServer]:
     """`mcptask reference-server ARGS` over HTTP on 127.0.0.1 (a free port), in process."""
     config = parse_config([*args, "--http", "127.0.0.1:0"])
     clock, store, router, shown = _server(config)
-    server = http_server(config, router, store)
+    server = ReferenceHTTPServer(config, router, store)
     thread = threading.Thread(
         target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
     )

@@ -30,7 +30,7 @@ import httpx
 from mcptask.reference_server.config import ServerConfig
 from mcptask.reference_server.eras.router import Router
 from mcptask.reference_server.faults import FaultPlan
-from mcptask.reference_server.http.server import http_server as make_http_server
+from mcptask.reference_server.http.server import ReferenceHTTPServer
 from mcptask.reference_server.server import populate
 from mcptask.reference_server.stdio import StdioServer
 from mcptask.reference_server.store import TaskStore
@@ -147,7 +147,7 @@ def http_server(
     store = _store(config)
     sleeps: list[float] = []
     plan = FaultPlan(config.fault_switches, sleep=sleep or sleeps.append)
-    server = make_http_server(config, Router(config, store), store, plan)
+    server = ReferenceHTTPServer(config, Router(config, store), store, plan)
     thread = threading.Thread(
         target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
     )

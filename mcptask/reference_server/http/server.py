@@ -133,27 +133,27 @@ EraEndpoint = LegacyEndpoint | ModernEndpoint
 
 
 class ReferenceHTTPServer(ThreadingHTTPServer):
-    """A threading HTTP server (a thread per connection) bound to exactly the given host."""
+    """The HTTP server of `config` (a thread per connection), bound to exactly its host
+    (port 0: a free port) and not yet serving."""
 
     daemon_threads = True
     request_queue_size = 128
 
     def __init__(
-        self,
-        address: tuple[str, int],
-        config: ServerConfig,
-        router: Router,
-        endpoints: dict[ProtocolEras, EraEndpoint],
-        plan: FaultPlan | None = None,
+        self, config: ServerConfig, router: Router, store: TaskStore, plan: FaultPlan | None = None
     ) -> None:
-        if ":" in address[0]:
+        if ":" in config.host:
             self.address_family = socket.AF_INET6
         self.config = config
         self.router = router
-        self.endpoints = endpoints
+        self.endpoints: dict[ProtocolEras, EraEndpoint] = {}
+        if router.legacy is not None:
+            self.endpoints[ProtocolEras.LEGACY] = LegacyEndpoint(router.legacy, store)
+        if router.modern is not None:
+            self.endpoints[ProtocolEras.MODERN] = ModernEndpoint(router.modern)
         self.oauth = AuthorizationServer(config.oauth) if config.oauth is not None else None
         self.plan = plan or FaultPlan(config.fault_switches)
-        super().__init__(address, McpRequestHandler)
+        super().__init__((config.host, config.port), McpRequestHandler)
 
     @property
     def url(self) -> str:
@@ -326,18 +326,6 @@ class McpRequestHandler(Exchange):
         return f"http://{host}"
 
 
-def http_server(
-    config: ServerConfig, router: Router, store: TaskStore, plan: FaultPlan | None = None
-) -> ReferenceHTTPServer:
-    """The HTTP server of `config`, bound (port 0: a free port) and not yet serving."""
-    endpoints: dict[ProtocolEras, EraEndpoint] = {}
-    if router.legacy is not None:
-        endpoints[ProtocolEras.LEGACY] = LegacyEndpoint(router.legacy, store)
-    if router.modern is not None:
-        endpoints[ProtocolEras.MODERN] = ModernEndpoint(router.modern)
-    return ReferenceHTTPServer((config.host, config.port), config, router, endpoints, plan)
-
-
 def serve_http(
     config: ServerConfig,
     router: Router,
@@ -352,7 +340,7 @@ def serve_http(
     makes it shut that connection down under the handler, which then loses its last write
     (a listen stream its closing response).
     """
-    server = http_server(config, router, store, plan)
+    server = ReferenceHTTPServer(config, router, store, plan)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         # shutdown() waits for serve_forever to return, so it cannot run on this thread.
