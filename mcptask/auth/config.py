@@ -1,6 +1,7 @@
-"""How one invocation signs in (`AuthSettings`), how requests to authorization servers are
-made (`HttpOptions`), the grants' names, where OAuth may go (https, or loopback), and the MCP
-server as an RFC 8707 resource. Light: the command line builds these on every run.
+"""How one invocation signs in (`AuthSettings`, and the client key file it names), how
+requests to authorization servers are made (`HttpOptions`), the grants' names, where OAuth may
+go (https, or loopback), and the MCP server as an RFC 8707 resource. Light: the command line
+builds these on every run.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcptask.errors import AuthDiscoveryError
+from mcptask.errors import AuthDiscoveryError, UsageError
 from mcptask.store.identity import canonical_url
 
 # The grants mcptask signs in with, by their RFC 6749 names (as the token cache keeps them).
@@ -119,3 +120,16 @@ def canonical_resource(server_url: str) -> str:
     except ValueError:
         return server_url
     return canonical.rstrip("/")
+
+
+def read_private_key(path: Path) -> str:
+    """The PEM private key of --client-key-file; errors name the file, never its content."""
+    try:
+        text = path.expanduser().read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read the client key file {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"the client key file {str(path)!r} is not PEM text") from None
+    if "PRIVATE KEY-----" not in text:
+        raise UsageError(f"the client key file {str(path)!r} holds no PEM private key")
+    return text

@@ -12,20 +12,20 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qsl, quote_plus
 
 import httpx
 
-from mcptask.auth.config import CLIENT_CREDENTIALS, AuthSettings, HttpOptions, require_secure
-from mcptask.auth.discovery import Discovered, ServerMetadata, fetch_json
-from mcptask.errors import (
-    AuthDiscoveryError,
-    SignInRequired,
-    TokenRequestRefused,
-    UsageError,
+from mcptask.auth.config import (
+    CLIENT_CREDENTIALS,
+    AuthSettings,
+    HttpOptions,
+    read_private_key,
+    require_secure,
 )
+from mcptask.auth.discovery import Discovered, ServerMetadata, fetch_json
+from mcptask.errors import AuthDiscoveryError, SignInRequired, TokenRequestRefused, UsageError
 from mcptask.store import tokens as cache
 from mcptask.store.tokens import CachedClient, CachedToken
 from mcptask.transport.redact import display_url, scrub
@@ -200,19 +200,6 @@ def register(
         client_secret=secret if isinstance(secret, str) and secret else None,
         redirect_uri=redirect_uri,
     )
-
-
-def read_private_key(path: Path) -> str:
-    """The PEM private key of --client-key-file; errors name the file, never its content."""
-    try:
-        text = path.expanduser().read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read the client key file {str(path)!r}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"the client key file {str(path)!r} is not PEM text") from None
-    if "PRIVATE KEY-----" not in text:
-        raise UsageError(f"the client key file {str(path)!r} holds no PEM private key")
-    return text
 
 
 def asked(
