@@ -1,5 +1,6 @@
-"""The import rules of docs/architecture.md, checked on the source: no import circle among
-mcptask's modules, and each package imports only the layers below it."""
+"""The layout rules of docs/architecture.md, checked on the source: no import circle among
+mcptask's modules, each package imports only the layers below it, and no module is over 400
+lines."""
 
 from __future__ import annotations
 
@@ -106,3 +107,13 @@ def test_there_is_no_import_circle() -> None:
     for module in sorted(graph):
         visit(module, [])
     assert circles == []
+
+
+def test_no_module_is_over_400_lines() -> None:
+    # docs/architecture.md: a module has one job; past 400 lines it is split, or trimmed.
+    long = {
+        module_name(path): lines
+        for path in PACKAGE.rglob("*.py")
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 400
+    }
+    assert long == {}
